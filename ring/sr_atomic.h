@@ -1,0 +1,139 @@
+/*
+ * sr_atomic.h: the one place seqring's atomics live (ARCHITECTURE.md, decision 2).
+ *
+ * Two backends express the same orderings:
+ *   - Concurrency Kit's ck_pr (default): inline assembly, tuned per CPU.  On
+ *     x86-64 (TSO) acquire and release cost nothing but a compiler barrier.
+ *   - C11 <stdatomic.h> (SR_ATOMIC_C11, and always under ThreadSanitizer):
+ *     TSan cannot see ck_pr's assembly, so this backend lets TSan check the
+ *     ordering choices of the algorithms built on these functions.
+ *
+ * Operations:  load_relaxed, load_acquire, store_relaxed, store_release,
+ * exchange (full barrier), faa (fetch-and-add, full barrier), cas (full
+ * barrier), fence_seq_cst (the StoreLoad fence of Dekker-style hand-offs),
+ * and pause (the spin-wait hint).
+ */
+#ifndef SR_ATOMIC_H
+#define SR_ATOMIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if !defined(SR_ATOMIC_C11) && defined(__SANITIZE_THREAD__)
+#define SR_ATOMIC_C11 1
+#endif
+
+/* Cache-line size used for padding; Concurrency Kit's value when available. */
+#define SR_CACHELINE 64
+
+#if defined(SR_ATOMIC_C11)
+
+#include <stdatomic.h>
+
+typedef _Atomic int64_t sr_atomic_i64;
+typedef _Atomic int32_t sr_atomic_i32;
+
+#define SR_ATOMIC_BACKEND "c11"
+
+static inline int64_t sr_atomic_load_relaxed_i64(const sr_atomic_i64 *p)
+{ return atomic_load_explicit((sr_atomic_i64 *)p, memory_order_relaxed); }
+static inline int64_t sr_atomic_load_acquire_i64(const sr_atomic_i64 *p)
+{ return atomic_load_explicit((sr_atomic_i64 *)p, memory_order_acquire); }
+static inline void sr_atomic_store_relaxed_i64(sr_atomic_i64 *p, int64_t v)
+{ atomic_store_explicit(p, v, memory_order_relaxed); }
+static inline void sr_atomic_store_release_i64(sr_atomic_i64 *p, int64_t v)
+{ atomic_store_explicit(p, v, memory_order_release); }
+static inline int64_t sr_atomic_faa_i64(sr_atomic_i64 *p, int64_t delta)
+{ return atomic_fetch_add_explicit(p, delta, memory_order_seq_cst); }
+static inline bool sr_atomic_cas_i64(sr_atomic_i64 *p, int64_t expected, int64_t desired)
+{ return atomic_compare_exchange_strong_explicit(p, &expected, desired,
+      memory_order_seq_cst, memory_order_relaxed); }
+
+static inline int32_t sr_atomic_load_relaxed_i32(const sr_atomic_i32 *p)
+{ return atomic_load_explicit((sr_atomic_i32 *)p, memory_order_relaxed); }
+static inline int32_t sr_atomic_load_acquire_i32(const sr_atomic_i32 *p)
+{ return atomic_load_explicit((sr_atomic_i32 *)p, memory_order_acquire); }
+static inline void sr_atomic_store_relaxed_i32(sr_atomic_i32 *p, int32_t v)
+{ atomic_store_explicit(p, v, memory_order_relaxed); }
+static inline void sr_atomic_store_release_i32(sr_atomic_i32 *p, int32_t v)
+{ atomic_store_explicit(p, v, memory_order_release); }
+static inline int32_t sr_atomic_exchange_i32(sr_atomic_i32 *p, int32_t v)
+{ return atomic_exchange_explicit(p, v, memory_order_seq_cst); }
+static inline int32_t sr_atomic_faa_i32(sr_atomic_i32 *p, int32_t delta)
+{ return atomic_fetch_add_explicit(p, delta, memory_order_seq_cst); }
+static inline bool sr_atomic_cas_i32(sr_atomic_i32 *p, int32_t expected, int32_t desired)
+{ return atomic_compare_exchange_strong_explicit(p, &expected, desired,
+      memory_order_seq_cst, memory_order_relaxed); }
+
+typedef void *_Atomic sr_atomic_ptr;
+static inline void *sr_atomic_load_acquire_ptr(const sr_atomic_ptr *p)
+{ return atomic_load_explicit((sr_atomic_ptr *)p, memory_order_acquire); }
+static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
+{ atomic_store_explicit(p, v, memory_order_release); }
+
+static inline void sr_atomic_fence_seq_cst(void)
+{ atomic_thread_fence(memory_order_seq_cst); }
+
+static inline void sr_atomic_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+#else /* Concurrency Kit backend */
+
+#include <ck_pr.h>
+
+typedef int64_t sr_atomic_i64;
+typedef int32_t sr_atomic_i32;
+
+#define SR_ATOMIC_BACKEND "ck_pr"
+
+/* ck_pr works on unsigned types; int64_t and uint64_t may alias (C11 6.5p7). */
+static inline int64_t sr_atomic_load_relaxed_i64(const sr_atomic_i64 *p)
+{ return (int64_t)ck_pr_load_64((const uint64_t *)p); }
+static inline int64_t sr_atomic_load_acquire_i64(const sr_atomic_i64 *p)
+{ int64_t v = (int64_t)ck_pr_load_64((const uint64_t *)p); ck_pr_fence_acquire(); return v; }
+static inline void sr_atomic_store_relaxed_i64(sr_atomic_i64 *p, int64_t v)
+{ ck_pr_store_64((uint64_t *)p, (uint64_t)v); }
+static inline void sr_atomic_store_release_i64(sr_atomic_i64 *p, int64_t v)
+{ ck_pr_fence_release(); ck_pr_store_64((uint64_t *)p, (uint64_t)v); }
+static inline int64_t sr_atomic_faa_i64(sr_atomic_i64 *p, int64_t delta)
+{ return (int64_t)ck_pr_faa_64((uint64_t *)p, (uint64_t)delta); }
+static inline bool sr_atomic_cas_i64(sr_atomic_i64 *p, int64_t expected, int64_t desired)
+{ return ck_pr_cas_64((uint64_t *)p, (uint64_t)expected, (uint64_t)desired); }
+
+static inline int32_t sr_atomic_load_relaxed_i32(const sr_atomic_i32 *p)
+{ return (int32_t)ck_pr_load_32((const uint32_t *)p); }
+static inline int32_t sr_atomic_load_acquire_i32(const sr_atomic_i32 *p)
+{ int32_t v = (int32_t)ck_pr_load_32((const uint32_t *)p); ck_pr_fence_acquire(); return v; }
+static inline void sr_atomic_store_relaxed_i32(sr_atomic_i32 *p, int32_t v)
+{ ck_pr_store_32((uint32_t *)p, (uint32_t)v); }
+static inline void sr_atomic_store_release_i32(sr_atomic_i32 *p, int32_t v)
+{ ck_pr_fence_release(); ck_pr_store_32((uint32_t *)p, (uint32_t)v); }
+static inline int32_t sr_atomic_exchange_i32(sr_atomic_i32 *p, int32_t v)
+{ return (int32_t)ck_pr_fas_32((uint32_t *)p, (uint32_t)v); }
+static inline int32_t sr_atomic_faa_i32(sr_atomic_i32 *p, int32_t delta)
+{ return (int32_t)ck_pr_faa_32((uint32_t *)p, (uint32_t)delta); }
+static inline bool sr_atomic_cas_i32(sr_atomic_i32 *p, int32_t expected, int32_t desired)
+{ return ck_pr_cas_32((uint32_t *)p, (uint32_t)expected, (uint32_t)desired); }
+
+typedef void *sr_atomic_ptr;
+static inline void *sr_atomic_load_acquire_ptr(const sr_atomic_ptr *p)
+{ void *v = ck_pr_load_ptr(p); ck_pr_fence_acquire(); return v; }
+static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
+{ ck_pr_fence_release(); ck_pr_store_ptr(p, v); }
+
+/* ck_pr_fence_memory emits mfence even on TSO: it is the StoreLoad fence. */
+static inline void sr_atomic_fence_seq_cst(void)
+{ ck_pr_fence_memory(); }
+
+static inline void sr_atomic_pause(void)
+{ ck_pr_stall(); }
+
+#endif /* backend */
+
+#endif /* SR_ATOMIC_H */

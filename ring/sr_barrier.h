@@ -1,0 +1,105 @@
+/*
+ * sr_barrier.h: what a consumer waits on (the Disruptor's SequenceBarrier).
+ *
+ * A barrier tracks the sequencer's cursor and, for consumers that follow
+ * other consumers (pipelines, diamonds), their sequences.  sr_barrier_wait_for
+ * returns the highest sequence the consumer may read, which may be beyond the
+ * one it asked for: the whole range is then handled as one batch.  Alerting a
+ * barrier makes any wait on it return SR_EALERTED at once, whatever the wait
+ * strategy; that is how a processor is halted.
+ */
+#ifndef SR_BARRIER_H
+#define SR_BARRIER_H
+
+#include "sr_atomic.h"
+#include "sr_error.h"
+#include "sr_sequence.h"
+#include "sr_sequencer.h"
+#include "sr_wait.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SR_BARRIER_MAX_DEPENDENTS 16
+
+typedef struct sr_barrier {
+	sr_sequencer *sequencer;
+	const sr_sequence *dependents[SR_BARRIER_MAX_DEPENDENTS];
+	int dependent_count;
+	/* Written by halting threads, read by the waiter on every spin. */
+	struct {
+		char pad_before[SR_CACHELINE];
+		sr_atomic_i32 value;
+		char pad_after[SR_CACHELINE - sizeof(int32_t)];
+	} __attribute__((aligned(SR_CACHELINE))) alerted;
+} sr_barrier;
+
+/*
+ * Initialises b over sequencer s and the sequences of the consumers it must
+ * follow (none for a first-stage consumer).  SR_EINVAL for NULL arguments, a
+ * NULL dependent, or more than SR_BARRIER_MAX_DEPENDENTS of them.
+ */
+int sr_barrier_init(sr_barrier *b, sr_sequencer *s,
+    const sr_sequence *const *dependents, int dependent_count, sr_error *err);
+
+/*
+ * Waits for `sequence`; on SR_OK *available is the highest sequence >=
+ * `sequence` that may be read, every sequence up to it published (and
+ * handled by every dependent consumer).  SR_EALERTED when alerted,
+ * SR_ETIMEDOUT when a timeout wait strategy timed out.
+ */
+static inline int
+sr_barrier_wait_for(sr_barrier *b, int64_t sequence, int64_t *available)
+{
+	/* pairs with the store-release in sr_barrier_alert */
+	if (sr_atomic_load_acquire_i32(&b->alerted.value))
+		return SR_EALERTED;
+	int64_t avail;
+	int rc = sr_wait_for(&b->sequencer->wait, sequence, &b->sequencer->cursor,
+	    b->dependents, b->dependent_count, &b->alerted.value, &avail);
+	if (rc != SR_OK)
+		return rc;
+	/* MP: the cursor counts claims; keep only the contiguously published. */
+	/*
+	 * MP: the cursor counts claims; keep only the contiguously published.
+	 * This may be less than `sequence` (claimed, not yet published): the
+	 * caller then simply waits again.
+	 */
+	*available = sr_sequencer_highest_published(b->sequencer, sequence, avail);
+	return SR_OK;
+}
+
+/* The cursor this barrier follows (the sequencer's). */
+static inline int64_t
+sr_barrier_cursor(const sr_barrier *b)
+{
+	return sr_sequencer_cursor(b->sequencer);
+}
+
+/* Makes every current and future wait return SR_EALERTED, and wakes sleepers. */
+static inline void
+sr_barrier_alert(sr_barrier *b)
+{
+	/* pairs with the load-acquire in sr_barrier_wait_for and sr_wait_for */
+	sr_atomic_store_release_i32(&b->alerted.value, 1);
+	sr_wait_signal_all(&b->sequencer->wait);
+}
+
+static inline void
+sr_barrier_clear_alert(sr_barrier *b)
+{
+	sr_atomic_store_release_i32(&b->alerted.value, 0);
+}
+
+static inline bool
+sr_barrier_is_alerted(const sr_barrier *b)
+{
+	return sr_atomic_load_acquire_i32(&b->alerted.value) != 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SR_BARRIER_H */

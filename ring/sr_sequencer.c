@@ -1,0 +1,198 @@
+/* sr_sequencer.c: creation, gating sequences and the full-ring wait. */
+#include "sr_sequencer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sr_ring.h"
+
+void
+sr_sequencer_config_default(sr_sequencer_config *c, int64_t buffer_size,
+    enum sr_producer_mode mode)
+{
+	memset(c, 0, sizeof *c);
+	c->buffer_size = buffer_size;
+	c->mode = mode;
+	c->initial_sequence = SR_SEQUENCE_INITIAL;
+	c->synchronize_enqueue_when_full = true;
+	sr_wait_config_default(&c->wait, SR_WAIT_BLOCK);
+}
+
+sr_sequencer *
+sr_sequencer_create(const sr_sequencer_config *c, sr_error *err)
+{
+	if (c == NULL) {
+		sr_error_set(err, SR_EINVAL, "sequencer config is NULL");
+		return NULL;
+	}
+	int64_t bs = c->buffer_size;
+	if (bs < 2 || bs > SR_RING_MAX_SLOT_COUNT || (bs & (bs - 1)) != 0) {
+		sr_error_set(err, SR_EINVAL,
+		    "buffer_size %lld is invalid: expected a power of two from 2 to %lld",
+		    (long long)bs, (long long)SR_RING_MAX_SLOT_COUNT);
+		return NULL;
+	}
+	if (c->mode != SR_PRODUCER_SINGLE && c->mode != SR_PRODUCER_MULTI) {
+		sr_error_set(err, SR_EINVAL,
+		    "producer mode %d is invalid: expected SR_PRODUCER_SINGLE (0) or SR_PRODUCER_MULTI (1)",
+		    (int)c->mode);
+		return NULL;
+	}
+	/* Leave room for 2^62 further sequences, so no sum can overflow. */
+	if (c->initial_sequence < -1 || c->initial_sequence > INT64_MAX / 2 + (INT64_MAX / 4)) {
+		sr_error_set(err, SR_EINVAL,
+		    "initial_sequence %lld is out of range: expected -1 to %lld",
+		    (long long)c->initial_sequence, (long long)(INT64_MAX / 2 + INT64_MAX / 4));
+		return NULL;
+	}
+	if (sr_wait_config_validate(&c->wait, err) != SR_OK)
+		return NULL;
+
+	sr_sequencer *s = aligned_alloc(SR_CACHELINE, (sizeof *s + SR_CACHELINE - 1) / SR_CACHELINE * SR_CACHELINE);
+	if (s == NULL) {
+		sr_error_set(err, SR_ENOMEM, "cannot allocate a sequencer");
+		return NULL;
+	}
+	memset(s, 0, sizeof *s);
+	s->mode = c->mode;
+	s->buffer_size = bs;
+	s->mask = bs - 1;
+	s->initial_sequence = c->initial_sequence;
+	s->synchronize_enqueue_when_full = c->synchronize_enqueue_when_full;
+	sr_sequence_init(&s->cursor, c->initial_sequence);
+	sr_sequence_init(&s->gating_cache, c->initial_sequence);
+	s->single.next_value = c->initial_sequence;
+	s->single.cached_gating = c->initial_sequence;
+	sr_atomic_store_relaxed_i32(&s->gating_count, 0);
+
+	if (c->mode == SR_PRODUCER_MULTI) {
+		s->available = aligned_alloc(SR_CACHELINE,
+		    ((size_t)bs * sizeof(int64_t) + SR_CACHELINE - 1) / SR_CACHELINE * SR_CACHELINE);
+		if (s->available == NULL) {
+			sr_error_set(err, SR_ENOMEM, "cannot allocate %lld availability flags", (long long)bs);
+			free(s);
+			return NULL;
+		}
+		/* -1 is never published (the first sequence is at least 0). */
+		for (int64_t i = 0; i < bs; i++)
+			sr_atomic_store_relaxed_i64(&s->available[i], -1);
+	}
+	if (sr_wait_init(&s->wait, &c->wait, err) != SR_OK) {
+		free(s->available);
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_init(&s->gating_lock, NULL);
+	pthread_mutex_init(&s->full_lock, NULL);
+	return s;
+}
+
+void
+sr_sequencer_destroy(sr_sequencer *s)
+{
+	if (s == NULL)
+		return;
+	sr_wait_destroy(&s->wait);
+	pthread_mutex_destroy(&s->gating_lock);
+	pthread_mutex_destroy(&s->full_lock);
+	free(s->available);
+	free(s);
+}
+
+int
+sr_sequencer_add_gating(sr_sequencer *s, const sr_sequence *gating)
+{
+	if (s == NULL || gating == NULL)
+		return SR_EINVAL;
+	int rc = SR_OK;
+	pthread_mutex_lock(&s->gating_lock);
+	int32_t n = sr_atomic_load_relaxed_i32(&s->gating_count);
+	if (n >= SR_SEQUENCER_MAX_GATING) {
+		rc = SR_EFULL;
+	} else {
+		sr_atomic_store_release_ptr(&s->gating[n], (void *)gating);
+		/* pairs with the load-acquire in sr_sequencer_min_gating */
+		sr_atomic_store_release_i32(&s->gating_count, n + 1);
+	}
+	pthread_mutex_unlock(&s->gating_lock);
+	return rc;
+}
+
+int
+sr_sequencer_remove_gating(sr_sequencer *s, const sr_sequence *gating)
+{
+	if (s == NULL || gating == NULL)
+		return SR_EINVAL;
+	int rc = SR_EINVAL;
+	pthread_mutex_lock(&s->gating_lock);
+	int32_t n = sr_atomic_load_relaxed_i32(&s->gating_count);
+	for (int32_t i = 0; i < n; i++) {
+		if (sr_atomic_load_acquire_ptr(&s->gating[i]) == gating) {
+			/*
+			 * Move the last entry into the hole before shrinking the
+			 * count: a concurrent reader sees every remaining
+			 * sequence at one index or the other throughout.
+			 */
+			void *last = sr_atomic_load_acquire_ptr(&s->gating[n - 1]);
+			sr_atomic_store_release_ptr(&s->gating[i], last);
+			/* pairs with the load-acquire in sr_sequencer_min_gating */
+			sr_atomic_store_release_i32(&s->gating_count, n - 1);
+			rc = SR_OK;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s->gating_lock);
+	return rc;
+}
+
+static bool
+has_capacity(const sr_sequencer *s, int64_t n)
+{
+	int64_t produced = s->mode == SR_PRODUCER_SINGLE ?
+	    s->single.next_value : sr_sequence_get(&s->cursor);
+	return sr_sequencer_min_gating(s, produced) >= produced + n - s->buffer_size;
+}
+
+/* Polls for capacity with backoff until it is there or the deadline passes. */
+static int
+poll_for_capacity(const sr_sequencer *s, int64_t n, int64_t deadline_ns)
+{
+	sr_backoff backoff = SR_BACKOFF_INIT;
+	while (!has_capacity(s, n)) {
+		if (deadline_ns != SR_DEADLINE_NONE && sr_monotonic_ns() >= deadline_ns)
+			return SR_ETIMEDOUT;
+		sr_backoff_pause(&backoff);
+	}
+	return SR_OK;
+}
+
+int
+sr_sequencer__wait_for_capacity(sr_sequencer *s, int64_t n, int64_t deadline_ns)
+{
+	if (!s->synchronize_enqueue_when_full || s->mode == SR_PRODUCER_SINGLE)
+		return poll_for_capacity(s, n, deadline_ns);
+
+	/*
+	 * Synchronized enqueue when full: one producer polls, the others sleep
+	 * in the mutex; each leaves as soon as it has seen space, so the next
+	 * one in line usually finds space at once.
+	 */
+	if (deadline_ns == SR_DEADLINE_NONE) {
+		pthread_mutex_lock(&s->full_lock);
+	} else {
+		struct timespec ts = {
+			.tv_sec = (time_t)(deadline_ns / 1000000000),
+			.tv_nsec = (long)(deadline_ns % 1000000000)
+		};
+		int e = pthread_mutex_clocklock(&s->full_lock, CLOCK_MONOTONIC, &ts);
+		if (e == ETIMEDOUT)
+			return SR_ETIMEDOUT;
+		if (e != 0)
+			return SR_ESYS;
+	}
+	int rc = poll_for_capacity(s, n, deadline_ns);
+	pthread_mutex_unlock(&s->full_lock);
+	return rc;
+}

@@ -1,0 +1,319 @@
+/*
+ * sr_sequencer.h: who may write which slot, and when readers may see it.
+ *
+ * Producers claim sequences, write the claimed slots, then publish them;
+ * consumers (through sr_barrier.h) wait for published sequences and record
+ * their progress in their own sr_sequence.  A producer never claims a
+ * sequence whose slot some gating (consumer) sequence has not yet passed:
+ * claim waits, try-claim returns SR_EFULL, a claim with a timeout returns
+ * SR_ETIMEDOUT.
+ *
+ * Two modes, as the Disruptor's Single- and MultiProducerSequencer:
+ *  - SR_PRODUCER_SINGLE: one producing thread.  Claiming is plain arithmetic
+ *    on producer-private fields; publishing is one store-release of the
+ *    cursor.  The cursor is the highest *published* sequence.
+ *  - SR_PRODUCER_MULTI: any number of producing threads.  Claiming is a CAS
+ *    on the cursor, which is therefore the highest *claimed* sequence;
+ *    publishing stores the sequence into a per-slot availability array, so
+ *    consumers see only contiguously published sequences even when producers
+ *    publish out of order (sr_sequencer_highest_published).
+ *
+ * Full ring: a waiting producer backs off (spin, yield, short naps; see
+ * sr_backoff).  With synchronize_enqueue_when_full (default on, as Log4j 2's
+ * SynchronizeEnqueueWhenQueueFull), producers that find the ring full queue on
+ * one mutex, so at most one of them polls for space while the others sleep:
+ * with many more threads than cores, spinning producers would otherwise steal
+ * the CPU from the very consumer they wait for.
+ */
+#ifndef SR_SEQUENCER_H
+#define SR_SEQUENCER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sr_atomic.h"
+#include "sr_error.h"
+#include "sr_sequence.h"
+#include "sr_wait.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum sr_producer_mode {
+	SR_PRODUCER_SINGLE = 0,
+	SR_PRODUCER_MULTI = 1
+};
+
+#define SR_SEQUENCER_MAX_GATING 32
+
+typedef struct sr_sequencer_config {
+	int64_t buffer_size;        /* slots in the ring: power of two >= 2 */
+	enum sr_producer_mode mode;
+	int64_t initial_sequence;   /* the cursor's start, default -1 */
+	bool synchronize_enqueue_when_full; /* default true */
+	sr_wait_config wait;        /* consumers' wait strategy, default block */
+} sr_sequencer_config;
+
+typedef struct sr_sequencer {
+	/* SP: highest published; MP: highest claimed. */
+	sr_sequence cursor;
+	/* MP: last seen minimum of the gating sequences (a hint, relaxed). */
+	sr_sequence gating_cache;
+	/* SP: producer-private, on its own lines so consumers never touch them. */
+	struct {
+		char pad_before[SR_CACHELINE];
+		int64_t next_value;     /* last claimed sequence */
+		int64_t cached_gating;  /* last seen minimum gating sequence */
+		char pad_after[SR_CACHELINE - 2 * sizeof(int64_t)];
+	} __attribute__((aligned(SR_CACHELINE))) single;
+
+	enum sr_producer_mode mode;
+	int64_t buffer_size;
+	int64_t mask;
+	int64_t initial_sequence;
+	bool synchronize_enqueue_when_full;
+	/* MP: available[s & mask] == s once s is published. */
+	sr_atomic_i64 *available;
+
+	/* Gating sequences: read lock-free by producers, changed under gating_lock. */
+	sr_atomic_i32 gating_count;
+	sr_atomic_ptr gating[SR_SEQUENCER_MAX_GATING];
+	pthread_mutex_t gating_lock;
+
+	/* Producers that found the ring full queue here (synchronized enqueue). */
+	pthread_mutex_t full_lock;
+
+	sr_wait wait;
+} sr_sequencer;
+
+/* Defaults: mode, -1, synchronized enqueue on, block wait strategy. */
+void sr_sequencer_config_default(sr_sequencer_config *config, int64_t buffer_size,
+    enum sr_producer_mode mode);
+
+/*
+ * Creates a sequencer.  NULL and SR_EINVAL when buffer_size is not a power of
+ * two in [2, 2^30], mode is unknown, initial_sequence is below -1 or too close
+ * to INT64_MAX, or the wait config is invalid.
+ */
+sr_sequencer *sr_sequencer_create(const sr_sequencer_config *config, sr_error *err);
+void sr_sequencer_destroy(sr_sequencer *s);
+
+/*
+ * Adds a sequence that producers must not overtake (a final consumer's).
+ * SR_EINVAL for NULL, SR_EFULL past SR_SEQUENCER_MAX_GATING.  Safe while
+ * producers run; set the new sequence to the cursor first, as the Disruptor
+ * does, if events are already flowing.
+ */
+int sr_sequencer_add_gating(sr_sequencer *s, const sr_sequence *gating);
+/* Removes a gating sequence; SR_EINVAL when it was not added. */
+int sr_sequencer_remove_gating(sr_sequencer *s, const sr_sequence *gating);
+
+/* The lowest gating sequence, or `fallback` when there are none. */
+static inline int64_t
+sr_sequencer_min_gating(const sr_sequencer *s, int64_t fallback)
+{
+	/* pairs with the store-release in sr_sequencer_add_gating */
+	int32_t n = sr_atomic_load_acquire_i32(&s->gating_count);
+	int64_t lowest = fallback;
+	for (int32_t i = 0; i < n; i++) {
+		const sr_sequence *g = sr_atomic_load_acquire_ptr(&s->gating[i]);
+		/*
+		 * Acquire pairs with each consumer's store-release of its
+		 * sequence: the consumer's reads of a slot happen before our
+		 * later writes to it.
+		 */
+		int64_t v = sr_sequence_get(g);
+		if (v < lowest)
+			lowest = v;
+	}
+	return lowest;
+}
+
+/* Out of line: the full-ring wait (backoff, synchronized enqueue, deadline). */
+int sr_sequencer__wait_for_capacity(sr_sequencer *s, int64_t n, int64_t deadline_ns);
+
+#define SR_DEADLINE_NONE INT64_MAX  /* wait for as long as it takes */
+#define SR_DEADLINE_NOW  INT64_MIN  /* do not wait at all (try-claim) */
+
+/*
+ * Claims n consecutive sequences; *first receives the first of them (the
+ * last is *first + n - 1).  deadline_ns is a CLOCK_MONOTONIC time
+ * (sr_monotonic_ns() + timeout), SR_DEADLINE_NONE or SR_DEADLINE_NOW.
+ * Returns SR_OK, SR_EFULL (SR_DEADLINE_NOW and not enough space),
+ * SR_ETIMEDOUT, or SR_EINVAL when n < 1 or n > buffer_size.
+ */
+static inline int
+sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
+{
+	if (n < 1 || n > s->buffer_size)
+		return SR_EINVAL;
+	if (s->mode == SR_PRODUCER_SINGLE) {
+		int64_t current = s->single.next_value;
+		int64_t next = current + n;
+		int64_t wrap_point = next - s->buffer_size;
+		int64_t cached = s->single.cached_gating;
+		if (wrap_point > cached || cached > current) {
+			int64_t gating = sr_sequencer_min_gating(s, current);
+			while (wrap_point > gating) {
+				if (deadline_ns == SR_DEADLINE_NOW)
+					return SR_EFULL;
+				int rc = sr_sequencer__wait_for_capacity(s, n, deadline_ns);
+				if (rc != SR_OK)
+					return rc;
+				gating = sr_sequencer_min_gating(s, current);
+			}
+			s->single.cached_gating = gating;
+		}
+		s->single.next_value = next;
+		*first = current + 1;
+		return SR_OK;
+	}
+	for (;;) {
+		/* The CAS below orders the claim; this load needs no ordering. */
+		int64_t current = sr_sequence_get_relaxed(&s->cursor);
+		int64_t next = current + n;
+		int64_t wrap_point = next - s->buffer_size;
+		int64_t cached = sr_sequence_get_relaxed(&s->gating_cache);
+		if (wrap_point > cached || cached > current) {
+			int64_t gating = sr_sequencer_min_gating(s, current);
+			if (wrap_point > gating) {
+				if (deadline_ns == SR_DEADLINE_NOW)
+					return SR_EFULL;
+				int rc = sr_sequencer__wait_for_capacity(s, n, deadline_ns);
+				if (rc != SR_OK)
+					return rc;
+				continue;
+			}
+			sr_atomic_store_relaxed_i64(&s->gating_cache.value, gating);
+		} else if (sr_sequence_cas(&s->cursor, current, next)) {
+			*first = current + 1;
+			return SR_OK;
+		}
+	}
+}
+
+/* Claims one sequence, waiting for space as long as it takes. */
+static inline int
+sr_sequencer_claim(sr_sequencer *s, int64_t *sequence)
+{
+	return sr_sequencer_claim_until(s, 1, SR_DEADLINE_NONE, sequence);
+}
+
+/* Claims n sequences, waiting for space as long as it takes. */
+static inline int
+sr_sequencer_claim_n(sr_sequencer *s, int64_t n, int64_t *first)
+{
+	return sr_sequencer_claim_until(s, n, SR_DEADLINE_NONE, first);
+}
+
+/* Claims one sequence or returns SR_EFULL at once. */
+static inline int
+sr_sequencer_try_claim(sr_sequencer *s, int64_t *sequence)
+{
+	return sr_sequencer_claim_until(s, 1, SR_DEADLINE_NOW, sequence);
+}
+
+/* Claims n sequences or returns SR_EFULL at once. */
+static inline int
+sr_sequencer_try_claim_n(sr_sequencer *s, int64_t n, int64_t *first)
+{
+	return sr_sequencer_claim_until(s, n, SR_DEADLINE_NOW, first);
+}
+
+/* Claims n sequences, giving up with SR_ETIMEDOUT after timeout_ns. */
+static inline int
+sr_sequencer_claim_timeout(sr_sequencer *s, int64_t n, int64_t timeout_ns, int64_t *first)
+{
+	if (timeout_ns < 0)
+		return SR_EINVAL;
+	return sr_sequencer_claim_until(s, n, sr_monotonic_ns() + timeout_ns, first);
+}
+
+/*
+ * Publishes sequences lo..hi (claimed by this thread and written).  In MP
+ * mode the flags are stored from hi down to lo, so a consumer that sees lo
+ * published sees the whole range: a record spread over several slots is
+ * never seen in part.
+ */
+static inline void
+sr_sequencer_publish_range(sr_sequencer *s, int64_t lo, int64_t hi)
+{
+	if (s->mode == SR_PRODUCER_SINGLE) {
+		/* pairs with the load-acquire of the cursor in sr_wait_for */
+		sr_sequence_set(&s->cursor, hi);
+	} else {
+		for (int64_t seq = hi; seq >= lo; seq--) {
+			/* pairs with the load-acquire in sr_sequencer_is_available */
+			sr_atomic_store_release_i64(&s->available[seq & s->mask], seq);
+		}
+	}
+	sr_wait_signal(&s->wait);
+}
+
+/* Publishes one sequence. */
+static inline void
+sr_sequencer_publish(sr_sequencer *s, int64_t sequence)
+{
+	sr_sequencer_publish_range(s, sequence, sequence);
+}
+
+/* The cursor: highest published (SP) or highest claimed (MP) sequence. */
+static inline int64_t
+sr_sequencer_cursor(const sr_sequencer *s)
+{
+	return sr_sequence_get(&s->cursor);
+}
+
+/* True when `sequence` has been published (and not yet overwritten). */
+static inline bool
+sr_sequencer_is_available(const sr_sequencer *s, int64_t sequence)
+{
+	if (s->mode == SR_PRODUCER_SINGLE)
+		return sequence <= sr_sequence_get(&s->cursor) &&
+		    sequence > sr_sequence_get(&s->cursor) - s->buffer_size;
+	/* pairs with the store-release in sr_sequencer_publish_range */
+	return sr_atomic_load_acquire_i64(&s->available[sequence & s->mask]) == sequence;
+}
+
+/*
+ * The highest sequence h in [lo - 1, available] such that every sequence
+ * from lo to h is published.  `available` comes from the cursor, so for SP
+ * it is already the answer.
+ */
+static inline int64_t
+sr_sequencer_highest_published(const sr_sequencer *s, int64_t lo, int64_t available)
+{
+	if (s->mode == SR_PRODUCER_SINGLE)
+		return available;
+	for (int64_t seq = lo; seq <= available; seq++) {
+		/* pairs with the store-release in sr_sequencer_publish_range */
+		if (sr_atomic_load_acquire_i64(&s->available[seq & s->mask]) != seq)
+			return seq - 1;
+	}
+	return available;
+}
+
+/* Slots that can be claimed right now without waiting. */
+static inline int64_t
+sr_sequencer_remaining_capacity(const sr_sequencer *s)
+{
+	int64_t produced = s->mode == SR_PRODUCER_SINGLE ?
+	    s->single.next_value : sr_sequence_get(&s->cursor);
+	int64_t consumed = sr_sequencer_min_gating(s, produced);
+	return s->buffer_size - (produced - consumed);
+}
+
+/* The sequencer's wait strategy, shared by every barrier made on it. */
+static inline sr_wait *
+sr_sequencer_wait(sr_sequencer *s)
+{
+	return &s->wait;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SR_SEQUENCER_H */

@@ -1,0 +1,367 @@
+/*
+ * sr_wait.h: how a consumer spends its time waiting for a sequence, and how a
+ * producer spends its time facing a full ring.
+ *
+ * Wait strategies are data, not callbacks (ARCHITECTURE.md, decision 6): an
+ * sr_wait_config names a kind and its parameters, an sr_wait adds the mutex
+ * and condition variable that the blocking kinds own, and the waiting loop is
+ * a switch in sr_wait_for.  The trade-offs (figures in the README, measured on
+ * a 2-vCPU VM where waking a sleeping thread costs ~33 us one way):
+ *
+ *  busyspin  re-reads the sequence with a pause hint.  Lowest latency; burns a
+ *            whole core even when idle.  Publishers never signal.
+ *  yield     spins spin_tries times (100), then sched_yield() between reads.
+ *            Low latency, gives the core to runnable threads, still ~100% CPU
+ *            when nothing else wants it.  Publishers never signal.
+ *  sleep     spin_tries (100) spins, then yield_tries (100) yields, then
+ *            nanosleep(sleep_ns) between reads (default 100 ns, but the kernel
+ *            rounds a sleep up to its timer slack: ~60-90 us here).  Almost no
+ *            idle CPU, latency of a wake-up after a quiet spell is the real
+ *            sleep time.  Publishers never signal.
+ *  block     mutex + condition variable; every publish locks the mutex and
+ *            broadcasts (the Disruptor's BlockingWaitStrategy).  No idle CPU;
+ *            each publish pays a lock/unlock, and a futex wake when a waiter
+ *            sleeps.
+ *  liteblock as block, but a waiter announces that it is about to sleep and a
+ *            publisher signals only then; while the consumer is awake, a
+ *            publish costs a fence and a load, no lock and no system call.
+ *  timeout   liteblock whose waits end at least every timeout_ns (default
+ *            10 ms, as Log4j 2), so a lost signal costs at most that much and
+ *            the consumer gets a periodic SR_ETIMEDOUT (the logger flushes
+ *            there).  Signalling as liteblock, unlike Log4j 2's Timeout, whose
+ *            publishers always lock and signal.
+ *  phased    spins for spin_ns, yields until spin_ns + yield_ns, then waits
+ *            as its fallback kind (liteblock by default; block, timeout or
+ *            sleep).  Low latency for bursts, no idle CPU after a quiet spell.
+ *
+ * Every kind honours the alert flag of its barrier: sr_wait_signal_all wakes
+ * even a waiter asleep in block, liteblock or timeout at once.
+ */
+#ifndef SR_WAIT_H
+#define SR_WAIT_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "sr_atomic.h"
+#include "sr_error.h"
+#include "sr_sequence.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum sr_wait_kind {
+	SR_WAIT_BUSY_SPIN = 0,
+	SR_WAIT_YIELD,
+	SR_WAIT_SLEEP,
+	SR_WAIT_BLOCK,
+	SR_WAIT_LITE_BLOCK,
+	SR_WAIT_TIMEOUT,
+	SR_WAIT_PHASED,
+	SR_WAIT_KIND_COUNT
+};
+
+typedef struct sr_wait_config {
+	enum sr_wait_kind kind;
+	int32_t spin_tries;       /* yield, sleep: spins before yielding (100) */
+	int32_t yield_tries;      /* sleep: yields before sleeping (100) */
+	int64_t sleep_ns;         /* sleep: requested park time (100 ns) */
+	int64_t timeout_ns;       /* timeout (and phased->timeout): 10 ms */
+	int64_t spin_ns;          /* phased: time spent spinning (10 us) */
+	int64_t yield_ns;         /* phased: time then spent yielding (100 us) */
+	enum sr_wait_kind fallback; /* phased: block, liteblock, timeout, sleep */
+} sr_wait_config;
+
+/* Valid ranges, also quoted by error messages. */
+#define SR_WAIT_MAX_TRIES 1000000
+#define SR_WAIT_MAX_NS (INT64_C(60) * 1000000000)
+
+/* Fills *config with kind and that kind's documented defaults. */
+void sr_wait_config_default(sr_wait_config *config, enum sr_wait_kind kind);
+
+/*
+ * Parses a strategy by name, with optional parameters:
+ *   "busyspin" | "yield[:spin=N]" | "sleep[:spin=N,yield=N,sleep=DUR]"
+ *   | "block" | "liteblock" | "timeout[:timeout=DUR]"
+ *   | "phased[:spin=DUR,yield=DUR,fallback=NAME,timeout=DUR,sleep=DUR]"
+ * Names are case-insensitive; DUR is an integer with unit ns, us, ms or s.
+ * An unknown name, key or bad value returns SR_EINVAL with a message listing
+ * what is valid.
+ */
+int sr_wait_config_parse(const char *spec, sr_wait_config *config, sr_error *err);
+
+/* Checks every parameter against its range; SR_EINVAL names the bad one. */
+int sr_wait_config_validate(const sr_wait_config *config, sr_error *err);
+
+/* Writes the canonical spec of config (parsable by sr_wait_config_parse). */
+int sr_wait_config_format(const sr_wait_config *config, char *buf, size_t size);
+
+/* "busyspin", "yield", ...; "unknown" for an invalid kind. */
+const char *sr_wait_kind_name(enum sr_wait_kind kind);
+
+/* How a publisher must signal: decided once at init. */
+enum sr_wait_signal_mode {
+	SR_SIGNAL_NONE,      /* busyspin, yield, sleep, phased->sleep */
+	SR_SIGNAL_ALWAYS,    /* block, phased->block */
+	SR_SIGNAL_IF_NEEDED  /* liteblock, timeout, phased->liteblock|timeout */
+};
+
+typedef struct sr_wait {
+	sr_wait_config config;
+	enum sr_wait_signal_mode signal_mode;
+	enum sr_wait_kind sleeping_kind; /* kind after phased's spin/yield */
+	/*
+	 * liteblock/timeout: 1 when a waiter may be about to sleep.  On its own
+	 * line: waiters write it, every publisher reads it.
+	 */
+	struct {
+		char pad_before[SR_CACHELINE];
+		sr_atomic_i32 value;
+		char pad_after[SR_CACHELINE - sizeof(int32_t)];
+	} __attribute__((aligned(SR_CACHELINE))) signal_needed;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;    /* uses CLOCK_MONOTONIC for timed waits */
+} sr_wait;
+
+/* Validates config and initialises w; SR_EINVAL or SR_ESYS on failure. */
+int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
+void sr_wait_destroy(sr_wait *w);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline int64_t
+sr_monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Out-of-line slow paths (sr_wait.c). */
+int sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
+    const sr_atomic_i32 *alert, enum sr_wait_kind kind);
+void sr_wait__wake(sr_wait *w);
+void sr_wait__sleep_ns(int64_t ns);
+
+/*
+ * Wakes every waiter of any kind (used by barrier alert): takes the mutex so
+ * that a waiter between its alert check and its sleep cannot miss it.
+ */
+void sr_wait_signal_all(sr_wait *w);
+
+/*
+ * Called by a publisher after its store-release of the cursor (or of the
+ * availability flags).  Costs nothing for the spinning kinds, a lock and a
+ * broadcast for block, and a StoreLoad fence plus one load for liteblock
+ * and timeout unless a waiter has announced it is going to sleep.
+ */
+static inline void
+sr_wait_signal(sr_wait *w)
+{
+	switch (w->signal_mode) {
+	case SR_SIGNAL_NONE:
+		return;
+	case SR_SIGNAL_ALWAYS:
+		sr_wait__wake(w);
+		return;
+	case SR_SIGNAL_IF_NEEDED:
+		/*
+		 * Dekker hand-off: the publisher stored the cursor, then reads
+		 * signal_needed; the waiter wrote signal_needed (exchange, a full
+		 * barrier) then reads the cursor.  The fence keeps this load from
+		 * passing the cursor store, so one of the two sees the other.
+		 */
+		sr_atomic_fence_seq_cst();
+		if (sr_atomic_load_relaxed_i32(&w->signal_needed.value) != 0 &&
+		    sr_atomic_exchange_i32(&w->signal_needed.value, 0) != 0)
+			sr_wait__wake(w);
+		return;
+	}
+}
+
+/* The lowest of the dependent sequences, or the cursor when there are none. */
+static inline int64_t
+sr_wait__available(const sr_sequence *cursor, const sr_sequence *const *deps, int ndeps)
+{
+	if (ndeps == 0)
+		return sr_sequence_get(cursor); /* pairs with the publisher's release */
+	int64_t lowest = INT64_MAX;
+	for (int i = 0; i < ndeps; i++) {
+		/* pairs with the upstream processor's sr_sequence_set */
+		int64_t v = sr_sequence_get(deps[i]);
+		if (v < lowest)
+			lowest = v;
+	}
+	return lowest;
+}
+
+/*
+ * Waits until `sequence` is available: the cursor (and, when ndeps > 0, every
+ * dependent sequence) has reached it.  On SR_OK, *available holds the highest
+ * available sequence, which may be past `sequence` (that is what makes
+ * batching possible).  Returns SR_EALERTED as soon as *alert is non-zero, and
+ * SR_ETIMEDOUT when a timeout strategy's timeout passes first.
+ *
+ * For a multi-producer sequencer the cursor is the highest *claimed*
+ * sequence; the barrier narrows the result to what is published.
+ */
+static inline int
+sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
+    const sr_sequence *const *deps, int ndeps, const sr_atomic_i32 *alert,
+    int64_t *available)
+{
+	enum sr_wait_kind kind = w->config.kind;
+	int64_t avail;
+
+	/* Fast path: already there, whatever the strategy. */
+	avail = sr_wait__available(cursor, deps, ndeps);
+	if (avail >= sequence) {
+		*available = avail;
+		return SR_OK;
+	}
+
+	if (kind == SR_WAIT_PHASED) {
+		int64_t start = sr_monotonic_ns();
+		int64_t spin_until = start + w->config.spin_ns;
+		int64_t yield_until = spin_until + w->config.yield_ns;
+		for (uint32_t i = 1;; i++) {
+			/* pairs with the alerting thread's store-release */
+			if (sr_atomic_load_acquire_i32(alert))
+				return SR_EALERTED;
+			avail = sr_wait__available(cursor, deps, ndeps);
+			if (avail >= sequence) {
+				*available = avail;
+				return SR_OK;
+			}
+			if ((i & 63) == 0) {
+				int64_t now = sr_monotonic_ns();
+				if (now >= yield_until)
+					break;
+				if (now >= spin_until)
+					sched_yield();
+			} else {
+				sr_atomic_pause();
+			}
+		}
+		kind = w->sleeping_kind;
+	}
+
+	switch (kind) {
+	case SR_WAIT_BUSY_SPIN:
+		for (;;) {
+			if (sr_atomic_load_acquire_i32(alert))
+				return SR_EALERTED;
+			avail = sr_wait__available(cursor, deps, ndeps);
+			if (avail >= sequence)
+				break;
+			sr_atomic_pause();
+		}
+		break;
+	case SR_WAIT_YIELD: {
+		int32_t spins = w->config.spin_tries;
+		for (;;) {
+			if (sr_atomic_load_acquire_i32(alert))
+				return SR_EALERTED;
+			avail = sr_wait__available(cursor, deps, ndeps);
+			if (avail >= sequence)
+				break;
+			if (spins > 0) {
+				spins--;
+				sr_atomic_pause();
+			} else {
+				sched_yield();
+			}
+		}
+		break;
+	}
+	case SR_WAIT_SLEEP: {
+		int32_t spins = w->config.spin_tries;
+		int32_t yields = w->config.yield_tries;
+		for (;;) {
+			if (sr_atomic_load_acquire_i32(alert))
+				return SR_EALERTED;
+			avail = sr_wait__available(cursor, deps, ndeps);
+			if (avail >= sequence)
+				break;
+			if (spins > 0) {
+				spins--;
+				sr_atomic_pause();
+			} else if (yields > 0) {
+				yields--;
+				sched_yield();
+			} else {
+				sr_wait__sleep_ns(w->config.sleep_ns);
+			}
+		}
+		break;
+	}
+	case SR_WAIT_BLOCK:
+	case SR_WAIT_LITE_BLOCK:
+	case SR_WAIT_TIMEOUT:
+	default: {
+		/*
+		 * Sleep until the producers' cursor reaches sequence (publishers
+		 * signal the condition variable); then, if this consumer follows
+		 * other consumers, wait for them with a spin-yield-sleep backoff,
+		 * since consumers do not signal (as in the Disruptor).
+		 */
+		int rc = sr_wait__block(w, sequence, cursor, alert, kind);
+		if (rc != SR_OK)
+			return rc;
+		for (uint32_t step = 0;; step++) {
+			if (sr_atomic_load_acquire_i32(alert))
+				return SR_EALERTED;
+			avail = sr_wait__available(cursor, deps, ndeps);
+			if (avail >= sequence)
+				break;
+			if (step < 100)
+				sr_atomic_pause();
+			else if (step < 200)
+				sched_yield();
+			else
+				sr_wait__sleep_ns(1000);
+		}
+		break;
+	}
+	}
+	*available = avail;
+	return SR_OK;
+}
+
+/*
+ * Bounded backoff for a producer facing a full ring: spins with a growing
+ * number of pause hints, then yields, then sleeps in short naps, so that a
+ * blocked producer stops burning the core its consumer needs.
+ */
+typedef struct sr_backoff {
+	uint32_t step;
+} sr_backoff;
+
+#define SR_BACKOFF_INIT { 0 }
+#define SR_BACKOFF_SPIN_STEPS 10   /* 1 + 2 + ... + 512 pauses */
+#define SR_BACKOFF_YIELD_STEPS 50
+#define SR_BACKOFF_NAP_NS 20000
+
+static inline void
+sr_backoff_pause(sr_backoff *b)
+{
+	if (b->step < SR_BACKOFF_SPIN_STEPS) {
+		for (uint32_t i = 0; i < (UINT32_C(1) << b->step); i++)
+			sr_atomic_pause();
+	} else if (b->step < SR_BACKOFF_SPIN_STEPS + SR_BACKOFF_YIELD_STEPS) {
+		sched_yield();
+	} else {
+		sr_wait__sleep_ns(SR_BACKOFF_NAP_NS);
+		return; /* stay in the nap phase */
+	}
+	b->step++;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SR_WAIT_H */
