@@ -147,6 +147,8 @@ int sr_sequencer__wait_for_capacity(sr_sequencer *s, int64_t n, int64_t deadline
 static inline int
 sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
 {
+	/* Defined even on failure, so callers' compilers see no uninitialised use. */
+	*first = INT64_MIN;
 	if (n < 1 || n > s->buffer_size)
 		return SR_EINVAL;
 	if (s->mode == SR_PRODUCER_SINGLE) {

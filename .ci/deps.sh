@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Makes sure the Debian packages the build needs are installed; the first step of every Makefile
+# target. Silent when everything is present, so that it costs nothing on a configured machine.
+# SEQRING_SKIP_DEPS=1 skips the check (for machines without dpkg or with their own toolchain).
+set -euo pipefail
+
+[ "${SEQRING_SKIP_DEPS:-0}" = 1 ] && exit 0
+
+packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev)
+
+if ! command -v dpkg >/dev/null 2>&1; then
+  echo "deps: dpkg not found, cannot check for: ${packages[*]}" >&2
+  echo "deps: install their equivalents, then rerun with SEQRING_SKIP_DEPS=1" >&2
+  exit 1
+fi
+
+missing=()
+for pkg in "${packages[@]}"; do
+  # `dpkg -s` also succeeds for removed packages whose config files remain: check the state.
+  if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed$'; then
+    missing+=("$pkg")
+  fi
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+echo "deps: missing packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: not running as root, so cannot install them. Run:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "deps: installing ${missing[*]}"
+apt-get update
+DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
