@@ -127,9 +127,22 @@ static inline void *sr_atomic_load_acquire_ptr(const sr_atomic_ptr *p)
 static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
 { ck_pr_fence_release(); ck_pr_store_ptr(p, v); }
 
-/* ck_pr_fence_memory emits mfence even on TSO: it is the StoreLoad fence. */
+/*
+ * The StoreLoad fence.  On x86-64 any locked read-modify-write is a full
+ * barrier, and a locked increment of a stack word costs ~12 cycles on these
+ * CPUs against ~50 for the mfence of ck_pr_fence_memory (Linux's smp_mb()
+ * makes the same choice).  It runs on every publish of the liteblock family,
+ * where it decided whether a log call costs 40 or 150 ns.
+ */
 static inline void sr_atomic_fence_seq_cst(void)
-{ ck_pr_fence_memory(); }
+{
+#if defined(__x86_64__)
+	uint32_t barrier_word = 0;
+	ck_pr_inc_32(&barrier_word);
+#else
+	ck_pr_fence_memory();
+#endif
+}
 
 static inline void sr_atomic_pause(void)
 { ck_pr_stall(); }

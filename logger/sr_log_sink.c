@@ -1,0 +1,491 @@
+/*
+ * sr_log_sink.c: where lines go.  File, descriptor, null and callback sinks,
+ * the consumer's per-sink buffers, and the write error handling:
+ *
+ *   EINTR          retried at once.
+ *   short write    the rest is written.
+ *   EAGAIN         (a non-blocking descriptor that is full) poll for POLLOUT up
+ *                  to write_timeout_ms, then drop the buffer and count it; after
+ *                  one timeout, don't wait again until a write succeeds, so a
+ *                  dead reader costs a failed write per batch, not a timeout.
+ *   EPIPE          the reader is gone for good: the sink is marked broken and
+ *                  its later writes are skipped (counted).  SIGPIPE never kills
+ *                  the process: the consumer thread blocks it for its life, a
+ *                  caller thread writing to a pipe or socket blocks it around
+ *                  the write, and the signal that the failed write left
+ *                  pending on the thread is consumed with sigtimedwait.
+ *   ENOSPC, other  counted; the next batch tries again.
+ *
+ * Each sink reports its first error on stderr, once; all are counted
+ * (sr_log_counters.sinks[i].errors).  Nothing here waits without a bound
+ * except a write(2) to a blocking descriptor whose reader stopped reading:
+ * that is the sink's nature (and what the full-queue policies are for).
+ */
+#include "sr_log_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const kind_names[] = { "file", "fd", "null", "callback" };
+
+static int64_t
+monotonic_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * SIGPIPE guard for a write by a thread that may not block SIGPIPE already
+ * (callers in sync mode or policy sync).  The consumer threads block it for
+ * their whole life, so for them `begin` finds it blocked and changes nothing.
+ */
+typedef struct sigpipe_guard {
+	sigset_t old;
+	bool was_blocked;
+} sigpipe_guard;
+
+static void
+sigpipe_block(sigpipe_guard *g)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, &g->old);
+	g->was_blocked = sigismember(&g->old, SIGPIPE) == 1;
+}
+
+static void
+sigpipe_consume(void)
+{
+	/* The failed write raised SIGPIPE for this thread; it is blocked: take it. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigset_t pending;
+	if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
+		struct timespec zero = { 0, 0 };
+		sigtimedwait(&set, NULL, &zero);
+	}
+}
+
+static void
+sigpipe_restore(const sigpipe_guard *g)
+{
+	if (!g->was_blocked)
+		pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* Writes to stderr without risking SIGPIPE. */
+static void
+report(const char *text, size_t len)
+{
+	sigpipe_guard g;
+	sigpipe_block(&g);
+	while (len > 0) {
+		ssize_t w = write(STDERR_FILENO, text, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w < 0 && errno == EPIPE)
+				sigpipe_consume();
+			break;
+		}
+		text += w;
+		len -= (size_t)w;
+	}
+	sigpipe_restore(&g);
+}
+
+static void
+describe(const sr_log_sink *s, char *buf, size_t size)
+{
+	switch (s->cfg.kind) {
+	case SR_SINK_FILE:
+		snprintf(buf, size, "file %s", s->path);
+		break;
+	case SR_SINK_FD:
+		snprintf(buf, size, "fd %d", s->fd);
+		break;
+	default:
+		snprintf(buf, size, "%s", kind_names[s->cfg.kind]);
+		break;
+	}
+}
+
+static void
+report_once(sr_log_sink *s, const char *what)
+{
+	/* exchange: of several threads failing at once, one reports */
+	if (sr_atomic_exchange_i32(&s->reported, 1) != 0)
+		return;
+	char name[300], msg[512];
+	describe(s, name, sizeof name);
+	int n = snprintf(msg, sizeof msg,
+	    "seqring: log sink %d (%s): %s; further errors on this sink are counted, not reported "
+	    "(sr_log_stats)\n", s->index, name, what);
+	if (n > 0)
+		report(msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+}
+
+static void
+add(sr_atomic_i64 *counter, int64_t delta)
+{
+	sr_atomic_faa_i64(counter, delta);
+}
+
+/* Writes all of p or fails; *done gets what was written.  Returns 0 or an errno. */
+static int
+write_all(sr_log_sink *s, const char *p, size_t n, size_t *done)
+{
+	int64_t deadline = -1;
+	*done = 0;
+	while (n > 0) {
+		ssize_t w = write(s->fd, p, n);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			*done += (size_t)w;
+			continue;
+		}
+		int e = w == 0 ? EIO : errno;
+		if (e == EINTR)
+			continue;
+		if (e == EAGAIN || e == EWOULDBLOCK) {
+			if (s->stalled || s->cfg.write_timeout_ms == 0)
+				return EAGAIN;
+			int64_t now = monotonic_ms();
+			if (deadline < 0)
+				deadline = now + s->cfg.write_timeout_ms;
+			if (now >= deadline) {
+				s->stalled = true;
+				return EAGAIN;
+			}
+			struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
+			int pr = poll(&pfd, 1, (int)(deadline - now));
+			if (pr < 0 && errno != EINTR)
+				return errno;
+			continue;
+		}
+		return e;
+	}
+	s->stalled = false;
+	return 0;
+}
+
+/* Writes bytes to a file or descriptor sink; the caller holds s->lock. */
+static void
+sink_write_locked(sr_log_sink *s, const char *p, size_t n)
+{
+	if (n == 0)
+		return;
+	if (s->broken || s->closed) {
+		add(&s->errors, 1);
+		add(&s->lost_bytes, (int64_t)n);
+		return;
+	}
+	sigpipe_guard g;
+	bool guard = s->may_sigpipe && sr_log__self.consumer_of == NULL;
+	if (guard)
+		sigpipe_block(&g);
+	size_t done;
+	int e = write_all(s, p, n, &done);
+	if (e == EPIPE)
+		sigpipe_consume();
+	if (guard)
+		sigpipe_restore(&g);
+	add(&s->bytes, (int64_t)done);
+	if (e == 0) {
+		add(&s->writes, 1);
+		return;
+	}
+	add(&s->errors, 1);
+	add(&s->lost_bytes, (int64_t)(n - done));
+	if (e == EPIPE)
+		s->broken = true;
+	char what[160];
+	snprintf(what, sizeof what, "write failed: %s%s", strerror(e),
+	    e == EPIPE ? " (the reader is gone: the sink is closed)" :
+	    e == EAGAIN ? " (the descriptor stayed full)" : "");
+	report_once(s, what);
+}
+
+static void
+callback_locked(sr_log_sink *s, int level, const char *line, size_t len)
+{
+	sr_log__self.in_sink++;
+	int rc = s->cfg.write(s->cfg.ctx, (sr_log_level)level, line, len);
+	sr_log__self.in_sink--;
+	if (rc == 0) {
+		add(&s->writes, 1);
+		add(&s->bytes, (int64_t)len);
+		return;
+	}
+	add(&s->errors, 1);
+	add(&s->lost_bytes, (int64_t)len);
+	char what[64];
+	snprintf(what, sizeof what, "write callback returned %d", rc);
+	report_once(s, what);
+}
+
+int
+sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err)
+{
+	sr_sink_config fallback = sr_sink_fd(STDERR_FILENO);
+	if (count == 0) {
+		configs = &fallback;
+		count = 1;
+	}
+	log->nsinks = 0;
+	for (int i = 0; i < count; i++) {
+		const sr_sink_config *c = &configs[i];
+		sr_log_sink *s = &log->sinks[i];
+		memset(s, 0, sizeof *s);
+		s->cfg = *c;
+		s->index = i;
+		s->fd = -1;
+		s->cfg.path = NULL;
+		switch (c->kind) {
+		case SR_SINK_FILE: {
+			s->path = strdup(c->path);
+			if (s->path == NULL)
+				goto nomem;
+			s->cfg.path = s->path;
+			int fd = open(c->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			    (mode_t)(c->file_mode != 0 ? c->file_mode : 0640));
+			if (fd < 0) {
+				int e = errno;
+				free(s->path);
+				sr_error_set(err, SR_ESYS, "config.sinks[%d].path '%s' cannot be opened: %s",
+				    i, c->path, strerror(e));
+				goto fail;
+			}
+			s->fd = fd;
+			s->owns_fd = true;
+			break;
+		}
+		case SR_SINK_FD:
+			s->fd = c->fd;
+			s->owns_fd = c->close_fd;
+			if (c->pipe_bytes > 0) {
+				struct stat pst;
+				if (fstat(c->fd, &pst) != 0 || !S_ISFIFO(pst.st_mode)) {
+					sr_error_set(err, SR_EINVAL,
+					    "config.sinks[%d].pipe_bytes %d is set but fd %d is not a pipe",
+					    i, c->pipe_bytes, c->fd);
+					goto fail;
+				}
+				if (fcntl(c->fd, F_SETPIPE_SZ, c->pipe_bytes) < 0) {
+					int e = errno;
+					sr_error_set(err, SR_ESYS,
+					    "config.sinks[%d].pipe_bytes %d: cannot resize the pipe: %s%s", i,
+					    c->pipe_bytes, strerror(e),
+					    e == EPERM ? " (above /proc/sys/fs/pipe-max-size)" : "");
+					goto fail;
+				}
+			}
+			break;
+		default:
+			break;
+		}
+		if (s->fd >= 0) {
+			struct stat st;
+			if (fstat(s->fd, &st) == 0)
+				s->may_sigpipe = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+			s->cap = c->buffer_bytes;
+			s->buf = malloc(s->cap);
+			if (s->buf == NULL) {
+				if (s->owns_fd && c->kind == SR_SINK_FILE)
+					close(s->fd);
+				free(s->path);
+				goto nomem;
+			}
+		}
+		pthread_mutex_init(&s->lock, NULL);
+		log->nsinks = i + 1;
+	}
+	return SR_OK;
+nomem:
+	sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", log->nsinks);
+fail:
+	/* Undo the sinks opened so far; descriptors the caller gave stay open. */
+	for (int i = 0; i < log->nsinks; i++) {
+		sr_log_sink *s = &log->sinks[i];
+		if (s->cfg.kind == SR_SINK_FILE)
+			close(s->fd);
+		pthread_mutex_destroy(&s->lock);
+		free(s->buf);
+		free(s->path);
+	}
+	log->nsinks = 0;
+	return err != NULL ? err->code : SR_ESYS;
+}
+
+static void
+flush_one(sr_log_sink *s)
+{
+	if (s->len > 0) {
+		pthread_mutex_lock(&s->lock);
+		sink_write_locked(s, s->buf, s->len);
+		pthread_mutex_unlock(&s->lock);
+		s->len = 0;
+	}
+}
+
+void
+sr_log__sinks_flush(sr_log *log)
+{
+	for (int i = 0; i < log->nsinks; i++) {
+		sr_log_sink *s = &log->sinks[i];
+		flush_one(s);
+		if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.flush != NULL && s->batch_messages > 0) {
+			pthread_mutex_lock(&s->lock);
+			sr_log__self.in_sink++;
+			s->cfg.flush(s->cfg.ctx);
+			sr_log__self.in_sink--;
+			pthread_mutex_unlock(&s->lock);
+		}
+		if (s->batch_messages > 0) {
+			add(&s->messages, (int64_t)s->batch_messages);
+			s->batch_messages = 0;
+		}
+	}
+}
+
+void
+sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
+{
+	for (int i = 0; i < log->nsinks; i++) {
+		sr_log_sink *s = &log->sinks[i];
+		if (level < (int)s->cfg.level)
+			continue;
+		s->batch_messages++;
+		switch (s->cfg.kind) {
+		case SR_SINK_NULL:
+			break;
+		case SR_SINK_CALLBACK:
+			pthread_mutex_lock(&s->lock);
+			callback_locked(s, level, line, len);
+			pthread_mutex_unlock(&s->lock);
+			break;
+		default:
+			if (s->len + len > s->cap)
+				flush_one(s);
+			if (len > s->cap) {
+				/* Bigger than the whole buffer: write it as it is. */
+				pthread_mutex_lock(&s->lock);
+				sink_write_locked(s, line, len);
+				pthread_mutex_unlock(&s->lock);
+			} else {
+				memcpy(s->buf + s->len, line, len);
+				s->len += len;
+			}
+			break;
+		}
+	}
+}
+
+void
+sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
+{
+	for (int i = 0; i < log->nsinks; i++) {
+		sr_log_sink *s = &log->sinks[i];
+		if (level < (int)s->cfg.level)
+			continue;
+		add(&s->messages, 1);
+		if (s->cfg.kind == SR_SINK_NULL)
+			continue;
+		pthread_mutex_lock(&s->lock);
+		if (s->cfg.kind == SR_SINK_CALLBACK) {
+			if (!s->closed)
+				callback_locked(s, level, line, len);
+		} else {
+			sink_write_locked(s, line, len);
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+void
+sr_log__sinks_close(sr_log *log)
+{
+	sr_log__sinks_flush(log);
+	for (int i = 0; i < log->nsinks; i++) {
+		sr_log_sink *s = &log->sinks[i];
+		pthread_mutex_lock(&s->lock);
+		if (!s->closed) {
+			s->closed = true;
+			if (s->owns_fd && s->fd >= 0)
+				close(s->fd);
+			if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.close != NULL) {
+				sr_log__self.in_sink++;
+				s->cfg.close(s->cfg.ctx);
+				sr_log__self.in_sink--;
+			}
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+void
+sr_log__sinks_free(sr_log *log)
+{
+	for (int i = 0; i < log->nsinks; i++) {
+		sr_log_sink *s = &log->sinks[i];
+		pthread_mutex_destroy(&s->lock);
+		free(s->buf);
+		free(s->path);
+	}
+	log->nsinks = 0;
+}
+
+sr_sink_config
+sr_sink_file(const char *path)
+{
+	sr_sink_config c;
+	memset(&c, 0, sizeof c);
+	c.kind = SR_SINK_FILE;
+	c.level = SR_LOG_TRACE;
+	c.path = path;
+	c.file_mode = 0640;
+	c.fd = -1;
+	c.buffer_bytes = 64 * 1024;
+	c.write_timeout_ms = 100;
+	return c;
+}
+
+sr_sink_config
+sr_sink_fd(int fd)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_FD;
+	c.fd = fd;
+	return c;
+}
+
+sr_sink_config
+sr_sink_null(void)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_NULL;
+	return c;
+}
+
+sr_sink_config
+sr_sink_callback(sr_sink_write_fn write, void *ctx)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_CALLBACK;
+	c.write = write;
+	c.ctx = ctx;
+	return c;
+}

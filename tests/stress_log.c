@@ -1,0 +1,234 @@
+/*
+ * stress_log.c: the logger under concurrency, counting every message.
+ *
+ * A plain program (Criterion cannot run under ThreadSanitizer): several
+ * threads log numbered messages, with strings of varying length so that
+ * records span several slots of a small ring and wrap at its physical end,
+ * while another thread changes levels and creates categories.  A callback
+ * sink parses every line and checks it:
+ *   - block policy (ring, queue and sync modes): each message exactly once,
+ *     its string intact, in order per thread;
+ *   - drop policy: each message at most once, accepted + dropped = attempted,
+ *     written = accepted, and the drop report adds up.
+ * Bounded: an alarm fails the run if anything hangs.  Exit status 0 on success.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sr_log.h"
+
+#if defined(__SANITIZE_THREAD__)
+enum { THREADS = 4, EACH = 6000 };
+#else
+enum { THREADS = 4, EACH = 40000 };
+#endif
+enum { MAX_STRING = 400 };
+
+static char pattern[MAX_STRING + 1];
+static int failures;
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "stress_log: FAILED %s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__); \
+		fputc('\n', stderr); \
+		failures++; \
+	} \
+} while (0)
+
+/* What the sink saw; only the consumer (or, in sync mode, callers under the sink lock) writes. */
+typedef struct seen {
+	unsigned char count[THREADS][EACH];
+	int last[THREADS];
+	long bad_lines;
+	long out_of_order;
+	long reports;
+	long reported_drops;
+} seen;
+
+static int
+sink_write(void *ctx, sr_log_level level, const char *line, size_t len)
+{
+	seen *s = ctx;
+	(void)level;
+	/* Lines are not NUL-terminated: copy before scanning. */
+	char text[MAX_STRING + 128];
+	if (len >= sizeof text) {
+		s->bad_lines++;
+		return 0;
+	}
+	memcpy(text, line, len);
+	text[len] = '\0';
+	line = text;
+	int t, i, n, consumed = 0;
+	if (sscanf(line, "t=%d i=%d n=%d s=%n", &t, &i, &n, &consumed) == 3 && consumed > 0 &&
+	    t >= 0 && t < THREADS && i >= 0 && i < EACH) {
+		const char *str = line + consumed;
+		size_t slen = len - (size_t)consumed - 2; /* "|\n" */
+		if (n != (i * 37) % MAX_STRING || slen != (size_t)n || memcmp(str, pattern, slen) != 0 ||
+		    str[slen] != '|') {
+			s->bad_lines++;
+			return 0;
+		}
+		s->count[t][i]++;
+		if (i <= s->last[t])
+			s->out_of_order++;
+		s->last[t] = i;
+		return 0;
+	}
+	unsigned long dropped;
+	if (sscanf(line, "%lu message(s) dropped because the queue was full", &dropped) == 1) {
+		s->reports++;
+		s->reported_drops += (long)dropped;
+		return 0;
+	}
+	s->bad_lines++;
+	return 0;
+}
+
+typedef struct worker {
+	sr_log *log;
+	int id;
+} worker;
+
+static void *
+produce(void *arg)
+{
+	worker *w = arg;
+	char name[16];
+	snprintf(name, sizeof name, "worker-%d", w->id);
+	sr_log_thread_name(name);
+	sr_category *c = sr_log_category(w->log, w->id % 2 ? "app.net" : "app.db");
+	for (int i = 0; i < EACH; i++) {
+		int n = (i * 37) % MAX_STRING;
+		SR_ERROR(c, "t=%d i=%d n=%d s=%.*s|", w->id, i, n, n, pattern);
+	}
+	return NULL;
+}
+
+static sr_atomic_i32 stop_meddling;
+
+/* Changes levels and makes categories while the workers log (none of it disables ERROR). */
+static void *
+meddle(void *arg)
+{
+	sr_log *log = arg;
+	char name[32];
+	for (int k = 0; !sr_atomic_load_acquire_i32(&stop_meddling); k++) {
+		sr_log_set_level(log, "app", k % 2 ? SR_LOG_WARN : SR_LOG_DEBUG, NULL);
+		sr_log_set_level(log, "app.net", k % 3 ? SR_LOG_INFO : SR_LOG_INHERIT, NULL);
+		snprintf(name, sizeof name, "app.extra.c%d", k % 64);
+		sr_log_category(log, name);
+		usleep(200);
+	}
+	return NULL;
+}
+
+static sr_log *
+open_log(sr_log_mode mode, sr_log_full_policy policy, seen *s)
+{
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.mode = mode;
+	c.full_policy = policy;
+	c.ring_slots = 256;
+	c.slot_size = 64;
+	c.max_message_bytes = 1024;
+	c.layout = SR_LOG_LAYOUT_MESSAGE;
+	c.wait_strategy = "phased:spin=5us,yield=20us,fallback=timeout,timeout=2ms";
+	sr_sink_config sink = sr_sink_callback(sink_write, s);
+	c.sinks = &sink;
+	c.sink_count = 1;
+	sr_error err;
+	sr_log *log = sr_log_open(&c, &err);
+	if (log == NULL) {
+		fprintf(stderr, "stress_log: open failed: %s\n", err.message);
+		exit(1);
+	}
+	return log;
+}
+
+static void
+run(const char *title, sr_log_mode mode, sr_log_full_policy policy)
+{
+	seen *s = calloc(1, sizeof *s);
+	for (int t = 0; t < THREADS; t++)
+		s->last[t] = -1;
+	sr_log *log = open_log(mode, policy, s);
+	pthread_t threads[THREADS], meddler;
+	worker w[THREADS];
+	sr_atomic_store_release_i32(&stop_meddling, 0);
+	pthread_create(&meddler, NULL, meddle, log);
+	for (int t = 0; t < THREADS; t++) {
+		w[t] = (worker){ log, t };
+		pthread_create(&threads[t], NULL, produce, &w[t]);
+	}
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(threads[t], NULL);
+	sr_atomic_store_release_i32(&stop_meddling, 1);
+	pthread_join(meddler, NULL);
+	/* Shutdown drains and reports, and keeps the counters readable. */
+	CHECK(sr_log_shutdown(log) == SR_OK, "%s: shutdown", title);
+	sr_log_counters st;
+	sr_log_stats(log, &st);
+
+	long once = 0, twice = 0, never = 0;
+	for (int t = 0; t < THREADS; t++)
+		for (int i = 0; i < EACH; i++) {
+			if (s->count[t][i] == 1)
+				once++;
+			else if (s->count[t][i] == 0)
+				never++;
+			else
+				twice++;
+		}
+	long attempted = (long)THREADS * EACH;
+	CHECK(s->bad_lines == 0, "%s: %ld malformed lines", title, s->bad_lines);
+	CHECK(twice == 0, "%s: %ld messages written more than once", title, twice);
+	CHECK(st.accepted + st.dropped == (uint64_t)attempted, "%s: accepted %lu + dropped %lu != %ld",
+	    title, (unsigned long)st.accepted, (unsigned long)st.dropped, attempted);
+	CHECK(st.written == st.accepted, "%s: written %lu != accepted %lu", title,
+	    (unsigned long)st.written, (unsigned long)st.accepted);
+	CHECK((uint64_t)once == st.accepted, "%s: %ld distinct messages seen, %lu accepted", title, once,
+	    (unsigned long)st.accepted);
+	if (policy != SR_LOG_FULL_DROP) {
+		CHECK(never == 0 && st.dropped == 0, "%s: %ld messages lost (errors wait)", title, never);
+		CHECK(s->out_of_order == 0, "%s: %ld messages out of order within a thread", title,
+		    s->out_of_order);
+	} else {
+		CHECK(s->reported_drops == (long)st.dropped, "%s: drop reports add up to %ld, dropped %lu",
+		    title, s->reported_drops, (unsigned long)st.dropped);
+	}
+	CHECK(st.format_errors == 0 && st.sink_errors == 0, "%s: errors", title);
+	printf("stress_log: %-22s %ld attempted, %lu accepted, %lu dropped (%ld reports), "
+	    "max occupancy %ld of %ld, %lu batches\n", title, attempted, (unsigned long)st.accepted,
+	    (unsigned long)st.dropped, s->reports, (long)st.max_occupancy, (long)st.capacity,
+	    (unsigned long)st.batches);
+	sr_log_close(&log);
+	free(s);
+}
+
+int
+main(void)
+{
+	alarm(300);     /* a hang fails the run instead of blocking CI */
+	for (int i = 0; i < MAX_STRING; i++)
+		pattern[i] = (char)('A' + i % 58);
+	pattern[MAX_STRING] = '\0';
+	run("ring, block", SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK);
+	run("ring, drop", SR_LOG_MODE_RING, SR_LOG_FULL_DROP);
+	run("ring, discard (error)", SR_LOG_MODE_RING, SR_LOG_FULL_DISCARD);
+	run("queue, block", SR_LOG_MODE_QUEUE, SR_LOG_FULL_BLOCK);
+	run("queue, drop", SR_LOG_MODE_QUEUE, SR_LOG_FULL_DROP);
+	run("sync", SR_LOG_MODE_SYNC, SR_LOG_FULL_BLOCK);
+	if (failures != 0) {
+		fprintf(stderr, "stress_log: %d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("stress_log: all checks passed\n");
+	return 0;
+}
