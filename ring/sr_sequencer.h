@@ -59,7 +59,7 @@ typedef struct sr_sequencer_config {
 typedef struct sr_sequencer {
 	/* SP: highest published; MP: highest claimed. */
 	sr_sequence cursor;
-	/* MP: last seen minimum of the gating sequences (a hint, relaxed). */
+	/* MP: last seen minimum of the gating sequences (a hint, release/acquire). */
 	sr_sequence gating_cache;
 	/* SP: producer-private, on its own lines so consumers never touch them. */
 	struct {
@@ -177,7 +177,13 @@ sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_
 		int64_t current = sr_sequence_get_relaxed(&s->cursor);
 		int64_t next = current + n;
 		int64_t wrap_point = next - s->buffer_size;
-		int64_t cached = sr_sequence_get_relaxed(&s->gating_cache);
+		/*
+		 * Acquire pairs with the store-release of gating_cache below, by
+		 * whichever producer refreshed it: that producer's load-acquire
+		 * of the consumers' sequences (and so their reads of the slots)
+		 * happens before our writes to the slots the cache lets us claim.
+		 */
+		int64_t cached = sr_sequence_get(&s->gating_cache);
 		if (wrap_point > cached || cached > current) {
 			int64_t gating = sr_sequencer_min_gating(s, current);
 			if (wrap_point > gating) {
@@ -188,7 +194,8 @@ sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_
 					return rc;
 				continue;
 			}
-			sr_atomic_store_relaxed_i64(&s->gating_cache.value, gating);
+			/* pairs with the load-acquire of gating_cache above */
+			sr_sequence_set(&s->gating_cache, gating);
 		} else if (sr_sequence_cas(&s->cursor, current, next)) {
 			*first = current + 1;
 			return SR_OK;
@@ -230,7 +237,10 @@ sr_sequencer_claim_timeout(sr_sequencer *s, int64_t n, int64_t timeout_ns, int64
 {
 	if (timeout_ns < 0)
 		return SR_EINVAL;
-	return sr_sequencer_claim_until(s, n, sr_monotonic_ns() + timeout_ns, first);
+	int64_t now = sr_monotonic_ns();
+	/* A timeout beyond INT64_MAX is no deadline at all (and no overflow). */
+	int64_t deadline = timeout_ns >= SR_DEADLINE_NONE - now ? SR_DEADLINE_NONE : now + timeout_ns;
+	return sr_sequencer_claim_until(s, n, deadline, first);
 }
 
 /*

@@ -205,7 +205,8 @@ sr_wait_config_parse(const char *spec, sr_wait_config *config, sr_error *err)
 			    "wait strategy parameter '%.*s' has a bad value: expected %s",
 			    (int)(item_len > 64 ? 64 : item_len), p,
 			    (memchr(p, 'f', key_len) != NULL) ? "block, liteblock, timeout or sleep" :
-			    "a non-negative integer (durations take ns, us, ms or s)");
+			    "a non-negative integer (counts up to 1000000; durations take ns, us, ms or s,"
+			    " up to 60 s)");
 		p = comma ? comma + 1 : NULL;
 	}
 	int rc = sr_wait_config_validate(&c, err);
@@ -231,8 +232,10 @@ sr_wait_config_format(const sr_wait_config *c, char *buf, size_t size)
 		n = snprintf(buf, size, "timeout:timeout=%" PRId64 "ns", c->timeout_ns);
 		break;
 	case SR_WAIT_PHASED:
-		n = snprintf(buf, size, "phased:spin=%" PRId64 "ns,yield=%" PRId64 "ns,fallback=%s",
-		    c->spin_ns, c->yield_ns, sr_wait_kind_name(c->fallback));
+		/* timeout and sleep too: parse accepts them, so they must round-trip. */
+		n = snprintf(buf, size, "phased:spin=%" PRId64 "ns,yield=%" PRId64 "ns,fallback=%s,"
+		    "timeout=%" PRId64 "ns,sleep=%" PRId64 "ns",
+		    c->spin_ns, c->yield_ns, sr_wait_kind_name(c->fallback), c->timeout_ns, c->sleep_ns);
 		break;
 	default:
 		n = snprintf(buf, size, "%s", sr_wait_kind_name(c->kind));

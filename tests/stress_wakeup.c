@@ -1,0 +1,75 @@
+/*
+ * stress_wakeup: for every wait strategy, no lost wake-ups (one event at a
+ * random 0-2 ms interval, several hundred rounds, each seen within its
+ * bound), alert wakes a waiter within 100 ms (directly and while it follows
+ * a dependent), halt stops a waiting processor, and the timeout kinds report
+ * idle timeouts.  A plain program (no Criterion) for the ThreadSanitizer
+ * preset; exits non-zero on any failure.
+ */
+#include "scenarios.h"
+
+static int
+check_latency(sc_result *r, int64_t bound, const char *what)
+{
+	if (r->ok && r->max_latency_ns >= bound) {
+		r->ok = false;
+		snprintf(r->message, sizeof r->message, "%s took %.1f ms (bound %.0f ms)", what,
+		    (double)r->max_latency_ns / 1e6, (double)bound / 1e6);
+	}
+	return 0;
+}
+
+int
+main(void)
+{
+	const char *prog = "stress_wakeup";
+	int64_t started = sc_now();
+	int failures = 0, scenarios = 0;
+	char name[160];
+	int rounds = (int)SC_SCALE(300, 150);
+
+	const char *extra[] = { "timeout:timeout=30s", "phased:fallback=timeout,timeout=30s" };
+	for (int k = 0; k < SC_STRATEGY_COUNT + 2; k++) {
+		const char *spec = k < SC_STRATEGY_COUNT ? sc_strategies[k] : extra[k - SC_STRATEGY_COUNT];
+		for (int m = 0; m < 2; m++) {
+			enum sr_producer_mode mode = m ? SR_PRODUCER_MULTI : SR_PRODUCER_SINGLE;
+			int n = m ? rounds / 3 : rounds;
+			snprintf(name, sizeof name, "wake-ups %s %s x%d", spec, m ? "MP" : "SP", n);
+			sc_result r = sc_wakeups(spec, mode, n, UINT64_C(0xC0FFEE) + (uint64_t)k * 7 + (uint64_t)m);
+			if (r.ok && r.events != n) {
+				r.ok = false;
+				snprintf(r.message, sizeof r.message, "%" PRId64 " of %d events", r.events, n);
+			}
+			failures += sc_report(prog, name, &r);
+			scenarios++;
+		}
+	}
+	for (int k = 0; k < SC_STRATEGY_COUNT; k++) {
+		for (int dep = 0; dep < 2; dep++) {
+			snprintf(name, sizeof name, "alert %s%s", sc_strategies[k], dep ? " (dependent)" : "");
+			sc_result r = sc_alert_wakes_best_of(sc_strategies[k], dep, 100 * SC_MS, 3);
+			check_latency(&r, 100 * SC_MS, "the alert");
+			failures += sc_report(prog, name, &r);
+			scenarios++;
+		}
+		snprintf(name, sizeof name, "halt while waiting %s", sc_strategies[k]);
+		sc_result r = sc_halt_while_waiting_best_of(sc_strategies[k],
+		    k % 2 ? SR_PRODUCER_MULTI : SR_PRODUCER_SINGLE, 100 * SC_MS, 3);
+		check_latency(&r, 100 * SC_MS, "the halt");
+		failures += sc_report(prog, name, &r);
+		scenarios++;
+	}
+	const char *timed[] = { "timeout:timeout=5ms", "phased:fallback=timeout,timeout=5ms" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof name, "on_timeout %s", timed[i]);
+		sc_result r = sc_timeout_hook(timed[i], 150 * SC_MS);
+		if (r.ok && (r.n[0] < 2 || r.n[1] < 2)) {
+			r.ok = false;
+			snprintf(r.message, sizeof r.message, "%" PRId64 " and %" PRId64
+			    " timeouts in 150 ms idle spells, expected several", r.n[0], r.n[1]);
+		}
+		failures += sc_report(prog, name, &r);
+		scenarios++;
+	}
+	return sc_summary(prog, scenarios, failures, started);
+}

@@ -1,0 +1,256 @@
+/*
+ * test_barrier.c: sequence barriers (sr_barrier.h): validation, batching
+ * (wait_for returns the highest available sequence), dependents, alert and
+ * clear-alert, and cross-thread waits under every wait strategy.
+ */
+#include <criterion/criterion.h>
+
+#include "test_support.h"
+
+#include "scenarios.h"
+
+static sr_sequencer *
+make(int64_t size, enum sr_producer_mode mode, const char *wait)
+{
+	sr_sequencer_config c;
+	sr_sequencer_config_default(&c, size, mode);
+	sr_error err;
+	cr_assert_eq(sr_wait_config_parse(wait, &c.wait, &err), SR_OK, "%s: %s", wait, err.message);
+	sr_sequencer *s = sr_sequencer_create(&c, &err);
+	cr_assert_not_null(s, "%s", err.message);
+	return s;
+}
+
+static void
+publish_n(sr_sequencer *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int64_t q;
+		cr_assert_eq(sr_sequencer_claim(s, &q), SR_OK);
+		sr_sequencer_publish(s, q);
+	}
+}
+
+static void
+expect_init_refused(sr_barrier *b, sr_sequencer *s, const sr_sequence *const *deps, int n,
+    const char *needle)
+{
+	sr_error err;
+	sr_error_clear(&err);
+	cr_assert_eq(sr_barrier_init(b, s, deps, n, &err), SR_EINVAL, "expected SR_EINVAL for \"%s\"", needle);
+	cr_assert_eq(err.code, SR_EINVAL);
+	cr_assert(strstr(err.message, needle) != NULL, "message \"%s\" lacks \"%s\"", err.message, needle);
+}
+
+Test(barrier, init_refuses_invalid_arguments)
+{
+	sr_sequencer *s = make(8, SR_PRODUCER_SINGLE, "block");
+	sr_barrier b;
+	sr_sequence d[SR_BARRIER_MAX_DEPENDENTS + 1];
+	const sr_sequence *deps[SR_BARRIER_MAX_DEPENDENTS + 1];
+	for (int i = 0; i <= SR_BARRIER_MAX_DEPENDENTS; i++) {
+		sr_sequence_init(&d[i], -1);
+		deps[i] = &d[i];
+	}
+	expect_init_refused(NULL, s, NULL, 0, "barrier or sequencer is NULL");
+	expect_init_refused(&b, NULL, NULL, 0, "barrier or sequencer is NULL");
+	expect_init_refused(&b, s, deps, -1, "dependent_count -1 is out of range: expected 0 to 16");
+	expect_init_refused(&b, s, deps, SR_BARRIER_MAX_DEPENDENTS + 1, "dependent_count 17 is out of range");
+	expect_init_refused(&b, s, NULL, 2, "dependents is NULL but dependent_count is 2");
+	deps[1] = NULL;
+	expect_init_refused(&b, s, deps, 3, "dependent sequence 1 is NULL");
+	cr_assert_eq(sr_barrier_init(&b, s, deps, 1, NULL), SR_OK, "the NULL entry is past the count");
+	deps[1] = &d[1];
+	cr_assert_eq(sr_barrier_init(&b, s, deps, SR_BARRIER_MAX_DEPENDENTS, NULL), SR_OK);
+	cr_assert_eq(b.dependent_count, SR_BARRIER_MAX_DEPENDENTS);
+	cr_assert_eq(sr_barrier_init(&b, s, NULL, 0, NULL), SR_OK, "no dependents: NULL is fine");
+	cr_assert_not(sr_barrier_is_alerted(&b));
+	sr_sequencer_destroy(s);
+	SC_ASSERT_NO_LEAKS();
+}
+
+Test(barrier, wait_for_returns_the_highest_available_for_batching)
+{
+	enum sr_producer_mode modes[] = { SR_PRODUCER_SINGLE, SR_PRODUCER_MULTI };
+	for (int m = 0; m < 2; m++) {
+		sr_sequencer *s = make(16, modes[m], "busyspin");
+		sr_barrier b;
+		cr_assert_eq(sr_barrier_init(&b, s, NULL, 0, NULL), SR_OK);
+		publish_n(s, 5);
+		int64_t avail = -9;
+		cr_assert_eq(sr_barrier_wait_for(&b, 0, &avail), SR_OK);
+		cr_assert_eq(avail, 4, "asked for 0, all of 0..4 are readable (got %lld)", (long long)avail);
+		cr_assert_eq(sr_barrier_wait_for(&b, 3, &avail), SR_OK);
+		cr_assert_eq(avail, 4);
+		cr_assert_eq(sr_barrier_wait_for(&b, 4, &avail), SR_OK);
+		cr_assert_eq(avail, 4);
+		cr_assert_eq(sr_barrier_cursor(&b), 4);
+		cr_assert_eq(sr_barrier_cursor(&b), sr_sequencer_cursor(s));
+		sr_sequencer_destroy(s);
+	}
+}
+
+Test(barrier, dependents_bound_what_is_available)
+{
+	sr_sequencer *s = make(16, SR_PRODUCER_SINGLE, "block");
+	sr_sequence d1, d2;
+	sr_sequence_init(&d1, 5);
+	sr_sequence_init(&d2, 2);
+	const sr_sequence *deps[] = { &d1, &d2 };
+	sr_barrier b;
+	cr_assert_eq(sr_barrier_init(&b, s, deps, 2, NULL), SR_OK);
+	publish_n(s, 10);
+	int64_t avail;
+	cr_assert_eq(sr_barrier_wait_for(&b, 0, &avail), SR_OK);
+	cr_assert_eq(avail, 2, "the slowest dependent is at 2, got %lld", (long long)avail);
+	cr_assert_eq(sr_barrier_wait_for(&b, 2, &avail), SR_OK);
+	cr_assert_eq(avail, 2);
+	sr_sequence_set(&d2, 7);
+	cr_assert_eq(sr_barrier_wait_for(&b, 3, &avail), SR_OK);
+	cr_assert_eq(avail, 5, "now d1 (5) is the slowest");
+	sr_sequencer_destroy(s);
+}
+
+Test(barrier, alert_and_clear_alert)
+{
+	sr_sequencer *s = make(8, SR_PRODUCER_SINGLE, "liteblock");
+	sr_barrier b;
+	cr_assert_eq(sr_barrier_init(&b, s, NULL, 0, NULL), SR_OK);
+	publish_n(s, 3);
+	sr_barrier_alert(&b);
+	cr_assert(sr_barrier_is_alerted(&b));
+	int64_t avail = -9;
+	cr_assert_eq(sr_barrier_wait_for(&b, 0, &avail), SR_EALERTED,
+	    "an alerted barrier refuses even available sequences");
+	cr_assert_eq(avail, -9, "available untouched on SR_EALERTED");
+	cr_assert_eq(sr_barrier_wait_for(&b, 100, &avail), SR_EALERTED);
+	sr_barrier_alert(&b); /* alerting twice is harmless */
+	sr_barrier_clear_alert(&b);
+	cr_assert_not(sr_barrier_is_alerted(&b));
+	cr_assert_eq(sr_barrier_wait_for(&b, 0, &avail), SR_OK);
+	cr_assert_eq(avail, 2);
+	sr_sequencer_destroy(s);
+}
+
+Test(barrier, timeout_strategies_return_etimedout_on_an_idle_ring)
+{
+	const char *specs[] = { "timeout:timeout=5ms", "phased:fallback=timeout,timeout=5ms" };
+	for (int i = 0; i < 2; i++) {
+		sr_sequencer *s = make(8, SR_PRODUCER_SINGLE, specs[i]);
+		cr_assert_eq(s->wait.config.timeout_ns, 5 * SC_MS, "%s parsed to %lld ns", specs[i],
+		    (long long)s->wait.config.timeout_ns);
+		sr_barrier b;
+		cr_assert_eq(sr_barrier_init(&b, s, NULL, 0, NULL), SR_OK);
+		int64_t avail = -9;
+		int64_t t0 = sc_now();
+		int rc = sr_barrier_wait_for(&b, 0, &avail);
+		int64_t waited = sc_now() - t0;
+		cr_assert_eq(rc, SR_ETIMEDOUT, "%s: %d", specs[i], rc);
+		cr_assert_geq(waited, 4 * SC_MS, "%s: timed out after %lld us, before its 5 ms", specs[i],
+		    (long long)(waited / 1000));
+		cr_assert_lt(waited, 5 * SC_S, "%s: a 5 ms timeout took %lld ms", specs[i],
+		    (long long)(waited / SC_MS));
+		/* Once there is something, it returns it. */
+		publish_n(s, 1);
+		cr_assert_eq(sr_barrier_wait_for(&b, 0, &avail), SR_OK);
+		cr_assert_eq(avail, 0);
+		sr_sequencer_destroy(s);
+	}
+}
+
+/* ---- cross-thread waits under every strategy ----------------------------- */
+
+typedef struct waiter {
+	sr_barrier *b;
+	int64_t want;
+	atomic_int done;
+	int rc;
+	int64_t avail;
+} waiter;
+
+static void *
+wait_in_thread(void *arg)
+{
+	waiter *w = arg;
+	do {
+		w->rc = sr_barrier_wait_for(w->b, w->want, &w->avail);
+	} while (w->rc == SR_ETIMEDOUT || (w->rc == SR_OK && w->avail < w->want));
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+static bool
+done_within(atomic_int *flag, int64_t ns)
+{
+	int64_t until = sc_now() + ns;
+	while (!atomic_load(flag) && sc_now() < until)
+		sc_sleep_ns(100 * 1000);
+	return atomic_load(flag) != 0;
+}
+
+Test(barrier, a_waiter_returns_when_its_sequence_is_published, .timeout = 60)
+{
+	enum sr_producer_mode modes[] = { SR_PRODUCER_SINGLE, SR_PRODUCER_MULTI };
+	for (int k = 0; k < SC_STRATEGY_COUNT; k++) {
+		for (int m = 0; m < 2; m++) {
+			const char *spec = sc_strategies[k];
+			sr_sequencer *s = make(8, modes[m], spec);
+			sr_barrier b;
+			cr_assert_eq(sr_barrier_init(&b, s, NULL, 0, NULL), SR_OK);
+			publish_n(s, 2);
+			waiter w = { .b = &b, .want = 3 };
+			atomic_init(&w.done, 0);
+			pthread_t th;
+			pthread_create(&th, NULL, wait_in_thread, &w);
+			cr_assert_not(done_within(&w.done, 20 * SC_MS), "%s: returned %d with %lld before 3 was"
+			    " published", spec, w.rc, (long long)w.avail);
+			publish_n(s, 1); /* 2: still not 3 */
+			cr_assert_not(done_within(&w.done, 10 * SC_MS), "%s: returned for 2", spec);
+			publish_n(s, 3); /* 3..5 */
+			cr_assert(done_within(&w.done, 5 * SC_S), "%s (%s): waiter not woken by the publish", spec,
+			    m ? "MP" : "SP");
+			pthread_join(th, NULL);
+			cr_assert_eq(w.rc, SR_OK);
+			cr_assert_geq(w.avail, 3, "%s: available %lld", spec, (long long)w.avail);
+			cr_assert_leq(w.avail, 5);
+			sr_sequencer_destroy(s);
+		}
+	}
+}
+
+Test(barrier, a_waiter_follows_its_dependents, .timeout = 60)
+{
+	for (int k = 0; k < SC_STRATEGY_COUNT; k++) {
+		const char *spec = sc_strategies[k];
+		sr_sequencer *s = make(8, SR_PRODUCER_SINGLE, spec);
+		sr_sequence up;
+		sr_sequence_init(&up, -1);
+		const sr_sequence *deps[] = { &up };
+		sr_barrier b;
+		cr_assert_eq(sr_barrier_init(&b, s, deps, 1, NULL), SR_OK);
+		publish_n(s, 4); /* published, but the upstream consumer has handled nothing */
+		waiter w = { .b = &b, .want = 1 };
+		atomic_init(&w.done, 0);
+		pthread_t th;
+		pthread_create(&th, NULL, wait_in_thread, &w);
+		cr_assert_not(done_within(&w.done, 20 * SC_MS), "%s: returned before its dependent moved", spec);
+		sr_sequence_set(&up, 0);
+		cr_assert_not(done_within(&w.done, 10 * SC_MS), "%s: returned with the dependent at 0", spec);
+		sr_sequence_set(&up, 2);
+		cr_assert(done_within(&w.done, 5 * SC_S), "%s: not released by its dependent", spec);
+		pthread_join(th, NULL);
+		cr_assert_eq(w.rc, SR_OK);
+		cr_assert_eq(w.avail, 2, "%s: bounded by the dependent, got %lld", spec, (long long)w.avail);
+		sr_sequencer_destroy(s);
+	}
+}
+
+Test(barrier, alert_wakes_a_waiter_in_the_dependents_phase, .timeout = 60)
+{
+	for (int k = 0; k < SC_STRATEGY_COUNT; k++) {
+		sc_result r = sc_alert_wakes_best_of(sc_strategies[k], true, 100 * SC_MS, 3);
+		cr_assert(r.ok, "%s", r.message);
+		cr_assert_lt(r.max_latency_ns, 100 * SC_MS, "%s: alert took %.1f ms", sc_strategies[k],
+		    (double)r.max_latency_ns / 1e6);
+	}
+}

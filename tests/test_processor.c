@@ -1,0 +1,637 @@
+/*
+ * test_processor.c: the batch event processor (sr_processor.h): validation,
+ * lifecycle (start, run, halt, drain-then-halt, join) and its state errors,
+ * batching (end_of_batch, max batch size, one sequence update per batch),
+ * hooks, handler errors, consumer graphs (pipeline and diamond) and the
+ * multi-producer exactly-once test of 4 x 1,000,000 events.
+ */
+#include <criterion/criterion.h>
+
+#include "test_support.h"
+
+#include <fcntl.h>
+
+#include "scenarios.h"
+
+typedef struct fixture {
+	sr_ring *ring;
+	sr_sequencer *seq;
+} fixture;
+
+static fixture
+make(int64_t size, enum sr_producer_mode mode, const char *wait, int64_t initial)
+{
+	fixture f;
+	sr_error err;
+	f.ring = sr_ring_create(size, sizeof(int64_t), NULL, NULL, &err);
+	cr_assert_not_null(f.ring, "%s", err.message);
+	sr_sequencer_config c;
+	sr_sequencer_config_default(&c, size, mode);
+	c.initial_sequence = initial;
+	cr_assert_eq(sr_wait_config_parse(wait, &c.wait, &err), SR_OK, "%s", err.message);
+	f.seq = sr_sequencer_create(&c, &err);
+	cr_assert_not_null(f.seq, "%s", err.message);
+	return f;
+}
+
+static void
+unmake(fixture *f)
+{
+	sr_sequencer_destroy(f->seq);
+	sr_ring_destroy(f->ring);
+}
+
+static void
+publish_values(fixture *f, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int64_t s;
+		cr_assert_eq(sr_sequencer_claim(f->seq, &s), SR_OK);
+		*(int64_t *)sr_ring_slot(f->ring, s) = s;
+		sr_sequencer_publish(f->seq, s);
+	}
+}
+
+static int
+ignore_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	(void)ctx; (void)slot; (void)s; (void)eob;
+	return 0;
+}
+
+static bool
+wait_until_sequence(sr_processor *p, int64_t target)
+{
+	int64_t until = sc_now() + 10 * SC_S;
+	while (sr_sequence_get(sr_processor_sequence(p)) < target && sc_now() < until)
+		sc_sleep_ns(100 * 1000);
+	return sr_sequence_get(sr_processor_sequence(p)) >= target;
+}
+
+/* ---- validation ------------------------------------------------------- */
+
+static void
+expect_create_refused(const sr_processor_config *c, const char *needle)
+{
+	sr_error err;
+	sr_error_clear(&err);
+	cr_assert_null(sr_processor_create(c, &err), "accepted; expected \"%s\"", needle);
+	cr_assert_eq(err.code, SR_EINVAL);
+	cr_assert(strstr(err.message, needle) != NULL, "message \"%s\" lacks \"%s\"", err.message, needle);
+}
+
+Test(processor, create_refuses_invalid_configs)
+{
+	fixture f = make(8, SR_PRODUCER_SINGLE, "block", -1);
+	fixture g = make(16, SR_PRODUCER_SINGLE, "block", -1);
+	sr_handler h = { .on_event = ignore_event };
+	sr_error err;
+	cr_assert_null(sr_processor_create(NULL, &err));
+	cr_assert(strstr(err.message, "processor config is NULL") != NULL, "%s", err.message);
+
+	sr_processor_config c = { .ring = NULL, .sequencer = f.seq, .handler = h };
+	expect_create_refused(&c, "NULL ring");
+	c = (sr_processor_config){ .ring = f.ring, .sequencer = NULL, .handler = h };
+	expect_create_refused(&c, "NULL sequencer");
+	c = (sr_processor_config){ .ring = f.ring, .sequencer = f.seq };
+	expect_create_refused(&c, "no on_event");
+	c = (sr_processor_config){ .ring = f.ring, .sequencer = g.seq, .handler = h };
+	expect_create_refused(&c, "ring has 8 slots but the sequencer's buffer_size is 16");
+	c = (sr_processor_config){ .ring = f.ring, .sequencer = f.seq, .handler = h, .max_batch_size = -1 };
+	expect_create_refused(&c, "max_batch_size -1 is negative");
+	c = (sr_processor_config){ .ring = f.ring, .sequencer = f.seq, .handler = h, .dependent_count = 3 };
+	expect_create_refused(&c, "dependents is NULL but dependent_count is 3");
+	const sr_sequence *deps[1] = { NULL };
+	c = (sr_processor_config){ .ring = f.ring, .sequencer = f.seq, .handler = h, .dependents = deps,
+	    .dependent_count = 1 };
+	expect_create_refused(&c, "dependent sequence 0 is NULL");
+	c = (sr_processor_config){ .ring = f.ring, .sequencer = f.seq, .handler = h, .dependent_count = 99 };
+	expect_create_refused(&c, "dependent_count 99 is out of range");
+	c = (sr_processor_config){ .ring = NULL, .sequencer = f.seq, .handler = h };
+	cr_assert_null(sr_processor_create(&c, NULL), "refused without an error struct too");
+
+	c = (sr_processor_config){ .ring = f.ring, .sequencer = f.seq, .handler = h };
+	sr_processor *p = sr_processor_create(&c, &err);
+	cr_assert_not_null(p, "%s", err.message);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_IDLE);
+	cr_assert_eq(sr_sequence_get(sr_processor_sequence(p)), -1);
+	cr_assert_eq((uintptr_t)sr_processor_sequence(p) % SR_CACHELINE, 0);
+	sr_processor_destroy(p);
+	sr_processor_destroy(NULL);
+	unmake(&f);
+	unmake(&g);
+	SC_ASSERT_NO_LEAKS();
+}
+
+/* ---- lifecycle and state errors ------------------------------------------ */
+
+typedef struct hooks_log {
+	atomic_int order;            /* a counter to timestamp each hook */
+	int started_at, shutdown_at; /* their order */
+	int starts, shutdowns;
+	int64_t events;
+	int64_t seen[64];
+	bool eob[64];
+	int64_t seq_during[64];      /* the processor's own sequence while handling */
+	int batches;
+	int64_t batch_size[64], queue_depth[64];
+	int event_order_first;
+	sr_processor *self;
+} hooks_log;
+
+static void
+log_start(void *ctx)
+{
+	hooks_log *l = ctx;
+	l->started_at = atomic_fetch_add(&l->order, 1);
+	l->starts++;
+}
+
+static void
+log_shutdown(void *ctx)
+{
+	hooks_log *l = ctx;
+	l->shutdown_at = atomic_fetch_add(&l->order, 1);
+	l->shutdowns++;
+}
+
+static void
+log_batch_start(void *ctx, int64_t size, int64_t depth)
+{
+	hooks_log *l = ctx;
+	if (l->batches < 64) {
+		l->batch_size[l->batches] = size;
+		l->queue_depth[l->batches] = depth;
+	}
+	l->batches++;
+}
+
+static int
+log_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	hooks_log *l = ctx;
+	if (l->events == 0)
+		l->event_order_first = atomic_fetch_add(&l->order, 1);
+	if (l->events < 64) {
+		l->seen[l->events] = *(int64_t *)slot == s ? s : -1000 - s;
+		l->eob[l->events] = eob;
+		l->seq_during[l->events] = sr_sequence_get(sr_processor_sequence(l->self));
+	}
+	l->events++;
+	return 0;
+}
+
+static void
+run_batches(int64_t max_batch, int events, hooks_log *l, int64_t initial)
+{
+	fixture f = make(64, SR_PRODUCER_SINGLE, "block", initial);
+	memset(l, 0, sizeof *l);
+	sr_handler h = { .ctx = l, .on_event = log_event, .on_start = log_start,
+	    .on_shutdown = log_shutdown, .on_batch_start = log_batch_start };
+	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq, .handler = h,
+	    .max_batch_size = max_batch };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	cr_assert_not_null(p);
+	cr_assert_eq(sr_sequence_get(sr_processor_sequence(p)), initial,
+	    "a processor starts at the sequencer's initial sequence");
+	l->self = p;
+	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
+	publish_values(&f, events); /* all there before the start: batches are deterministic */
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	cr_assert(wait_until_sequence(p, initial + events), "processor stuck");
+	cr_assert_eq(sr_processor_drain_and_halt(p), SR_OK);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_HALTED);
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+Test(processor, one_batch_ends_with_end_of_batch_and_one_sequence_update)
+{
+	hooks_log l;
+	run_batches(0, 10, &l, -1);
+	cr_assert_eq(l.events, 10);
+	cr_assert_eq(l.batches, 1, "10 available events, unbounded batch: one batch, got %d", l.batches);
+	cr_assert_eq(l.batch_size[0], 10);
+	cr_assert_eq(l.queue_depth[0], 10);
+	for (int i = 0; i < 10; i++) {
+		cr_assert_eq(l.seen[i], i, "event %d: %lld", i, (long long)l.seen[i]);
+		cr_assert_eq(l.eob[i], i == 9, "end_of_batch at %d is %d", i, l.eob[i]);
+		cr_assert_eq(l.seq_during[i], -1, "the sequence moved mid-batch, at %d", i);
+	}
+	cr_assert_eq(l.starts, 1);
+	cr_assert_eq(l.shutdowns, 1);
+	cr_assert_lt(l.started_at, l.event_order_first, "on_start runs before any event");
+	cr_assert_gt(l.shutdown_at, l.event_order_first, "on_shutdown runs last");
+}
+
+Test(processor, max_batch_size_splits_batches)
+{
+	hooks_log l;
+	run_batches(4, 10, &l, -1);
+	cr_assert_eq(l.events, 10);
+	cr_assert_eq(l.batches, 3, "10 events in batches of at most 4: %d batches", l.batches);
+	int64_t sizes[] = { 4, 4, 2 }, depths[] = { 10, 6, 2 };
+	for (int b = 0; b < 3; b++) {
+		cr_assert_eq(l.batch_size[b], sizes[b], "batch %d size %lld", b, (long long)l.batch_size[b]);
+		cr_assert_eq(l.queue_depth[b], depths[b], "batch %d depth %lld", b, (long long)l.queue_depth[b]);
+	}
+	for (int i = 0; i < 10; i++) {
+		cr_assert_eq(l.seen[i], i);
+		cr_assert_eq(l.eob[i], i == 3 || i == 7 || i == 9, "end_of_batch at %d is %d", i, l.eob[i]);
+		/* The sequence is updated once per batch: to the previous batch's end. */
+		int64_t expect = i < 4 ? -1 : i < 8 ? 3 : 7;
+		cr_assert_eq(l.seq_during[i], expect, "event %d saw the sequence at %lld", i,
+		    (long long)l.seq_during[i]);
+	}
+
+	run_batches(1, 5, &l, -1);
+	cr_assert_eq(l.batches, 5);
+	for (int i = 0; i < 5; i++) {
+		cr_assert(l.eob[i], "batch size 1: every event ends its batch");
+		cr_assert_eq(l.seq_during[i], i - 1);
+	}
+}
+
+Test(processor, batches_near_2_pow_62)
+{
+	hooks_log l;
+	int64_t start = (INT64_C(1) << 62) - 5;
+	run_batches(4, 10, &l, start);
+	cr_assert_eq(l.events, 10);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(l.seen[i], start + 1 + i, "event %d: %lld", i, (long long)l.seen[i]);
+	cr_assert(l.eob[3] && l.eob[7] && l.eob[9]);
+}
+
+typedef struct runner {
+	sr_processor *p;
+	int rc;
+	atomic_int done;
+} runner;
+
+static void *
+run_in_thread(void *arg)
+{
+	runner *r = arg;
+	r->rc = sr_processor_run(r->p);
+	atomic_store(&r->done, 1);
+	return NULL;
+}
+
+Test(processor, start_twice_and_other_state_errors, .timeout = 30)
+{
+	fixture f = make(8, SR_PRODUCER_SINGLE, "block", -1);
+	hooks_log l;
+	memset(&l, 0, sizeof l);
+	sr_handler h = { .ctx = &l, .on_event = log_event, .on_start = log_start, .on_shutdown = log_shutdown };
+	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq, .handler = h };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	l.self = p;
+	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
+	sr_error err;
+
+	cr_assert_eq(sr_processor_start(NULL, &err), SR_EINVAL);
+	cr_assert_eq(sr_processor_run(NULL), SR_EINVAL);
+	cr_assert_eq(sr_processor_join(NULL), SR_EINVAL);
+	cr_assert_eq(sr_processor_drain_and_halt(NULL), SR_EINVAL);
+	sr_processor_halt(NULL);
+	cr_assert_eq(sr_processor_join(p), SR_ESTATE, "join before start");
+	cr_assert_eq(sr_processor_drain_and_halt(p), SR_ESTATE, "drain before start");
+
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "%s", err.message);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_RUNNING);
+	sr_error_clear(&err);
+	cr_assert_eq(sr_processor_start(p, &err), SR_ESTATE, "start twice");
+	cr_assert_eq(err.code, SR_ESTATE);
+	cr_assert(strstr(err.message, "already started") != NULL, "%s", err.message);
+	cr_assert_eq(sr_processor_run(p), SR_ESTATE, "run while started");
+
+	publish_values(&f, 3);
+	cr_assert(wait_until_sequence(p, 2));
+	sr_processor_halt(p);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_HALTED);
+	cr_assert_eq(l.events, 3);
+	cr_assert_eq(l.starts, 1);
+	cr_assert_eq(l.shutdowns, 1);
+	cr_assert_eq(sr_processor_join(p), SR_ESTATE, "join twice");
+	cr_assert_eq(sr_processor_start(p, &err), SR_ESTATE, "a halted processor is not restarted");
+	cr_assert_eq(sr_processor_run(p), SR_ESTATE);
+	cr_assert_eq(sr_processor_drain_and_halt(p), SR_ESTATE, "drain of a halted processor");
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+Test(processor, run_in_the_calling_thread, .timeout = 30)
+{
+	fixture f = make(8, SR_PRODUCER_MULTI, "liteblock", -1);
+	hooks_log l;
+	memset(&l, 0, sizeof l);
+	sr_handler h = { .ctx = &l, .on_event = log_event, .on_start = log_start, .on_shutdown = log_shutdown };
+	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq, .handler = h };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	l.self = p;
+	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
+	runner r = { .p = p };
+	atomic_init(&r.done, 0);
+	pthread_t th;
+	pthread_create(&th, NULL, run_in_thread, &r);
+	while (sr_processor_state_get(p) != SR_PROCESSOR_RUNNING)
+		sched_yield();
+	cr_assert_eq(sr_processor_run(p), SR_ESTATE, "run twice");
+	cr_assert_eq(sr_processor_start(p, NULL), SR_ESTATE, "start while running");
+	publish_values(&f, 20);
+	cr_assert(wait_until_sequence(p, 19));
+	cr_assert_eq(sr_processor_drain_and_halt(p), SR_OK);
+	pthread_join(th, NULL);
+	cr_assert_eq(r.rc, SR_OK);
+	cr_assert_eq(l.events, 20);
+	cr_assert_eq(sr_processor_join(p), SR_ESTATE, "run made no thread to join");
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_HALTED);
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+/* ---- halt --------------------------------------------------------------- */
+
+Test(processor, halt_while_waiting_in_every_strategy, .timeout = 60)
+{
+	for (int k = 0; k < SC_STRATEGY_COUNT; k++) {
+		for (int m = 0; m < 2; m++) {
+			enum sr_producer_mode mode = m ? SR_PRODUCER_MULTI : SR_PRODUCER_SINGLE;
+			sc_result r = sc_halt_while_waiting_best_of(sc_strategies[k], mode, 100 * SC_MS, 3);
+			cr_assert(r.ok, "%s: %s", sc_strategies[k], r.message);
+			cr_assert_eq(r.n[0], 1, "on_start calls");
+			cr_assert_eq(r.n[1], 1, "on_shutdown calls");
+			cr_assert_eq(r.events, 0);
+			cr_assert_lt(r.max_latency_ns, 100 * SC_MS, "%s: halt took %.1f ms", sc_strategies[k],
+			    (double)r.max_latency_ns / 1e6);
+		}
+	}
+}
+
+typedef struct gated {
+	atomic_int open;
+	atomic_int entered;
+	int64_t handled;
+	int64_t last;
+} gated;
+
+static int
+gated_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	(void)slot; (void)eob;
+	gated *g = ctx;
+	atomic_store(&g->entered, 1);
+	while (!atomic_load(&g->open))
+		sc_sleep_ns(100 * 1000);
+	g->handled++;
+	g->last = s;
+	return 0;
+}
+
+Test(processor, halt_finishes_the_current_batch_and_takes_no_more, .timeout = 30)
+{
+	fixture f = make(64, SR_PRODUCER_SINGLE, "block", -1);
+	gated g = { .last = -1 };
+	atomic_init(&g.open, 0);
+	atomic_init(&g.entered, 0);
+	sr_handler h = { .ctx = &g, .on_event = gated_event };
+	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq, .handler = h, .max_batch_size = 10 };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
+	publish_values(&f, 50);
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	while (!atomic_load(&g.entered))
+		sched_yield();
+	sr_processor_halt(p); /* inside the batch 0..9 */
+	atomic_store(&g.open, 1);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(g.handled, 10, "halt mid-batch: the batch of 10 completes, then it stops (%lld)",
+	    (long long)g.handled);
+	cr_assert_eq(g.last, 9);
+	cr_assert_eq(sr_sequence_get(sr_processor_sequence(p)), 9);
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+/* ---- drain then halt ------------------------------------------------------ */
+
+Test(processor, drain_and_halt_handles_everything_published_before_it, .timeout = 60)
+{
+	const char *waits[] = { "block", "liteblock", "yield", "timeout" };
+	for (int w = 0; w < 4; w++) {
+		sc_result r = sc_drain(SR_PRODUCER_SINGLE, 1, 20000, waits[w]);
+		cr_assert(r.ok, "SP %s: %s", waits[w], r.message);
+		cr_assert_eq(r.events, 20000);
+		r = sc_drain(SR_PRODUCER_MULTI, 3, 5000, waits[w]);
+		cr_assert(r.ok, "MP %s: %s", waits[w], r.message);
+		cr_assert_eq(r.events, 15000);
+	}
+}
+
+/* ---- handler errors -------------------------------------------------------- */
+
+typedef struct failing {
+	int64_t fail_at[4];
+	int nfail;
+	int error;
+	enum sr_error_action action;
+	int64_t events;
+	int64_t last;
+	int errors;
+	int64_t err_seq[8];
+	int err_code[8];
+	bool err_slot_ok[8];
+	sr_ring *ring;
+	atomic_int shutdown;
+} failing;
+
+static int
+failing_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	(void)slot; (void)eob;
+	failing *f = ctx;
+	f->events++;
+	f->last = s;
+	for (int i = 0; i < f->nfail; i++)
+		if (f->fail_at[i] == s)
+			return f->error;
+	return 0;
+}
+
+static enum sr_error_action
+failing_on_error(void *ctx, int error, int64_t s, void *slot)
+{
+	failing *f = ctx;
+	if (f->errors < 8) {
+		f->err_seq[f->errors] = s;
+		f->err_code[f->errors] = error;
+		f->err_slot_ok[f->errors] = slot == sr_ring_slot(f->ring, s) && *(int64_t *)slot == s;
+	}
+	f->errors++;
+	return f->action;
+}
+
+static void
+failing_shutdown(void *ctx)
+{
+	failing *f = ctx;
+	atomic_store(&f->shutdown, 1);
+}
+
+static sr_processor *
+failing_processor(fixture *fx, failing *f, bool with_on_error)
+{
+	f->ring = fx->ring;
+	f->last = -1;
+	atomic_init(&f->shutdown, 0);
+	sr_handler h = { .ctx = f, .on_event = failing_event, .on_shutdown = failing_shutdown,
+	    .on_error = with_on_error ? failing_on_error : NULL };
+	sr_processor_config c = { .ring = fx->ring, .sequencer = fx->seq, .handler = h };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	cr_assert_not_null(p);
+	sr_sequencer_add_gating(fx->seq, sr_processor_sequence(p));
+	return p;
+}
+
+Test(processor, handler_errors_skip_and_continue, .timeout = 30)
+{
+	fixture fx = make(16, SR_PRODUCER_SINGLE, "block", -1);
+	failing f = { .fail_at = { 3, 7 }, .nfail = 2, .error = 5, .action = SR_ERROR_SKIP };
+	sr_processor *p = failing_processor(&fx, &f, true);
+	publish_values(&fx, 10);
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	cr_assert(wait_until_sequence(p, 9), "SKIP: the processor did not go on past the errors");
+	/* Still running: more events are handled. */
+	publish_values(&fx, 2);
+	cr_assert(wait_until_sequence(p, 11));
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_RUNNING);
+	cr_assert_eq(sr_processor_drain_and_halt(p), SR_OK);
+	sr_processor_join(p);
+	cr_assert_eq(f.events, 12);
+	cr_assert_eq(f.errors, 2);
+	cr_assert_eq(f.err_seq[0], 3);
+	cr_assert_eq(f.err_seq[1], 7);
+	cr_assert_eq(f.err_code[0], 5, "on_error gets the handler's error");
+	cr_assert(f.err_slot_ok[0] && f.err_slot_ok[1], "on_error gets the failing event's slot");
+	sr_processor_destroy(p);
+	unmake(&fx);
+}
+
+Test(processor, handler_error_halt_stops_the_processor, .timeout = 30)
+{
+	fixture fx = make(16, SR_PRODUCER_SINGLE, "liteblock", -1);
+	failing f = { .fail_at = { 3 }, .nfail = 1, .error = SR_EIO, .action = SR_ERROR_HALT };
+	sr_processor *p = failing_processor(&fx, &f, true);
+	publish_values(&fx, 10);
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	int64_t until = sc_now() + 10 * SC_S;
+	while (sr_processor_state_get(p) != SR_PROCESSOR_HALTED && sc_now() < until)
+		sc_sleep_ns(100 * 1000);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_HALTED, "HALT did not stop the processor");
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(f.events, 4, "events after the failing one were handled (%lld)", (long long)f.events);
+	cr_assert_eq(f.last, 3);
+	cr_assert_eq(f.errors, 1);
+	cr_assert_eq(f.err_seq[0], 3);
+	cr_assert_eq(f.err_code[0], SR_EIO);
+	cr_assert_eq(sr_sequence_get(sr_processor_sequence(p)), 3,
+	    "the failing event counts as handled, the rest do not");
+	cr_assert(atomic_load(&f.shutdown), "on_shutdown runs after an error halt");
+	cr_assert_eq(sr_sequencer_remaining_capacity(fx.seq), 16 - (9 - 3));
+	sr_processor_destroy(p);
+	unmake(&fx);
+	SC_ASSERT_NO_LEAKS();
+}
+
+Test(processor, default_error_handler_prints_and_continues, .timeout = 30)
+{
+	char path[] = "/tmp/seqring_stderr_XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+
+	fixture fx = make(16, SR_PRODUCER_SINGLE, "block", -1);
+	failing f = { .fail_at = { 3 }, .nfail = 1, .error = SR_EIO };
+	sr_processor *p = failing_processor(&fx, &f, false);
+	publish_values(&fx, 10);
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	bool done = wait_until_sequence(p, 9);
+	sr_processor_drain_and_halt(p);
+	sr_processor_join(p);
+
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	char text[1024] = { 0 };
+	ssize_t n = pread(fd, text, sizeof text - 1, 0);
+	close(fd);
+	unlink(path);
+	cr_assert(done, "the default handler did not continue past the error");
+	cr_assert_gt(n, 0, "nothing printed to stderr");
+	cr_assert(strstr(text, "failed with -8 (write error) at sequence 3") != NULL,
+	    "stderr: \"%s\"", text);
+	cr_assert(strstr(text, "skipping") != NULL, "stderr: \"%s\"", text);
+	cr_assert_eq(f.events, 10);
+	sr_processor_destroy(p);
+	unmake(&fx);
+}
+
+/* ---- consumer graphs ------------------------------------------------------ */
+
+Test(processor, pipeline_a_b_c, .timeout = 60)
+{
+	sc_result r = sc_graph(SC_PIPELINE, SR_PRODUCER_SINGLE, 1, 100000, 64, "liteblock", 0, -1);
+	cr_assert(r.ok, "SP: %s", r.message);
+	cr_assert_eq(r.events, 100000);
+	cr_assert_gt(r.n[0], 0, "no slot reuse was verified");
+	r = sc_graph(SC_PIPELINE, SR_PRODUCER_MULTI, 3, 20000, 16, "block", 4, -1);
+	cr_assert(r.ok, "MP: %s", r.message);
+	cr_assert_eq(r.events, 60000);
+	r = sc_graph(SC_PIPELINE, SR_PRODUCER_SINGLE, 1, 20000, 8, "yield", 3, (INT64_C(1) << 62) - 50);
+	cr_assert(r.ok, "near 2^62: %s", r.message);
+	SC_ASSERT_NO_LEAKS();
+}
+
+Test(processor, diamond_a_then_b_and_c_then_d, .timeout = 60)
+{
+	sc_result r = sc_graph(SC_DIAMOND, SR_PRODUCER_SINGLE, 1, 100000, 64, "liteblock", 0, -1);
+	cr_assert(r.ok, "SP: %s", r.message);
+	cr_assert_eq(r.events, 100000);
+	cr_assert_gt(r.n[0], 0, "no slot reuse was verified");
+	r = sc_graph(SC_DIAMOND, SR_PRODUCER_MULTI, 3, 20000, 16, "timeout", 5, -1);
+	cr_assert(r.ok, "MP: %s", r.message);
+	cr_assert_eq(r.events, 60000);
+	r = sc_graph(SC_DIAMOND, SR_PRODUCER_MULTI, 2, 10000, 8, "phased", 0, (INT64_C(1) << 62) - 50);
+	cr_assert(r.ok, "near 2^62: %s", r.message);
+	SC_ASSERT_NO_LEAKS();
+}
+
+/* ---- the multi-producer figure of the issue --------------------------------- */
+
+Test(processor, four_producers_a_million_each_exactly_once_in_order, .timeout = 120)
+{
+	sc_mp_params p = {
+		.producers = 4, .per_producer = 1000000, .ring_size = 1024, .wait = "liteblock",
+		.synchronize = true, .max_claim = 1, .initial_sequence = -1, .seed = 3,
+	};
+	sc_result r = sc_multi_producer(&p);
+	cr_assert(r.ok, "%s", r.message);
+	cr_assert_eq(r.events, 4000000);
+	cr_assert_eq(r.n[0], 3999999);
+}
+
+Test(processor, multi_producer_with_claim_n_and_publish_range, .timeout = 60)
+{
+	sc_mp_params p = {
+		.producers = 4, .per_producer = 50000, .ring_size = 32, .wait = "block",
+		.synchronize = false, .max_claim = 4, .initial_sequence = -1, .seed = 4,
+	};
+	sc_result r = sc_multi_producer(&p);
+	cr_assert(r.ok, "%s", r.message);
+	cr_assert_eq(r.events, 200000);
+}
