@@ -1,0 +1,220 @@
+/*
+ * stalled_reader.c: what a reader that stops reading does to the program.
+ * The request loop of reader_speed_limit (N threads, ~2 us of work and five
+ * log messages per request) runs with a reader that keeps up, then the reader
+ * is stopped (SIGSTOP: a stuck terminal, a log shipper that hangs) for 5 s and
+ * continued.  The pipe (64 KiB) and the ring (4,096 slots) fill within
+ * milliseconds; then, with the block policy, every thread waits in its next
+ * log call until the reader comes back, and with drop they carry on and the
+ * messages are thrown away and counted.
+ *
+ * Completions are counted in 10 ms buckets: an empty quarter-second interval
+ * is 25 empty buckets in a row, aligned on the run's start.
+ *
+ * Run: stalled_reader [--quick] [--threads N] [--pause S] [--rate MIB_PER_S]
+ */
+#include "request_loop.h"
+
+#define BUCKET_NS (10 * 1000 * 1000)
+#define QUARTER (250 * 1000 * 1000 / BUCKET_NS)
+
+struct result {
+	uint64_t during_pause;      /* requests completed while the reader was stopped */
+	int empty_quarters;         /* quarter-second intervals with no completed request */
+	int quarters;               /* quarter-second intervals in the run */
+	double longest_gap_ms;      /* longest run of empty buckets */
+	double slowest_ms;
+	double recovery_ms;         /* resume -> the end of the first bucket at half the earlier rate */
+	uint64_t dropped;
+};
+
+static int threads = 4;
+static double before_s = 1, pause_s = 5, after_s = 2, rate_mib = 0;
+static int64_t work_iters;
+
+static void
+analyse(const int64_t *b, int64_t nb, int64_t pause_b, int64_t resume_b, int64_t resumed_ns,
+    struct result *r)
+{
+	/* The earlier rate: the second half of the time before the pause (past the start-up). */
+	int64_t from = pause_b / 2, sum = 0;
+	for (int64_t k = from; k < pause_b; k++)
+		sum += b[k];
+	double mean = pause_b > from ? (double)sum / (double)(pause_b - from) : 0;
+	r->recovery_ms = -1;
+	for (int64_t k = resume_b; k < nb; k++) {
+		if ((double)b[k] >= mean / 2 && b[k] > 0) {
+			r->recovery_ms = (double)((k + 1) * BUCKET_NS - resumed_ns) / 1e6;
+			break;
+		}
+	}
+	r->during_pause = 0;
+	for (int64_t k = pause_b; k < resume_b; k++)
+		r->during_pause += (uint64_t)b[k];
+	r->quarters = (int)(nb / QUARTER);
+	r->empty_quarters = 0;
+	for (int q = 0; q < r->quarters; q++) {
+		int64_t n = 0;
+		for (int64_t k = (int64_t)q * QUARTER; k < (int64_t)(q + 1) * QUARTER; k++)
+			n += b[k];
+		r->empty_quarters += n == 0;
+	}
+	int64_t run = 0, longest = 0;
+	for (int64_t k = 0; k < nb; k++) {
+		run = b[k] == 0 ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	r->longest_gap_ms = (double)longest * BUCKET_NS / 1e6;
+}
+
+static int
+run(sr_log_full_policy policy, struct result *res)
+{
+	rl_reader reader;
+	if (rl_reader_start(&reader, rate_mib * 1024 * 1024) != 0)
+		return -1;
+	sr_sink_config sink = sr_sink_fd(reader.fd);
+	sink.close_fd = true;
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ring_slots = 4096;
+	c.full_policy = policy;
+	c.layout = SR_LOG_LAYOUT_MESSAGE;
+	c.sinks = &sink;
+	c.sink_count = 1;
+	sr_error err = { 0 };
+	sr_log *log = sr_log_open(&c, &err);
+	if (log == NULL) {
+		fprintf(stderr, "stalled_reader: sr_log_open: %s\n", err.message);
+		close(reader.fd);
+		rl_reader_wait(&reader);
+		return -1;
+	}
+	rl_load l;
+	memset(&l, 0, sizeof l);
+	l.log = log;
+	l.lines = RL_LINES_HTTPCLIENT;
+	l.threads = threads;
+	l.work_iters = work_iters;
+	l.t0_ns = rl_now_ns();
+	l.begin_ns = l.t0_ns;
+	/*
+	 * The workers run until told to stop; end_ns only bounds the buckets,
+	 * with a second to spare for a late wake-up of this thread on a busy
+	 * machine.
+	 */
+	l.end_ns = l.t0_ns + (int64_t)((before_s + pause_s + after_s + 1) * 1e9);
+	l.bucket_ns = BUCKET_NS;
+	l.nbuckets = (l.end_ns - l.t0_ns) / BUCKET_NS;
+	if (rl_start(&l) != 0) {
+		sr_log_close(&log);
+		rl_reader_wait(&reader);
+		return -1;
+	}
+	/*
+	 * The figures use the times the signals were actually sent: on a
+	 * loaded machine this thread may wake late, and the pause is then
+	 * later, not shorter.
+	 */
+	rl_sleep_until(l.t0_ns + (int64_t)(before_s * 1e9));
+	rl_reader_pause(&reader);
+	int64_t paused = rl_now_ns();
+	rl_sleep_until(paused + (int64_t)(pause_s * 1e9));
+	rl_reader_resume(&reader);
+	int64_t resumed = rl_now_ns();
+	rl_sleep_until(resumed + (int64_t)(after_s * 1e9));
+	sr_atomic_store_relaxed_i32(&l.stop, 1);
+	int64_t stopped = rl_now_ns();
+	rl_reader_unthrottle(&reader); /* a rate-limited reader would make the final drain slow */
+	rl_join(&l);
+	sr_log_flush(log);
+	sr_log_counters st;
+	sr_log_stats(log, &st);
+	sr_log_close(&log);
+	int rc = rl_reader_wait(&reader);
+	rl_totals tot;
+	rl_sum(&l, &tot);
+	int64_t *b = rl_buckets(&l);
+	if (b == NULL) {
+		fprintf(stderr, "stalled_reader: out of memory\n");
+		rl_free(&l);
+		return -1;
+	}
+	/* Buckets wholly inside the pause; the one the reader resumed in; the last whole one. */
+	int64_t pause_b = (paused - l.t0_ns + BUCKET_NS - 1) / BUCKET_NS;
+	int64_t resume_b = (resumed - l.t0_ns) / BUCKET_NS;
+	int64_t end_b = (stopped - l.t0_ns) / BUCKET_NS;
+	if (end_b > l.nbuckets)
+		end_b = l.nbuckets;
+	analyse(b, end_b, pause_b, resume_b, resumed - l.t0_ns, res);
+	free(b);
+	rl_free(&l);
+	res->slowest_ms = (double)tot.latency.max / 1e6;
+	res->dropped = st.dropped;
+	return rc;
+}
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: stalled_reader [--quick] [--threads N (1..64)] [--pause S (0.25..300, default 5)] "
+	    "[--rate MIB_PER_S (0 = as fast as it can, the default; up to 1000)]\n");
+	return 2;
+}
+
+int
+main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			before_s = 0.25;
+			pause_s = 0.75;
+			after_s = 0.25;
+		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+			if (!rl_parse_int(argv[++i], 1, 64, &threads))
+				return usage();
+		} else if (strcmp(argv[i], "--pause") == 0 && i + 1 < argc) {
+			if (!rl_parse_double(argv[++i], 0.25, 300, &pause_s))
+				return usage();
+		} else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
+			if (!rl_parse_double(argv[++i], 0, 1000, &rate_mib) || (rate_mib > 0 && rate_mib < 0.01))
+				return usage();
+		} else {
+			return usage();
+		}
+	}
+	work_iters = rl_calibrate_work(2000);
+
+	const sr_log_full_policy policies[] = { SR_LOG_FULL_BLOCK, SR_LOG_FULL_DROP };
+	struct result r[2];
+	for (int i = 0; i < 2; i++) {
+		if (run(policies[i], &r[i]) != 0) {
+			fprintf(stderr, "stalled_reader: the %s run failed\n", sr_log_full_policy_name(policies[i]));
+			return 1;
+		}
+	}
+
+	char rate[48] = "as fast as it can";
+	if (rate_mib > 0)
+		snprintf(rate, sizeof rate, "at %.2f MiB/s", rate_mib);
+	printf("%d threads; the reader reads %s, stops for %.2f s after %.2f s, then reads again for %.2f s.\n\n",
+	    threads, rate, pause_s, before_s, after_s);
+	printf("| policy | requests completed during the pause | empty quarter-second intervals | "
+	    "longest time with no request completed (ms) | slowest request (ms) | "
+	    "back to half speed after the reader resumed (ms) | messages dropped |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < 2; i++) {
+		char recovery[32] = "not within the run";
+		if (r[i].recovery_ms >= 0)
+			snprintf(recovery, sizeof recovery, "%.0f", r[i].recovery_ms);
+		printf("| %s | %" PRIu64 " | %d of %d | %.0f | %.1f | %s | %" PRIu64 " |\n",
+		    sr_log_full_policy_name(policies[i]), r[i].during_pause, r[i].empty_quarters,
+		    r[i].quarters, r[i].longest_gap_ms, r[i].slowest_ms, recovery, r[i].dropped);
+	}
+	printf("\nWith block no request completed in %d quarter-second intervals and the slowest took %.0f ms "
+	    "while the reader was stopped for %.2f s; with drop %" PRIu64 " requests completed during the "
+	    "pause and the slowest took %.1f ms, at the cost of %" PRIu64 " messages thrown away.\n",
+	    r[0].empty_quarters, r[0].slowest_ms, pause_s, r[1].during_pause, r[1].slowest_ms, r[1].dropped);
+	return 0;
+}
