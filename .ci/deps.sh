@@ -6,7 +6,7 @@ set -euo pipefail
 
 [ "${SEQRING_SKIP_DEPS:-0}" = 1 ] && exit 0
 
-packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin)
+packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin cppcheck clang-tidy)
 
 if ! command -v dpkg >/dev/null 2>&1; then
   echo "deps: dpkg not found, cannot check for: ${packages[*]}" >&2
