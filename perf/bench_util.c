@@ -1,0 +1,192 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "bench_util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+bool bench_quiet = false;
+
+int64_t
+bench_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double
+bench_median(double *v, int n)
+{
+	if (n <= 0)
+		return 0.0;
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+double
+bench_min(const double *v, int n)
+{
+	double m = n > 0 ? v[0] : 0.0;
+	for (int i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+double
+bench_max(const double *v, int n)
+{
+	double m = n > 0 ? v[0] : 0.0;
+	for (int i = 1; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+void
+bench_sort_i64(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_i64);
+}
+
+int64_t
+bench_percentile(const int64_t *sorted, size_t n, double p)
+{
+	if (n == 0)
+		return 0;
+	/* nearest rank: the smallest value with at least p% of samples at or below it */
+	double rank = p / 100.0 * (double)n;
+	size_t idx = (size_t)rank;
+	if ((double)idx < rank)
+		idx++;
+	if (idx == 0)
+		idx = 1;
+	if (idx > n)
+		idx = n;
+	return sorted[idx - 1];
+}
+
+bool
+bench_parse_count(const char *text, int64_t *out)
+{
+	if (text == NULL || *text == '\0')
+		return false;
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (errno != 0 || end == text)
+		return false;
+	double scale = 1;
+	if (*end == 'k' || *end == 'K')
+		scale = 1e3, end++;
+	else if (*end == 'm' || *end == 'M')
+		scale = 1e6, end++;
+	else if (*end == 'g' || *end == 'G')
+		scale = 1e9, end++;
+	if (*end != '\0')
+		return false;
+	v *= scale;
+	if (!(v >= 1) || v > 4e18)
+		return false;
+	*out = (int64_t)v;
+	return true;
+}
+
+bool
+bench_parse_seconds(const char *text, double *out)
+{
+	if (text == NULL || *text == '\0')
+		return false;
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (errno != 0 || end == text || *end != '\0' || !(v > 0) || v > 3600)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool
+bench_make_parent_dirs(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+	if (len >= sizeof buf)
+		return false;
+	memcpy(buf, path, len + 1);
+	char *slash = strrchr(buf, '/');
+	if (slash == NULL || slash == buf)
+		return true;
+	*slash = '\0';
+	for (char *p = buf + 1; *p != '\0'; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+				return false;
+			*p = '/';
+		}
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return false;
+	return true;
+}
+
+FILE *
+bench_open_output(const char *path)
+{
+	if (!bench_make_parent_dirs(path)) {
+		fprintf(stderr, "cannot create the directory of %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+const char *
+bench_fmt_rate(double v, char *buf, size_t size)
+{
+	if (v >= 1e9)
+		snprintf(buf, size, "%.2f G", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, size, "%.1f M", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, size, "%.1f k", v / 1e3);
+	else
+		snprintf(buf, size, "%.0f", v);
+	return buf;
+}
+
+void
+bench_progress(const char *fmt, ...)
+{
+	if (bench_quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}

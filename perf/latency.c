@@ -1,0 +1,1108 @@
+/*
+ * latency.c: perf/latency, the Log4j 2 manual's response-time test
+ * ("Response Time Latency", after its ResponseTimeTest) for seqring's logger.
+ *
+ * T threads each log at a fixed rate R for a set time.  Call i of a thread is
+ * due at start + i / R: the thread sleeps until shortly before (--spin-us,
+ * 50 us), spins until the due time, makes the call and records
+ *   service time  = return - actual start   (what the call cost)
+ *   response time = return - due time       (what a caller waiting for its
+ *                                            turn experienced)
+ * A stall therefore counts against every call it delays, not only the one it
+ * hit: the schedule does not wait for the logger, so there is no coordinated
+ * omission.  A thread that fell behind makes its overdue calls back to back
+ * (Log4j's pacer catches up at 3x the rate instead; either way each call is
+ * charged from its own due time).
+ *
+ * Details, each chosen for this 2-vCPU VM:
+ *   - The message is 64 characters, SR_INFO(cat, "%s", msg): Log4j's
+ *     ResponseTimeTest logs a 64-character string.  One ring slot each.
+ *   - The threads' schedules are spread evenly over one period (thread t's
+ *     first call is due t / (T x R) after the start), as independent callers
+ *     would be, rather than all due at the same instants.
+ *   - Warm-up: the first --warmup-seconds of the same schedule are not
+ *     recorded; the histograms' counters are touched before the start, so no
+ *     page fault lands in the timed loop.
+ *   - Timestamps: rdtsc, calibrated against CLOCK_MONOTONIC over 50 ms at
+ *     start, when the CPU reports an invariant TSC (constant_tsc and
+ *     nonstop_tsc) and the kernel lists tsc among its usable clocksources
+ *     (8 ns a read instead of 19 ns); else clock_gettime(CLOCK_MONOTONIC).
+ *     Some VMs (firecracker guests booted with tsc=unstable, say) offer
+ *     only kvm-clock: there the TSC of two vCPUs need not agree, and a
+ *     thread that moves between them would see time jump.  --clock chooses.
+ *   - Sleeping: nanosleep with the thread's timer slack set to 1 ns
+ *     (PR_SET_TIMERSLACK); the default 50 us slack would make every sleep
+ *     overshoot past the spin window.  How far a sleep overshoots depends on
+ *     the VM (a halted vCPU's wake-up costs 25 us on one of our machines,
+ *     60 us and more on another), so by default (--spin-us auto) the spin
+ *     window is the 99th percentile of 200 sleeps' overshoot measured at
+ *     start plus 10 us, at least 50 us, at most one period.
+ *   - Spinning: with more callers plus the consumer than CPUs, the spin
+ *     loop yields (sched_yield) instead of pausing, as Log4j's test switches
+ *     to its yielding idle strategy, so that spinning callers do not starve
+ *     the consumer or each other.
+ *   - The harness's own lateness is shown apart ("pacing" rows, Markdown
+ *     only): how late a call started although its thread was idle and on
+ *     time before it, i.e. sleep overshoot and preemption, not a logger
+ *     stall.  Response times below that level say more about the machine
+ *     than about the logger.
+ *   - Each thread records into its own two histograms (perf/hdr_histogram:
+ *     3 significant digits, 1 ns to an hour); they are merged after join.
+ *   - Every row gets a fresh logger (the logger's defaults apart from mode
+ *     and wait strategy) writing to a fresh file under --sink-dir; after the
+ *     run sr_log_flush, and the written count is checked.
+ *
+ * Data crosses threads only under the start gate's mutex and through
+ * pthread_join, both of which order memory: there are no atomics here.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "hdr_histogram.h"
+#include "sr_atomic.h"
+#include "sr_log.h"
+#include "sr_wait.h"
+
+#define PROG "latency"
+#define MAX_LIST 16
+#define MAX_WAITS 16
+#define MAX_VARIANTS (MAX_WAITS + 2)
+#define MAX_ROWS 128
+#define MAX_THREADS 256
+#define MAX_RATE 10000000
+#define MAX_MESSAGE_BYTES 60000
+#define ERR_MAX 512
+#define SINK_DIR_MAX 256
+#define PATH_BYTES (SINK_DIR_MAX + 160)
+/* The histograms cover 1 ns to an hour at 3 significant digits. */
+#define HIST_HIGHEST (INT64_C(3600) * 1000000000)
+#define HIST_DIGITS 3
+/* HdrHistogram's usual resolution of the percentile file. */
+#define DIST_TICKS_PER_HALF 5
+
+enum vkind { V_RING, V_QUEUE, V_SYNC, V_KIND_COUNT };
+static const char *const kind_names[V_KIND_COUNT] = { "ring", "queue", "sync" };
+
+typedef struct variant {
+	enum vkind kind;
+	char spec[256];   /* ring: the wait strategy handed to the logger */
+	char label[64];   /* the wait column ("none" for queue and sync) */
+} variant;
+
+typedef struct options {
+	int threads[MAX_LIST];
+	int nthreads;
+	int64_t rates[MAX_LIST];
+	int nrates;
+	bool want[V_KIND_COUNT];
+	variant waits[MAX_WAITS];
+	int nwaits;
+	double seconds;
+	double warmup_seconds;
+	int64_t message_bytes;
+	int64_t spin_ns;        /* -1: auto */
+	int64_t overshoot_ns;   /* auto: the measured p99 sleep overshoot */
+	int ncpus;
+	const char *sink_dir;
+	const char *out;
+	const char *dist_dir;
+	bool truncate;
+} options;
+
+typedef struct row {
+	const variant *v;
+	int threads;
+	int64_t rate;
+	bool ok;
+	int64_t spin_ns;        /* the spin window used */
+	bool yield_spin;
+	hdr_hist service, response;
+	hdr_hist pacing;        /* the harness's own lateness (Markdown only) */
+} row;
+
+/* ------------------------------------------------------------------ clock */
+
+/*
+ * Ticks: TSC cycles when use_tsc, else CLOCK_MONOTONIC nanoseconds.  Set
+ * once before any worker starts (and read by workers after the start gate's
+ * mutex, which orders them).
+ */
+static bool use_tsc;
+static double ns_per_tick = 1.0;
+
+static inline int64_t
+read_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+	/* Not serialising: a few ns of skew, far below the 3-digit precision at microseconds. */
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (int64_t)(((uint64_t)hi << 32) | lo);
+#else
+	return 0;
+#endif
+}
+
+static inline int64_t
+now_ticks(void)
+{
+	return use_tsc ? read_tsc() : bench_now_ns();
+}
+
+static inline int64_t
+ticks_to_ns(int64_t ticks)
+{
+	return use_tsc ? (int64_t)((double)ticks * ns_per_tick + 0.5) : ticks;
+}
+
+/* True when the CPU flags promise a TSC that ticks at one rate through frequency and idle states. */
+static bool
+tsc_is_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f == NULL)
+		return false;
+	char line[8192];
+	bool constant = false, nonstop = false;
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		constant = strstr(line, " constant_tsc") != NULL;
+		nonstop = strstr(line, " nonstop_tsc") != NULL;
+		break;
+	}
+	fclose(f);
+	return constant && nonstop;
+#else
+	return false;
+#endif
+}
+
+/* True when the kernel lists tsc as a usable clocksource (it drops a TSC it found unreliable). */
+static bool
+kernel_trusts_tsc(void)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/available_clocksource", "r");
+	if (f == NULL)
+		return false;
+	char line[512];
+	bool found = false;
+	if (fgets(line, sizeof line, f) != NULL) {
+		for (char *tok = strtok(line, " \n"); tok != NULL; tok = strtok(NULL, " \n"))
+			if (strcmp(tok, "tsc") == 0)
+				found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* ns per TSC tick over 50 ms of CLOCK_MONOTONIC; each end bracketed by two clock reads. */
+static double
+calibrate_tsc(void)
+{
+	int64_t m0a = bench_now_ns(), c0 = read_tsc(), m0b = bench_now_ns();
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	int64_t m1a = bench_now_ns(), c1 = read_tsc(), m1b = bench_now_ns();
+	double ns = (double)(m1a + m1b) / 2.0 - (double)(m0a + m0b) / 2.0;
+	return ns / (double)(c1 - c0);
+}
+
+/* ------------------------------------------------------------------ parsing */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: latency [options]\n"
+	    "  Log4j 2's response-time test for the logger: T threads each log R messages/s on a\n"
+	    "  fixed schedule; service and response time percentiles (no coordinated omission).\n"
+	    "  --threads LIST        thread counts (default 2,4)\n"
+	    "  --rate LIST           messages per second per thread (default 8000); every thread\n"
+	    "                        count runs with every rate\n"
+	    "  --modes LIST          ring,queue,sync or all (default all)\n"
+	    "  --wait LIST           the ring's wait strategies, comma-separated specs as\n"
+	    "                        sr_wait_config_parse takes them, 'default' (the logger's:\n"
+	    "                        %s)\n"
+	    "                        or 'all'; default: default\n"
+	    "  --seconds S           measured time per row (default 10)\n"
+	    "  --warmup-seconds S    unrecorded time on the same schedule before it (default 3; 0: none)\n"
+	    "  --message-bytes N     characters of the logged string (default 64, as Log4j's test)\n"
+	    "  --spin-us N|auto      spin (instead of sleeping) for the last N us before a call\n"
+	    "                        is due; auto (default): the p99 overshoot of 200 sleeps\n"
+	    "                        measured at start + 10 us, at least 50, at most one period\n"
+	    "  --clock NAME          auto (default: tsc when invariant), tsc or monotonic\n"
+	    "  --sink-dir DIR        where the log files go (default /tmp)\n"
+	    "  --out FILE            CSV, rows appended (default perf/results/latency.csv)\n"
+	    "  --dist-dir DIR        percentile distribution files, one per row and kind\n"
+	    "                        (default perf/results/)\n"
+	    "  --truncate            start the CSV afresh (header included)\n"
+	    "  --quick               1 thread at 1,000/s, 0.25 s measured after 0.05 s (for CTest)\n"
+	    "  --quiet               no progress on stderr\n",
+	    SR_LOG_DEFAULT_WAIT);
+}
+
+/* Splits a comma-separated list of counts into out (1 to max each). */
+static bool
+parse_counts(const char *flag, const char *list, int64_t *out, int *n, int64_t max, char *err)
+{
+	*n = 0;
+	const char *p = list;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char item[32];
+		int64_t v;
+		if (len == 0 || len >= sizeof item) {
+			snprintf(err, ERR_MAX, "%s '%.64s' is invalid: expected comma-separated counts from 1 "
+			    "to %" PRId64, flag, list, max);
+			return false;
+		}
+		memcpy(item, p, len);
+		item[len] = '\0';
+		if (!bench_parse_count(item, &v) || v > max) {
+			snprintf(err, ERR_MAX, "%s '%.64s': '%s' is invalid: expected a count from 1 to %" PRId64,
+			    flag, list, item, max);
+			return false;
+		}
+		if (*n == MAX_LIST) {
+			snprintf(err, ERR_MAX, "%s '%.64s': more than %d values", flag, list, MAX_LIST);
+			return false;
+		}
+		out[(*n)++] = v;
+		if (comma == NULL)
+			return true;
+		p = comma + 1;
+	}
+}
+
+static bool
+parse_modes(const char *list, options *o, char *err)
+{
+	bool all = strcmp(list, "all") == 0;
+	for (int k = 0; k < V_KIND_COUNT; k++)
+		o->want[k] = all;
+	if (all)
+		return true;
+	const char *p = list;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int k;
+		for (k = 0; k < V_KIND_COUNT; k++)
+			if (strlen(kind_names[k]) == len && strncmp(p, kind_names[k], len) == 0)
+				break;
+		if (k == V_KIND_COUNT) {
+			snprintf(err, ERR_MAX, "--modes '%.64s': '%.*s' is not a mode: expected ring, queue, "
+			    "sync or all", list, (int)(len > 32 ? 32 : len), p);
+			return false;
+		}
+		o->want[k] = true;
+		if (comma == NULL)
+			return true;
+		p = comma + 1;
+	}
+}
+
+/* Adds one wait spec (validated) with a label for the CSV's wait column. */
+static bool
+add_wait(options *o, const char *token, char *err)
+{
+	if (o->nwaits == MAX_WAITS) {
+		snprintf(err, ERR_MAX, "--wait: more than %d strategies", MAX_WAITS);
+		return false;
+	}
+	bool is_default = strcmp(token, "default") == 0;
+	const char *spec = is_default ? SR_LOG_DEFAULT_WAIT : token;
+	sr_wait_config wc;
+	sr_error e;
+	if (sr_wait_config_parse(spec, &wc, &e) != SR_OK) {
+		snprintf(err, ERR_MAX, "--wait '%.200s' is invalid: %s", token, e.message);
+		return false;
+	}
+	variant *v = &o->waits[o->nwaits];
+	memset(v, 0, sizeof *v);
+	v->kind = V_RING;
+	if (strlen(spec) >= sizeof v->spec) {
+		snprintf(err, ERR_MAX, "--wait '%.64s...' is too long: at most %zu characters", token,
+		    sizeof v->spec - 1);
+		return false;
+	}
+	strcpy(v->spec, spec);
+	/*
+	 * The logger's default and bare names are labelled by their kind
+	 * ("phased"); a spec with parameters keeps them, with ';' for ',' so
+	 * that the CSV column stays one field.
+	 */
+	if (is_default || strchr(token, ':') == NULL) {
+		snprintf(v->label, sizeof v->label, "%s", sr_wait_kind_name(wc.kind));
+	} else {
+		snprintf(v->label, sizeof v->label, "%.60s", token);
+		for (char *c = v->label; *c != '\0'; c++)
+			if (*c == ',')
+				*c = ';';
+	}
+	/* Two strategies with one label (default and "phased", say) would be confused in the CSV. */
+	for (int i = 0; i < o->nwaits; i++) {
+		if (strcmp(o->waits[i].label, v->label) == 0) {
+			size_t used = strlen(v->label);
+			snprintf(v->label + used, sizeof v->label - used, "#%d", o->nwaits + 1);
+			break;
+		}
+	}
+	o->nwaits++;
+	return true;
+}
+
+/*
+ * Splits a --wait list at commas, except that a piece with '=' and no ':'
+ * continues the previous spec: "default,phased:spin=5us,yield=50us" is two
+ * strategies.
+ */
+static bool
+parse_waits(const char *list, options *o, char *err)
+{
+	o->nwaits = 0;
+	if (strcmp(list, "all") == 0) {
+		for (int k = 0; k < SR_WAIT_KIND_COUNT; k++)
+			if (!add_wait(o, sr_wait_kind_name((enum sr_wait_kind)k), err))
+				return false;
+		return true;
+	}
+	char spec[256] = "";
+	const char *p = list;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		bool continues = spec[0] != '\0' && memchr(p, '=', len) != NULL && memchr(p, ':', len) == NULL;
+		if (!continues && spec[0] != '\0') {
+			if (!add_wait(o, spec, err))
+				return false;
+			spec[0] = '\0';
+		}
+		size_t used = strlen(spec);
+		if (len == 0 || used + len + 2 > sizeof spec) {
+			snprintf(err, ERR_MAX, "--wait '%.64s' is invalid: %s", list,
+			    len == 0 ? "an empty strategy" : "a strategy longer than 254 characters");
+			return false;
+		}
+		if (continues)
+			spec[used++] = ',';
+		memcpy(spec + used, p, len);
+		spec[used + len] = '\0';
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	return add_wait(o, spec, err);
+}
+
+/* Seconds, 0 allowed when zero_ok. */
+static bool
+parse_seconds0(const char *text, bool zero_ok, double *out)
+{
+	if (zero_ok && strcmp(text, "0") == 0) {
+		*out = 0;
+		return true;
+	}
+	return bench_parse_seconds(text, out);
+}
+
+/* ------------------------------------------------------------------ one row */
+
+/* The start line: see throughput.c; main also publishes the schedule's start under its mutex. */
+typedef struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int ready;
+	bool open;
+	bool abort;
+	int64_t start_tick;   /* the schedule's origin, set by main before opening */
+} gate;
+
+typedef struct worker {
+	pthread_t thread;
+	int index;
+	int nthreads;
+	int64_t calls;         /* warm-up and measured */
+	int64_t warm_calls;    /* the first warm_calls are not recorded */
+	double period_ticks;
+	int64_t spin_ticks;
+	bool yield_spin;       /* more runnable threads than CPUs: yield while spinning */
+	sr_category *cat;
+	const char *msg;
+	gate *start;
+	/* Written by the worker, read by main after pthread_join (which orders them). */
+	hdr_hist service, response, pacing;
+	int64_t late_max_ns;   /* the latest actual start after a due time (harness + logger) */
+} worker;
+
+static void
+sleep_ns(int64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+	nanosleep(&ts, NULL);
+}
+
+static void *
+worker_main(void *arg)
+{
+	worker *w = arg;
+	char name[16];
+	snprintf(name, sizeof name, "lat-%03d", w->index % 1000);
+	sr_log_thread_name(name);
+	/* Sleep to within ~25 us instead of ~88 us (the default slack is 50 us). */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+
+	gate *g = w->start;
+	pthread_mutex_lock(&g->lock);
+	g->ready++;
+	pthread_cond_broadcast(&g->cond);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	bool abort_run = g->abort;
+	int64_t origin = g->start_tick;
+	pthread_mutex_unlock(&g->lock);
+	if (abort_run)
+		return NULL;
+
+	/* Spread the threads' schedules evenly over one period. */
+	double first = (double)origin + w->period_ticks * (double)w->index / (double)w->nthreads;
+	for (int64_t i = 0; i < w->calls; i++) {
+		int64_t due = (int64_t)(first + (double)i * w->period_ticks);
+		int64_t now = now_ticks();
+		/* On time: any lateness of this call is the harness's (sleep overshoot, preemption). */
+		bool on_time = now < due;
+		while (now < due) {
+			int64_t left = due - now;
+			if (left > w->spin_ticks)
+				sleep_ns(ticks_to_ns(left - w->spin_ticks));
+			else if (w->yield_spin)
+				sched_yield();
+			else
+				sr_atomic_pause();
+			now = now_ticks();
+		}
+		int64_t t0 = now;
+		SR_INFO(w->cat, "%s", w->msg);
+		int64_t t1 = now_ticks();
+		if (i >= w->warm_calls) {
+			hdr_hist_record(&w->service, ticks_to_ns(t1 - t0));
+			hdr_hist_record(&w->response, ticks_to_ns(t1 - due));
+			int64_t late = ticks_to_ns(t0 - due);
+			if (on_time)
+				hdr_hist_record(&w->pacing, late);
+			if (late > w->late_max_ns)
+				w->late_max_ns = late;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The 99th percentile of how far 200 nanosleeps of 100 us overshoot, with
+ * the timer slack at 1 ns as the workers have it (about 30 ms).
+ */
+static int64_t
+measure_sleep_overshoot(void)
+{
+	enum { N = 200, REQUEST_NS = 100000 };
+	int64_t v[N];
+	int old = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	for (int i = 0; i < N; i++) {
+		int64_t t0 = bench_now_ns();
+		sleep_ns(REQUEST_NS);
+		v[i] = bench_now_ns() - t0 - REQUEST_NS;
+	}
+	if (old > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0UL, 0UL, 0UL);
+	bench_sort_i64(v, N);
+	return bench_percentile(v, N, 99);
+}
+
+static int64_t
+file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
+static bool
+run_row(const options *o, row *r, const char *msg, int64_t *late_max_ns, char *err)
+{
+	const variant *v = r->v;
+	char path[PATH_BYTES];
+	snprintf(path, sizeof path, "%s/seqring-latency-%ld.log", o->sink_dir, (long)getpid());
+	unlink(path);
+	sr_sink_config sink = sr_sink_file(path);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.mode = v->kind == V_RING ? SR_LOG_MODE_RING : v->kind == V_QUEUE ? SR_LOG_MODE_QUEUE
+	    : SR_LOG_MODE_SYNC;
+	if (v->kind == V_RING)
+		c.wait_strategy = v->spec;
+	if ((size_t)o->message_bytes + 256 > c.max_message_bytes)
+		c.max_message_bytes = (size_t)o->message_bytes + 256;
+	if ((size_t)o->message_bytes + 1024 > c.max_line_bytes)
+		c.max_line_bytes = (size_t)o->message_bytes + 1024;
+	c.sinks = &sink;
+	c.sink_count = 1;
+	sr_error e;
+	sr_log *log = sr_log_open(&c, &e);
+	if (log == NULL) {
+		snprintf(err, ERR_MAX, "%s/%s: sr_log_open failed: %s", kind_names[v->kind], v->label, e.message);
+		return false;
+	}
+	sr_category *cat = sr_log_category(log, "bench.latency");
+
+	int threads = r->threads;
+	int64_t warm = (int64_t)(o->warmup_seconds * (double)r->rate);
+	int64_t measured = (int64_t)(o->seconds * (double)r->rate);
+	if (measured < 1)
+		measured = 1;
+	double ticks_per_sec = 1e9 / ns_per_tick;
+	bool ok = false;
+	int created = 0;
+	gate start = { .ready = 0, .open = false, .abort = false, .start_tick = 0 };
+	pthread_mutex_init(&start.lock, NULL);
+	pthread_cond_init(&start.cond, NULL);
+	worker *w = calloc((size_t)threads, sizeof *w);
+	if (w == NULL) {
+		snprintf(err, ERR_MAX, "out of memory for %d threads", threads);
+		goto out;
+	}
+	for (int t = 0; t < threads; t++) {
+		sr_error he;
+		if (hdr_hist_init(&w[t].service, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK ||
+		    hdr_hist_init(&w[t].response, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK ||
+		    hdr_hist_init(&w[t].pacing, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK) {
+			snprintf(err, ERR_MAX, "%s", he.message);
+			goto out;
+		}
+		/* Touch every counter page now: a page fault in the timed loop would delay the next call. */
+		hdr_hist_reset(&w[t].service);
+		hdr_hist_reset(&w[t].response);
+		hdr_hist_reset(&w[t].pacing);
+	}
+	for (int t = 0; t < threads; t++) {
+		w[t].index = t;
+		w[t].nthreads = threads;
+		w[t].calls = warm + measured;
+		w[t].warm_calls = warm;
+		w[t].period_ticks = ticks_per_sec / (double)r->rate;
+		w[t].spin_ticks = (int64_t)((double)r->spin_ns / ns_per_tick);
+		w[t].yield_spin = r->yield_spin;
+		w[t].cat = cat;
+		w[t].msg = msg;
+		w[t].start = &start;
+		int rc = pthread_create(&w[t].thread, NULL, worker_main, &w[t]);
+		if (rc != 0) {
+			snprintf(err, ERR_MAX, "cannot start thread %d of %d: %s", t + 1, threads, strerror(rc));
+			break;
+		}
+		created++;
+	}
+	pthread_mutex_lock(&start.lock);
+	while (start.ready < created)
+		pthread_cond_wait(&start.cond, &start.lock);
+	/* 2 ms ahead, so that every thread is awake and waiting when the first call is due. */
+	start.start_tick = now_ticks() + (int64_t)(2e6 / ns_per_tick);
+	start.open = true;
+	start.abort = created < threads;
+	pthread_cond_broadcast(&start.cond);
+	pthread_mutex_unlock(&start.lock);
+	for (int t = 0; t < created; t++)
+		pthread_join(w[t].thread, NULL);
+	if (created < threads)
+		goto out;
+
+	int rc = sr_log_flush(log);
+	if (rc != SR_OK) {
+		snprintf(err, ERR_MAX, "%s/%s: sr_log_flush after the run failed: %s", kind_names[v->kind],
+		    v->label, sr_strerror(rc));
+		goto out;
+	}
+	sr_log_counters st;
+	sr_log_stats(log, &st);
+	int64_t calls = (warm + measured) * threads;
+	if ((int64_t)st.written != calls || st.dropped != 0 || st.sink_errors != 0 || file_size(path) <= 0) {
+		snprintf(err, ERR_MAX, "%s/%s %dx%" PRId64 ": check failed: %" PRId64 " calls, %" PRIu64
+		    " written, %" PRIu64 " dropped, %" PRIu64 " sink errors", kind_names[v->kind], v->label,
+		    threads, r->rate, calls, st.written, st.dropped, st.sink_errors);
+		goto out;
+	}
+	*late_max_ns = 0;
+	for (int t = 0; t < threads; t++) {
+		if (hdr_hist_merge(&r->service, &w[t].service, &e) != SR_OK ||
+		    hdr_hist_merge(&r->response, &w[t].response, &e) != SR_OK ||
+		    hdr_hist_merge(&r->pacing, &w[t].pacing, &e) != SR_OK) {
+			snprintf(err, ERR_MAX, "%s", e.message);
+			goto out;
+		}
+		if (w[t].late_max_ns > *late_max_ns)
+			*late_max_ns = w[t].late_max_ns;
+	}
+	ok = true;
+out:
+	if (w != NULL) {
+		for (int t = 0; t < threads; t++) {
+			hdr_hist_destroy(&w[t].service);
+			hdr_hist_destroy(&w[t].response);
+			hdr_hist_destroy(&w[t].pacing);
+		}
+		free(w);
+	}
+	pthread_cond_destroy(&start.cond);
+	pthread_mutex_destroy(&start.lock);
+	sr_log_close(&log);
+	unlink(path);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
+#define NPCTS 5
+
+/* Microseconds with about three significant digits. */
+static const char *
+fmt_us(int64_t ns, char *buf, size_t size)
+{
+	double us = (double)ns / 1000.0;
+	if (us < 10)
+		snprintf(buf, size, "%.2f", us);
+	else if (us < 100)
+		snprintf(buf, size, "%.1f", us);
+	else
+		snprintf(buf, size, "%.0f", us);
+	return buf;
+}
+
+static const char *
+row_wait(const row *r)
+{
+	return r->v->label;
+}
+
+/* latency_<mode>[_<wait>]_<T>x<R>_<kind>.dat, with anything but [A-Za-z0-9.-] made '_'. */
+static void
+dist_path(const options *o, const row *r, const char *kind, char *buf, size_t size)
+{
+	char wait[80] = "";
+	if (r->v->kind == V_RING) {
+		snprintf(wait, sizeof wait, "_%s", r->v->label);
+		for (char *c = wait + 1; *c != '\0'; c++)
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+			    *c == '.' || *c == '-'))
+				*c = '_';
+	}
+	size_t dl = strlen(o->dist_dir);
+	snprintf(buf, size, "%s%slatency_%s%s_%dx%" PRId64 "_%s.dat", o->dist_dir,
+	    dl > 0 && o->dist_dir[dl - 1] != '/' ? "/" : "", kind_names[r->v->kind], wait, r->threads,
+	    r->rate, kind);
+}
+
+int
+main(int argc, char **argv)
+{
+	options o;
+	memset(&o, 0, sizeof o);
+	char err[ERR_MAX] = "";
+	int64_t tmp[MAX_LIST];
+	o.nthreads = 2;
+	o.threads[0] = 2;
+	o.threads[1] = 4;
+	o.nrates = 1;
+	o.rates[0] = 8000;
+	parse_modes("all", &o, err);
+	o.seconds = 10;
+	o.warmup_seconds = 3;
+	o.message_bytes = 64;
+	o.spin_ns = -1;
+	o.sink_dir = "/tmp";
+	o.out = "perf/results/latency.csv";
+	o.dist_dir = "perf/results/";
+	const char *wait_list = "default";
+	const char *clock_name = "auto";
+	bool quick = false, threads_given = false, rate_given = false, seconds_given = false,
+	     warmup_given = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int64_t n;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (strcmp(a, "--quick") == 0) {
+			quick = true;
+			continue;
+		} else if (strcmp(a, "--quiet") == 0) {
+			bench_quiet = true;
+			continue;
+		} else if (strcmp(a, "--truncate") == 0) {
+			o.truncate = true;
+			continue;
+		} else if (val == NULL) {
+			fprintf(stderr, "%s: %s: unknown option or missing value\n", PROG, a);
+			usage(stderr);
+			return 2;
+		}
+		i++;
+		if (strcmp(a, "--threads") == 0) {
+			int k;
+			if (!parse_counts("--threads", val, tmp, &k, MAX_THREADS, err))
+				goto bad;
+			for (int j = 0; j < k; j++)
+				o.threads[j] = (int)tmp[j];
+			o.nthreads = k;
+			threads_given = true;
+		} else if (strcmp(a, "--rate") == 0) {
+			if (!parse_counts("--rate", val, o.rates, &o.nrates, MAX_RATE, err))
+				goto bad;
+			rate_given = true;
+		} else if (strcmp(a, "--modes") == 0) {
+			if (!parse_modes(val, &o, err))
+				goto bad;
+		} else if (strcmp(a, "--wait") == 0) {
+			wait_list = val;
+		} else if (strcmp(a, "--seconds") == 0) {
+			if (!parse_seconds0(val, false, &o.seconds)) {
+				snprintf(err, ERR_MAX, "--seconds '%.64s' is invalid: expected a number of seconds "
+				    "above 0, at most 3600", val);
+				goto bad;
+			}
+			seconds_given = true;
+		} else if (strcmp(a, "--warmup-seconds") == 0) {
+			if (!parse_seconds0(val, true, &o.warmup_seconds)) {
+				snprintf(err, ERR_MAX, "--warmup-seconds '%.64s' is invalid: expected 0 to 3600 "
+				    "seconds", val);
+				goto bad;
+			}
+			warmup_given = true;
+		} else if (strcmp(a, "--message-bytes") == 0) {
+			if (!bench_parse_count(val, &o.message_bytes) || o.message_bytes > MAX_MESSAGE_BYTES) {
+				snprintf(err, ERR_MAX, "--message-bytes '%.64s' is invalid: expected 1 to %d", val,
+				    MAX_MESSAGE_BYTES);
+				goto bad;
+			}
+		} else if (strcmp(a, "--spin-us") == 0) {
+			if (strcmp(val, "auto") == 0) {
+				n = -1;
+			} else if (strcmp(val, "0") == 0) {
+				n = 0;
+			} else if (!bench_parse_count(val, &n) || n > 1000000) {
+				snprintf(err, ERR_MAX, "--spin-us '%.64s' is invalid: expected auto or 0 to 1000000", val);
+				goto bad;
+			}
+			o.spin_ns = n < 0 ? -1 : n * 1000;
+		} else if (strcmp(a, "--clock") == 0) {
+			if (strcmp(val, "auto") != 0 && strcmp(val, "tsc") != 0 && strcmp(val, "monotonic") != 0) {
+				snprintf(err, ERR_MAX, "--clock '%.64s' is invalid: expected auto, tsc or monotonic", val);
+				goto bad;
+			}
+			clock_name = val;
+		} else if (strcmp(a, "--sink-dir") == 0) {
+			o.sink_dir = val;
+		} else if (strcmp(a, "--out") == 0) {
+			o.out = val;
+		} else if (strcmp(a, "--dist-dir") == 0) {
+			o.dist_dir = val;
+		} else {
+			snprintf(err, ERR_MAX, "%.64s: unknown option", a);
+			usage(stderr);
+			goto bad;
+		}
+	}
+	if (quick) {
+		if (!threads_given) {
+			o.nthreads = 1;
+			o.threads[0] = 1;
+		}
+		if (!rate_given) {
+			o.nrates = 1;
+			o.rates[0] = 1000;
+		}
+		if (!seconds_given)
+			o.seconds = 0.25;
+		if (!warmup_given)
+			o.warmup_seconds = 0.05;
+	}
+	if (!parse_waits(wait_list, &o, err))
+		goto bad;
+	if (strlen(o.sink_dir) > SINK_DIR_MAX || strlen(o.dist_dir) > SINK_DIR_MAX) {
+		snprintf(err, ERR_MAX, "%s '%.40s...' is too long: at most %d bytes",
+		    strlen(o.sink_dir) > SINK_DIR_MAX ? "--sink-dir" : "--dist-dir",
+		    strlen(o.sink_dir) > SINK_DIR_MAX ? o.sink_dir : o.dist_dir, SINK_DIR_MAX);
+		goto bad;
+	}
+	if (access(o.sink_dir, W_OK | X_OK) != 0) {
+		snprintf(err, ERR_MAX, "--sink-dir '%s' is not a writable directory: %s", o.sink_dir,
+		    strerror(errno));
+		goto bad;
+	}
+
+	/* The clock. */
+	bool invariant = tsc_is_invariant();
+	bool trusted = kernel_trusts_tsc();
+	if (strcmp(clock_name, "tsc") == 0 && !invariant) {
+		snprintf(err, ERR_MAX, "--clock tsc: this CPU does not report an invariant TSC "
+		    "(constant_tsc and nonstop_tsc): use --clock monotonic");
+		goto bad;
+	}
+	/* Asked for by name, the TSC is used even when the kernel distrusts it (said in the output). */
+	use_tsc = strcmp(clock_name, "tsc") == 0 || (strcmp(clock_name, "auto") == 0 && invariant && trusted);
+	if (use_tsc) {
+		ns_per_tick = calibrate_tsc();
+		if (!(ns_per_tick > 0.01 && ns_per_tick < 100)) {
+			snprintf(err, ERR_MAX, "TSC calibration gave %.4g ns per tick: use --clock monotonic",
+			    ns_per_tick);
+			goto bad;
+		}
+	}
+
+	/* The spin window (auto) and the CPUs the callers compete for. */
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	o.ncpus = ncpus > 0 ? (int)ncpus : 1;
+	if (o.spin_ns < 0)
+		o.overshoot_ns = measure_sleep_overshoot();
+
+	/* The variants and the rows: every thread count x rate x variant. */
+	static variant vars[MAX_VARIANTS];
+	int nvars = 0;
+	if (o.want[V_RING])
+		for (int k = 0; k < o.nwaits; k++)
+			vars[nvars++] = o.waits[k];
+	for (int k = V_QUEUE; k < V_KIND_COUNT; k++) {
+		if (!o.want[k])
+			continue;
+		vars[nvars].kind = (enum vkind)k;
+		strcpy(vars[nvars].label, "none");
+		nvars++;
+	}
+	static row rows[MAX_ROWS];
+	int nrows = 0;
+	for (int ti = 0; ti < o.nthreads; ti++) {
+		for (int ri = 0; ri < o.nrates; ri++) {
+			for (int vi = 0; vi < nvars; vi++) {
+				if (nrows == MAX_ROWS) {
+					snprintf(err, ERR_MAX, "more than %d rows: fewer --threads, --rate or --wait values",
+					    MAX_ROWS);
+					goto bad;
+				}
+				row *r = &rows[nrows++];
+				r->v = &vars[vi];
+				r->threads = o.threads[ti];
+				r->rate = o.rates[ri];
+				int64_t period_ns = (int64_t)(1e9 / (double)r->rate);
+				if (o.spin_ns >= 0) {
+					r->spin_ns = o.spin_ns;
+				} else {
+					r->spin_ns = o.overshoot_ns + 10000;
+					if (r->spin_ns < 50000)
+						r->spin_ns = 50000;
+				}
+				if (r->spin_ns > period_ns)
+					r->spin_ns = period_ns;
+				/* The callers and the consumer (ring and queue modes) against the CPUs. */
+				r->yield_spin = r->threads + (r->v->kind == V_SYNC ? 0 : 1) > o.ncpus;
+				sr_error he;
+				if (hdr_hist_init(&r->service, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK ||
+				    hdr_hist_init(&r->response, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK ||
+				    hdr_hist_init(&r->pacing, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK) {
+					fprintf(stderr, "%s: %s\n", PROG, he.message);
+					return 1;
+				}
+			}
+		}
+	}
+	if (nrows == 0) {
+		snprintf(err, ERR_MAX, "--modes selects nothing to run");
+		goto bad;
+	}
+
+	char *msg = malloc((size_t)o.message_bytes + 1);
+	if (msg == NULL) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return 1;
+	}
+	for (int64_t i = 0; i < o.message_bytes; i++)
+		msg[i] = (char)('a' + i % 26);
+	msg[o.message_bytes] = '\0';
+
+	int failures = 0;
+	int64_t late_worst = 0;
+	int64_t t_begin = bench_now_ns();
+	for (int i = 0; i < nrows; i++) {
+		row *r = &rows[i];
+		bench_progress("%s: %s%s%s %dx%" PRId64 "/s row %d/%d (%g s + %g s warm-up)", PROG,
+		    kind_names[r->v->kind], r->v->kind == V_RING ? "/" : "", r->v->kind == V_RING ? r->v->label : "",
+		    r->threads, r->rate, i + 1, nrows, o.seconds, o.warmup_seconds);
+		int64_t late = 0;
+		err[0] = '\0';
+		r->ok = run_row(&o, r, msg, &late, err);
+		if (!r->ok) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			failures++;
+			continue;
+		}
+		if (late > late_worst)
+			late_worst = late;
+	}
+	double elapsed = (double)(bench_now_ns() - t_begin) / 1e9;
+
+	/* CSV. */
+	if (!bench_make_parent_dirs(o.out)) {
+		fprintf(stderr, "%s: --out '%s': cannot create its directory: %s\n", PROG, o.out, strerror(errno));
+		return 1;
+	}
+	FILE *csv = fopen(o.out, o.truncate ? "w" : "a");
+	if (csv == NULL) {
+		fprintf(stderr, "%s: --out '%s': cannot write: %s\n", PROG, o.out, strerror(errno));
+		return 1;
+	}
+	fseek(csv, 0, SEEK_END);
+	if (ftell(csv) == 0)
+		fprintf(csv, "mode,wait,threads,rate_per_thread,kind,p50_ns,p90_ns,p99_ns,p999_ns,p9999_ns,"
+		    "max_ns,samples\n");
+	for (int i = 0; i < nrows; i++) {
+		const row *r = &rows[i];
+		if (!r->ok)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const hdr_hist *h = k == 0 ? &r->service : &r->response;
+			fprintf(csv, "%s,%s,%d,%" PRId64 ",%s", kind_names[r->v->kind], row_wait(r), r->threads,
+			    r->rate, k == 0 ? "service" : "response");
+			for (int p = 0; p < NPCTS; p++)
+				fprintf(csv, ",%" PRId64, hdr_hist_percentile(h, pcts[p]));
+			fprintf(csv, ",%" PRId64 ",%" PRId64 "\n", h->max, h->total);
+		}
+	}
+	if (fclose(csv) != 0) {
+		fprintf(stderr, "%s: --out '%s': write failed: %s\n", PROG, o.out, strerror(errno));
+		return 1;
+	}
+
+	/* One percentile distribution file per row and kind. */
+	char probe[PATH_BYTES];
+	snprintf(probe, sizeof probe, "%s/x", o.dist_dir);
+	if (!bench_make_parent_dirs(probe)) {
+		fprintf(stderr, "%s: --dist-dir '%s': cannot create it: %s\n", PROG, o.dist_dir, strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < nrows; i++) {
+		const row *r = &rows[i];
+		if (!r->ok)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			char path[PATH_BYTES];
+			dist_path(&o, r, k == 0 ? "service" : "response", path, sizeof path);
+			FILE *f = fopen(path, "w");
+			sr_error e;
+			if (f == NULL) {
+				fprintf(stderr, "%s: cannot write %s: %s\n", PROG, path, strerror(errno));
+				failures++;
+				continue;
+			}
+			fprintf(f, "# %s, %s: %s/%s, %d threads x %" PRId64 " msg/s, values in ns\n", PROG,
+			    k == 0 ? "service time" : "response time", kind_names[r->v->kind], row_wait(r),
+			    r->threads, r->rate);
+			int rc = hdr_hist_write_distribution(k == 0 ? &r->service : &r->response, f,
+			    DIST_TICKS_PER_HALF, &e);
+			if (fclose(f) != 0 || rc != SR_OK) {
+				fprintf(stderr, "%s: writing %s failed: %s\n", PROG, path,
+				    rc != SR_OK ? e.message : strerror(errno));
+				failures++;
+			}
+		}
+	}
+
+	/* Markdown on stdout. */
+	char b[NPCTS + 1][32];
+	printf("## Logger response time, Log4j 2's method (`perf/latency`)\n\n");
+	printf("- T threads each call `SR_INFO(cat, \"%%s\", msg)` with a %" PRId64 "-character string "
+	    "(Log4j's ResponseTimeTest logs 64 characters) on a fixed schedule of R calls/s, spread "
+	    "evenly across threads; %g s measured after %g s of unrecorded warm-up on the same "
+	    "schedule. A fresh logger (defaults apart from mode and wait) and file under %s per row.\n",
+	    o.message_bytes, o.seconds, o.warmup_seconds, o.sink_dir);
+	printf("- service = return - actual start; response = return - due time, so a stall is "
+	    "charged to every call it delays (no coordinated omission). A thread sleeps until a spin "
+	    "window before a call is due (timer slack 1 ns), then spins (yielding when callers plus the "
+	    "consumer outnumber the %d CPUs). Spin window: ", o.ncpus);
+	if (o.spin_ns >= 0)
+		printf("%" PRId64 " us (--spin-us)", o.spin_ns / 1000);
+	else
+		printf("auto, the p99 overshoot of a 100 us sleep measured at start (%s us) + 10 us, at least "
+		    "50 us, at most one period", fmt_us(o.overshoot_ns, b[0], sizeof b[0]));
+	printf(".\n- pacing rows (not in the CSV): how late a call started although its thread was "
+	    "idle and on time, i.e. the harness's own sleep overshoot and preemption; response times "
+	    "at that level measure the machine, not the logger.\n");
+	if (use_tsc)
+		printf("- Clock: rdtsc, %.4f GHz calibrated against CLOCK_MONOTONIC over 50 ms%s. ",
+		    1.0 / ns_per_tick, trusted ? "" : " (the kernel does not list tsc as a clocksource: "
+		    "vCPUs' TSCs may disagree)");
+	else
+		printf("- Clock: clock_gettime(CLOCK_MONOTONIC)%s. ", invariant && !trusted
+		    ? " (the CPU reports an invariant TSC but the kernel does not list tsc as a clocksource)" : "");
+	printf("Histograms: 3 significant digits, per thread, merged. Values in microseconds.\n");
+	printf("- Latest start after a due time in any row (harness and logger stalls together): %s us.\n\n",
+	    fmt_us(late_worst, b[0], sizeof b[0]));
+	printf("| mode | wait | threads x rate | kind | p50 | p90 | p99 | p99.9 | p99.99 | max | samples |\n");
+	printf("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < nrows; i++) {
+		const row *r = &rows[i];
+		if (!r->ok) {
+			printf("| %s | %s | %d x %" PRId64 " | failed | | | | | | | |\n", kind_names[r->v->kind],
+			    row_wait(r), r->threads, r->rate);
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			const hdr_hist *h = k == 0 ? &r->service : k == 1 ? &r->response : &r->pacing;
+			printf("| %s | %s | %d x %" PRId64 " | %s |", kind_names[r->v->kind], row_wait(r), r->threads,
+			    r->rate, k == 0 ? "service" : k == 1 ? "response" : "pacing");
+			for (int p = 0; p < NPCTS; p++)
+				printf(" %s |", fmt_us(hdr_hist_percentile(h, pcts[p]), b[p], sizeof b[p]));
+			printf(" %s | %" PRId64 " |\n", fmt_us(h->max, b[NPCTS], sizeof b[NPCTS]), h->total);
+		}
+	}
+	/* Issue 6's target, for the first ring strategy (the logger's default unless --wait says otherwise). */
+	for (int i = 0; i < nrows; i++) {
+		const row *r = &rows[i];
+		if (r->ok && r->v->kind == V_RING && r->v == &vars[0] && r->threads == 2 && r->rate == 8000) {
+			int64_t p = hdr_hist_percentile(&r->response, 99.99);
+			printf("\nTarget: ring/%s, 2 x 8,000 msg/s, response p99.99 = %s us (goal <= 20 us): %s\n",
+			    r->v->label, fmt_us(p, b[0], sizeof b[0]), p <= 20000 ? "met" : "missed");
+		}
+	}
+	printf("\nPercentile distributions (percentile, value in ns, 1/(1-percentile)): %s\n", o.dist_dir);
+	if (failures > 0)
+		printf("\n%d row%s failed (see stderr).\n", failures, failures == 1 ? "" : "s");
+	fflush(stdout);
+	bench_progress("%s: done in %.1f s; CSV rows appended to %s", PROG, elapsed, o.out);
+	for (int i = 0; i < nrows; i++) {
+		hdr_hist_destroy(&rows[i].service);
+		hdr_hist_destroy(&rows[i].response);
+		hdr_hist_destroy(&rows[i].pacing);
+	}
+	free(msg);
+	return failures > 0 ? 1 : 0;
+bad:
+	fprintf(stderr, "%s: %s\n", PROG, err);
+	return 2;
+}

@@ -1,0 +1,313 @@
+#!/usr/bin/env bash
+# perf/run_bench.sh: the `make bench` driver.
+#
+# Run from anywhere after a release build (`make bench` does both):
+#   perf/run_bench.sh [BUILD_DIR]          the default suite (about 6 minutes on 2 cores)
+#   perf/run_bench.sh --quick [BUILD_DIR]  every harness once with tiny counts (smoke test)
+# BUILD_DIR: the argument, else $BUILD_DIR or $SEQRING_BUILD_DIR, else <repo>/build/release;
+# the harnesses are looked for in BUILD_DIR/perf, then anywhere under BUILD_DIR.
+# RESULTS_DIR (default <repo>/perf/results) receives the results.
+#
+# Writes under RESULTS_DIR: environment.txt, throughput.csv/.md (the main job: Log4j 2's
+# per-thread table), latency.csv/.md and latency_*.dat (response time), ring.csv/.md,
+# wait.csv/.md, micro.json/.txt and PNG plots; prints the Markdown tables at the end.
+# Progress goes to stderr.  Harnesses run one after the other, never two at once.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-${SEQRING_BUILD_DIR:-$ROOT/build/release}}
+RESULTS=${RESULTS_DIR:-$ROOT/perf/results}
+QUICK=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=1 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -*) echo "run_bench: unknown option: $arg" >&2; exit 2 ;;
+    *) BUILD_DIR=$arg ;;
+  esac
+done
+if [ ! -d "$BUILD_DIR" ]; then
+  echo "run_bench: build directory $BUILD_DIR does not exist (make release first)" >&2
+  exit 1
+fi
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+
+say() { echo "[bench] $*" >&2; }
+
+find_bin() {
+  local name=$1
+  if [ -x "$BUILD_DIR/perf/$name" ]; then
+    echo "$BUILD_DIR/perf/$name"
+    return
+  fi
+  local found
+  found=$(find "$BUILD_DIR" -type f -name "$name" -perm -u+x 2>/dev/null | head -n 1 || true)
+  if [ -z "$found" ]; then
+    echo "run_bench: $name not found under $BUILD_DIR (build a release first: cmake --preset release && cmake --build build/release)" >&2
+    exit 1
+  fi
+  echo "$found"
+}
+
+RING_PERF=$(find_bin ring_perf)
+WAIT_PERF=$(find_bin wait_perf)
+MICRO=$(find_bin micro)
+THROUGHPUT=$(find_bin throughput)
+LATENCY=$(find_bin latency)
+mkdir -p "$RESULTS"
+
+# --- setup: gnuplot for the plots -------------------------------------------
+if ! command -v gnuplot >/dev/null 2>&1; then
+  say "gnuplot is missing: installing the Debian package gnuplot-nox with apt-get"
+  SUDO=""
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO=sudo; fi
+  if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox >&2; then
+    $SUDO apt-get update -q >&2 || true
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox >&2 ||
+      say "could not install gnuplot-nox: the tables and CSV files are written, the plots are not"
+  fi
+fi
+
+# --- environment.txt --------------------------------------------------------
+cache_var() {
+  sed -n "s/^$1:[A-Z]*=//p" "$BUILD_DIR/CMakeCache.txt" 2>/dev/null | head -n 1
+}
+{
+  echo "date: $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
+  echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+  echo "cores: $(nproc) online ($(lscpu 2>/dev/null | sed -n 's/^Thread(s) per core:[[:space:]]*/threads per core: /p'))"
+  lscpu 2>/dev/null | grep -E '^(Hypervisor vendor|Virtualization type|L1d cache|L2 cache|L3 cache|CPU max MHz|BogoMIPS):' | sed 's/:[[:space:]]*/: /' || true
+  echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
+  echo "kernel: $(uname -srvm)"
+  echo "os: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "compiler: $(gcc --version | head -n 1)"
+  echo "c++ compiler: $(g++ --version 2>/dev/null | head -n 1)"
+  echo "build type: $(cache_var CMAKE_BUILD_TYPE)"
+  echo "CMAKE_C_FLAGS: $(cache_var CMAKE_C_FLAGS)"
+  echo "CMAKE_C_FLAGS_RELEASE: $(cache_var CMAKE_C_FLAGS_RELEASE)"
+  echo "CMAKE_CXX_FLAGS_RELEASE: $(cache_var CMAKE_CXX_FLAGS_RELEASE)"
+  grep -E '^SR_[A-Z_]*:BOOL=|^SEQRING_[A-Z_]*:BOOL=' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null | sed 's/:BOOL=/: /' || true
+  echo "libraries (dpkg):"
+  dpkg-query -W -f='  ${Package} ${Version}\n' libc6 libck-dev libbenchmark-dev libcriterion-dev gnuplot-nox cmake gcc-12 2>/dev/null || true
+} > "$RESULTS/environment.txt"
+say "environment: $RESULTS/environment.txt"
+
+start=$(date +%s)
+
+# --- logger throughput: Log4j 2's per-thread table (the main job) -----------
+# threads 1..64, 256 x 1024 calls per run, 5 runs, ring (the logger's default wait), queue,
+# sync and the fwrite ceiling interleaved: about a minute on 2 cores
+if [ "$QUICK" = 1 ]; then TP_ARGS=(--quick); else TP_ARGS=(); fi
+say "logger throughput: $THROUGHPUT ${TP_ARGS[*]}"
+"$THROUGHPUT" "${TP_ARGS[@]}" --truncate --out "$RESULTS/throughput.csv" > "$RESULTS/throughput.md"
+
+# --- logger response time: Log4j 2's method (the main job) ------------------
+# 2 and 4 threads x 8,000 msg/s each, 10 s measured after 3 s of warm-up, ring/queue/sync:
+# about 80 s; one percentile-distribution file per row and kind
+if [ "$QUICK" = 1 ]; then LAT_ARGS=(--quick); else LAT_ARGS=(); fi
+rm -f "$RESULTS"/latency_*.dat "$RESULTS"/latency_*.png
+say "logger response time: $LATENCY ${LAT_ARGS[*]}"
+"$LATENCY" "${LAT_ARGS[@]}" --truncate --out "$RESULTS/latency.csv" --dist-dir "$RESULTS" > "$RESULTS/latency.md"
+
+# --- ring topologies --------------------------------------------------------
+if [ "$QUICK" = 1 ]; then RING_ARGS=(--quick); else RING_ARGS=(); fi
+say "ring topologies: $RING_PERF ${RING_ARGS[*]}"
+"$RING_PERF" "${RING_ARGS[@]}" --out "$RESULTS/ring.csv" > "$RESULTS/ring.md"
+
+# --- wait strategies --------------------------------------------------------
+if [ "$QUICK" = 1 ]; then
+  WAIT_ARGS=(--quick)
+else
+  # the short default: 3 throughput runs per strategy, 0.3 s of round trips, 1 s idle, 5 s full ring
+  WAIT_ARGS=(--runs 3 --seconds 0.15 --ping-seconds 0.3 --idle-seconds 1 --full-seconds 5)
+fi
+say "wait strategies: $WAIT_PERF ${WAIT_ARGS[*]}"
+"$WAIT_PERF" "${WAIT_ARGS[@]}" --out "$RESULTS/wait.csv" > "$RESULTS/wait.md"
+
+# --- micro-benchmarks -------------------------------------------------------
+if [ "$QUICK" = 1 ]; then MICRO_ARGS=(--quick); else MICRO_ARGS=(--benchmark_min_time=0.2); fi
+say "micro-benchmarks: $MICRO ${MICRO_ARGS[*]}"
+"$MICRO" "${MICRO_ARGS[@]}" --out "$RESULTS/micro.json" > "$RESULTS/micro.txt"
+
+say "measurements took $(( $(date +%s) - start )) s"
+
+# --- plots --------------------------------------------------------------------
+plot_throughput() {
+  # One gnuplot data block per logger (mode/wait): threads, call-phase rate, drained rate.
+  local dat="$RESULTS/throughput_plot.dat"
+  awk -F, '
+    NR == 1 { next }
+    {
+      key = ($1 == "ring") ? "ring/" $2 : $1
+      if (!(key in seen)) { seen[key] = 1; keys[++n] = key }
+      rows[key] = rows[key] $4 " " $6 " " $7 "\n"
+    }
+    END { for (i = 1; i <= n; i++) printf "threads \"%s\" drained\n%s\n\n", keys[i], rows[keys[i]] }
+  ' "$RESULTS/throughput.csv" > "$dat"
+  local blocks
+  blocks=$(grep -c '^threads ' "$dat" || true)
+  [ "$blocks" -gt 0 ] || { rm -f "$dat"; return 0; }
+  gnuplot <<EOF
+set terminal pngcairo size 1200,700 font ",10" noenhanced
+set output "$RESULTS/throughput.png"
+set title "Logger throughput, Log4j 2's method: messages/s, all threads together\n(solid: call phase; dashed: drained into the file)"
+set logscale x 2
+set logscale y
+set xlabel "threads"
+set ylabel "messages/s"
+set grid
+set key outside right top
+plot for [i=0:$((blocks - 1))] "$dat" index i using 1:2 with linespoints lw 2 lc i+1 title columnheader(2), \
+     for [i=0:$((blocks - 1))] "$dat" index i using 1:3 with lines dt 2 lw 1 lc i+1 notitle
+EOF
+  rm -f "$dat"
+}
+
+plot_latency() {
+  # One PNG per threads x rate: every mode's response (solid) and service (dashed) time
+  # against 1/(1-percentile), HdrHistogram's percentile-distribution axis.
+  local cfg
+  for cfg in $(ls "$RESULTS"/latency_*_response.dat 2>/dev/null |
+               sed -E 's/.*_([0-9]+x[0-9]+)_response\.dat$/\1/' | sort -u); do
+    local rfiles="" sfiles="" names="" f name
+    for f in "$RESULTS"/latency_*_"${cfg}"_response.dat; do
+      [ -e "$f" ] || continue
+      # latency_ring_phased_2x8000_response.dat -> ring/phased
+      name=$(basename "$f" | sed -E "s/^latency_//; s/_${cfg}_response\.dat$//; s/^([a-z]+)_/\1\//")
+      rfiles="$rfiles $f"
+      sfiles="$sfiles ${f%_response.dat}_service.dat"
+      names="$names $name"
+    done
+    gnuplot <<EOF
+set terminal pngcairo size 1200,700 font ",10" noenhanced
+set output "$RESULTS/latency_${cfg}.png"
+set title "Logger response time (solid) and service time (dashed): ${cfg%x*} threads x ${cfg#*x} msg/s each"
+set logscale x
+set logscale y
+set xrange [1:*]
+set xtics ("0%%" 1, "90%%" 10, "99%%" 100, "99.9%%" 1000, "99.99%%" 10000, "99.999%%" 100000, "99.9999%%" 1000000)
+set xlabel "percentile"
+set ylabel "microseconds"
+set grid
+set key outside right top
+R = "$rfiles"
+S = "$sfiles"
+N = "$names"
+plot for [i=1:words(R)] word(R, i) using 3:(\$2 / 1000.0) with lines lw 2 lc i title word(N, i), \
+     for [i=1:words(S)] word(S, i) using 3:(\$2 / 1000.0) with lines lw 1 dt 2 lc i notitle
+EOF
+  done
+}
+
+plot_ring() {
+  # Pivot ring.csv into one line per topology, one column per wait/baseline.
+  local dat="$RESULTS/ring_plot.dat"
+  awk -F, '
+    NR == 1 { next }
+    {
+      if (!($1 in seen_t)) { seen_t[$1] = 1; topos[++nt] = $1 }
+      if (!($2 in seen_w)) { seen_w[$2] = 1; waits[++nw] = $2 }
+      v[$1, $2] = $6
+    }
+    END {
+      # colours: the strategies in hues, the baselines in greys
+      split("#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #17becf #bcbd22 #7f7f7f", hue, " ")
+      grey["ck_ring_spsc"] = "#000000"; grey["ck_ring_mpmc"] = "#555555"
+      grey["mutex_condvar"] = "#999999"; grey["ceiling"] = "#cccccc"
+      for (j = 1; j <= nw; j++) {
+        c = (waits[j] in grey) ? grey[waits[j]] : hue[(h++ % 10) + 1]
+        colors = colors (j > 1 ? " " : "") c
+      }
+      print colors > colorfile
+      printf "topology"
+      for (j = 1; j <= nw; j++) printf " %s", waits[j]
+      printf "\n"
+      for (i = 1; i <= nt; i++) {
+        printf "%s", topos[i]
+        for (j = 1; j <= nw; j++) {
+          x = v[topos[i], waits[j]]
+          printf " %s", (x == "" ? "-" : x / 1e6)
+        }
+        printf "\n"
+      }
+    }' colorfile="$dat.colors" "$RESULTS/ring.csv" > "$dat"
+  local ncol colors
+  colors=$(cat "$dat.colors")
+  ncol=$(head -n 1 "$dat" | wc -w)
+  gnuplot <<EOF
+set terminal pngcairo size 1400,700 font ",10" noenhanced
+set output "$RESULTS/ring.png"
+COLORS = "$colors"
+set title "Ring topologies, 8-byte events: median events/s (millions, log scale)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set logscale y
+set yrange [0.01:*]
+set ylabel "million events/s"
+set grid ytics
+set key outside right top vertical
+set datafile missing "-"
+plot for [c=2:$ncol] "$dat" using c:xtic(1) title columnheader(c) lc rgb word(COLORS, c - 1)
+EOF
+  rm -f "$dat" "$dat.colors"
+}
+
+plot_wait() {
+  local dat="$RESULTS/wait_plot.dat"
+  awk -F, 'NR > 1 && $1 == "strategy" { printf "%s %s %s %s\n", $2, $6 / 1e6, $10 / 1e3, $11 / 1e3 }' \
+    "$RESULTS/wait.csv" > "$dat"
+  gnuplot <<EOF
+set terminal pngcairo size 1400,600 font ",10" noenhanced
+set output "$RESULTS/wait.png"
+set multiplot layout 1,2
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set logscale y
+set grid ytics
+set title "1-1 throughput (million events/s, log scale)"
+plot "$dat" using 2:xtic(1) notitle
+set title "Ping-pong round trip (microseconds, log scale)"
+set key top left
+plot "$dat" using 3:xtic(1) title "p50", "" using 4 title "p99"
+unset multiplot
+EOF
+  rm -f "$dat"
+}
+
+if command -v gnuplot >/dev/null 2>&1; then
+  say "plots: $RESULTS/ring.png, $RESULTS/wait.png"
+  plot_throughput || say "throughput plot failed"
+  plot_latency || say "latency plot failed"
+  plot_ring || say "ring plot failed"
+  plot_wait || say "wait plot failed"
+else
+  say "no gnuplot: skipping the plots"
+fi
+
+# --- the tables ----------------------------------------------------------------
+echo
+echo "## Benchmark results ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo
+echo '```'
+cat "$RESULTS/environment.txt"
+echo '```'
+echo
+cat "$RESULTS/throughput.md"
+echo
+cat "$RESULTS/latency.md"
+echo
+cat "$RESULTS/ring.md"
+echo
+cat "$RESULTS/wait.md"
+echo
+echo "### Micro-benchmarks (Google Benchmark; JSON in $RESULTS/micro.json)"
+echo
+echo '```'
+cat "$RESULTS/micro.txt"
+echo '```'
+say "done in $(( $(date +%s) - start )) s; results in $RESULTS"
