@@ -6,7 +6,10 @@ set -euo pipefail
 
 [ "${SEQRING_SKIP_DEPS:-0}" = 1 ] && exit 0
 
-packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin cppcheck clang-tidy)
+# clang, libclang-rt-dev (libFuzzer and sanitizer runtimes) and libffi-dev: the fuzz targets of
+# tests/fuzz (skipped by CMake when missing, so a machine without them still builds).
+packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin cppcheck clang-tidy
+          clang libclang-rt-dev libffi-dev)
 
 if ! command -v dpkg >/dev/null 2>&1; then
   echo "deps: dpkg not found, cannot check for: ${packages[*]}" >&2

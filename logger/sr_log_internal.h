@@ -69,6 +69,7 @@ typedef struct sr_log_sink {
 	int fd;                   /* -1 for null and callback */
 	bool owns_fd;
 	bool may_sigpipe;         /* a pipe or socket */
+	bool midline;             /* a failed write stopped inside a line (ended with a marker first) */
 	/* Changed only under `lock`. */
 	bool broken;              /* EPIPE: the reader is gone; writes are skipped */
 	bool stalled;             /* a write timed out on EAGAIN: don't wait again yet */

@@ -197,8 +197,24 @@ sink_write_locked(sr_log_sink *s, const char *p, size_t n)
 	bool guard = s->may_sigpipe && sr_log__self.consumer_of == NULL;
 	if (guard)
 		sigpipe_block(&g);
-	size_t done;
-	int e = write_all(s, p, n, &done);
+	size_t done = 0;
+	int e = 0;
+	if (s->midline) {
+		/*
+		 * A failed write stopped inside a line: end that line, visibly cut,
+		 * before anything else, so the next line does not continue it.
+		 */
+		static const char cut[] = " " SR_FMT_TRUNCATION_MARKER "\n";
+		size_t cut_done;
+		e = write_all(s, cut, sizeof cut - 1, &cut_done);
+		if (e == 0)
+			s->midline = false;
+	}
+	if (e == 0) {
+		e = write_all(s, p, n, &done);
+		if (e != 0 && done > 0 && p[done - 1] != '\n')
+			s->midline = true;
+	}
 	if (e == EPIPE)
 		sigpipe_consume();
 	if (guard)
