@@ -15,8 +15,8 @@
  * In each case: every line arrives intact and in order, the logger keeps
  * accepting, short writes and EINTR are not errors (none counted, nothing on
  * stderr), a real error is counted and reported once, nothing deadlocks, and
- * once the fault clears the output resumes on a line of its own (the last is
- * a known bug for now: see MIDLINE_BUG_OPEN).
+ * once the fault clears the output resumes on a line of its own (a line cut
+ * by a failed write is ended with " [truncated]" before the next one).
  */
 #include <criterion/criterion.h>
 
@@ -607,15 +607,10 @@ Test(log_faults, injected_eintr_and_short_sync, .timeout = 30) { injected_eintr_
 /* Injected: an error after a short write, then recovery                                    */
 
 /*
- * KNOWN BUG, so these six tests are disabled for now: when a write fails after
- * writing part of a line (a short write, then EIO / ENOSPC / EAGAIN past the
- * timeout), sr_log_sink.c drops the rest of the buffer but leaves the line
- * open, and the next successful write continues it: one garbled line that
- * joins the cut fragment to the next message.  The fix (a `midline` flag in
- * sr_log_sink: end the cut line, e.g. with " [truncated]\n", before the next
- * write) makes all six pass.  Set this to false when it lands.
+ * A write that fails after writing part of a line (a short write, then EIO /
+ * ENOSPC / EAGAIN past the timeout) must not leave that line open: these six
+ * tests caught the logger gluing the next message onto the cut fragment.
  */
-#define MIDLINE_BUG_OPEN false
 
 /*
  * Checks every line of `text`: each must be a whole expected line, or a line
@@ -730,13 +725,12 @@ error_after_short_write_then_recovery(sr_log_mode mode)
 	unlink(path);
 }
 
-Test(log_faults, error_after_short_write_ring, .timeout = 30, .disabled = MIDLINE_BUG_OPEN) { error_after_short_write_then_recovery(SR_LOG_MODE_RING); }
-Test(log_faults, error_after_short_write_queue, .timeout = 30, .disabled = MIDLINE_BUG_OPEN) { error_after_short_write_then_recovery(SR_LOG_MODE_QUEUE); }
-Test(log_faults, error_after_short_write_sync, .timeout = 30, .disabled = MIDLINE_BUG_OPEN) { error_after_short_write_then_recovery(SR_LOG_MODE_SYNC); }
+Test(log_faults, error_after_short_write_ring, .timeout = 30) { error_after_short_write_then_recovery(SR_LOG_MODE_RING); }
+Test(log_faults, error_after_short_write_queue, .timeout = 30) { error_after_short_write_then_recovery(SR_LOG_MODE_QUEUE); }
+Test(log_faults, error_after_short_write_sync, .timeout = 30) { error_after_short_write_then_recovery(SR_LOG_MODE_SYNC); }
 
 /* ---------------------------------------------------------------------------------------- */
 /* A real descriptor: a pipe that takes part of a line, then stays full past the timeout    */
-/* (disabled with the tests above: MIDLINE_BUG_OPEN)                                        */
 
 static void
 eagain_after_partial_write_then_recovery(sr_log_mode mode)
@@ -792,6 +786,6 @@ eagain_after_partial_write_then_recovery(sr_log_mode mode)
 	close(p[0]);
 }
 
-Test(log_faults, eagain_after_partial_write_ring, .timeout = 30, .disabled = MIDLINE_BUG_OPEN) { eagain_after_partial_write_then_recovery(SR_LOG_MODE_RING); }
-Test(log_faults, eagain_after_partial_write_queue, .timeout = 30, .disabled = MIDLINE_BUG_OPEN) { eagain_after_partial_write_then_recovery(SR_LOG_MODE_QUEUE); }
-Test(log_faults, eagain_after_partial_write_sync, .timeout = 30, .disabled = MIDLINE_BUG_OPEN) { eagain_after_partial_write_then_recovery(SR_LOG_MODE_SYNC); }
+Test(log_faults, eagain_after_partial_write_ring, .timeout = 30) { eagain_after_partial_write_then_recovery(SR_LOG_MODE_RING); }
+Test(log_faults, eagain_after_partial_write_queue, .timeout = 30) { eagain_after_partial_write_then_recovery(SR_LOG_MODE_QUEUE); }
+Test(log_faults, eagain_after_partial_write_sync, .timeout = 30) { eagain_after_partial_write_then_recovery(SR_LOG_MODE_SYNC); }
