@@ -34,7 +34,9 @@
 
 __attribute__((tls_model("initial-exec"))) _Thread_local sr_log_thread sr_log__self;
 
-sr_category sr_category_off = { .level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off" };
+sr_category sr_category_off = {
+	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF
+};
 
 /* ---------------------------------------------------------------------------------------- */
 /* Names                                                                                    */
@@ -44,6 +46,7 @@ static const char *const level_names[SR_LOG_LEVEL_COUNT] = {
 };
 static const char *const mode_names[] = { "ring", "queue", "sync" };
 static const char *const policy_names[] = { "block", "drop", "discard", "sync" };
+static const char *const layout_names[] = { "text", "message", "pattern", "json" };
 
 const char *
 sr_log_level_name(int level)
@@ -61,6 +64,12 @@ const char *
 sr_log_full_policy_name(int policy)
 {
 	return policy >= 0 && policy < 4 ? policy_names[policy] : "unknown";
+}
+
+const char *
+sr_log_layout_name(int layout)
+{
+	return layout >= 0 && layout < 4 ? layout_names[layout] : "unknown";
 }
 
 static int
@@ -104,6 +113,18 @@ sr_log_mode_parse(const char *name, sr_log_mode *mode, sr_error *err)
 		    name != NULL ? name : "(null)");
 	if (mode != NULL)
 		*mode = (sr_log_mode)v;
+	return SR_OK;
+}
+
+int
+sr_log_layout_parse(const char *name, sr_log_layout *layout, sr_error *err)
+{
+	int v;
+	if (parse_name(name, layout_names, 4, &v) != 0)
+		return sr_error_set(err, SR_EINVAL, "layout '%.64s' is invalid: expected text, message, pattern or json",
+		    name != NULL ? name : "(null)");
+	if (layout != NULL)
+		*layout = (sr_log_layout)v;
 	return SR_OK;
 }
 
@@ -180,6 +201,15 @@ sr_log_config_default(sr_log_config *c)
 	c->sink_count = 0;
 	c->close_at_exit = false;
 	c->thread_name = NULL;
+	c->level_spec = NULL;
+	c->pattern = NULL;
+	c->clock = SR_LOG_CLOCK_REALTIME;
+	c->backtrace_size = 0;
+	c->backtrace_level = SR_LOG_TRACE;
+	c->backtrace_trigger = SR_LOG_ERROR;
+	c->crash_handler = false;
+	c->describe = false;
+	c->ignore_environment = false;
 }
 
 static bool
@@ -208,6 +238,13 @@ validate_sink(const sr_sink_config *s, int i, sr_error *err)
 		if (s->file_mode > 07777)
 			return sr_error_set(err, SR_EINVAL,
 			    "config.sinks[%d].file_mode 0%o is invalid: expected 0 to 07777", i, s->file_mode);
+		if (s->max_file_bytes != 0 && (s->max_file_bytes < 4096 || s->max_file_bytes > (UINT64_C(1) << 50)))
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].max_file_bytes %" PRIu64 " is out of range: expected 0 (no rotation) "
+			    "or 4096 to %" PRIu64, i, s->max_file_bytes, UINT64_C(1) << 50);
+		if (s->keep_files < 0 || s->keep_files > 1000)
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].keep_files %d is out of range: expected 0 to 1000", i, s->keep_files);
 		break;
 	case SR_SINK_FD:
 		if (s->fd < 0 || fcntl(s->fd, F_GETFD) == -1)
@@ -284,10 +321,44 @@ validate(const sr_log_config *c, sr_wait_config *wait, sr_error *err)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.max_line_bytes %zu is out of range: expected 256 to %u",
 		    c->max_line_bytes, 16u << 20);
-	if ((unsigned)c->layout > SR_LOG_LAYOUT_MESSAGE)
+	if ((unsigned)c->layout > SR_LOG_LAYOUT_JSON)
 		return sr_error_set(err, SR_EINVAL,
-		    "config.layout %d is invalid: expected SR_LOG_LAYOUT_TEXT (0) or SR_LOG_LAYOUT_MESSAGE (1)",
-		    (int)c->layout);
+		    "config.layout %d is invalid: expected SR_LOG_LAYOUT_TEXT (0), SR_LOG_LAYOUT_MESSAGE (1), "
+		    "SR_LOG_LAYOUT_PATTERN (2) or SR_LOG_LAYOUT_JSON (3)", (int)c->layout);
+	if (c->layout == SR_LOG_LAYOUT_PATTERN && c->pattern == NULL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.pattern is NULL: layout SR_LOG_LAYOUT_PATTERN needs a pattern");
+	if (c->layout != SR_LOG_LAYOUT_PATTERN && c->pattern != NULL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.pattern '%.64s' is set but config.layout is %s: a pattern needs SR_LOG_LAYOUT_PATTERN",
+		    c->pattern, sr_log_layout_name(c->layout));
+	if (c->layout == SR_LOG_LAYOUT_JSON && c->max_line_bytes < 1024)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.max_line_bytes %zu is too small for the json layout: expected at least 1024",
+		    c->max_line_bytes);
+	if ((unsigned)c->clock > SR_LOG_CLOCK_TSC)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.clock %d is invalid: expected SR_LOG_CLOCK_REALTIME (0), SR_LOG_CLOCK_COARSE (1) "
+		    "or SR_LOG_CLOCK_TSC (2)", (int)c->clock);
+	if (c->backtrace_size < 0 || c->backtrace_size > 65536)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.backtrace_size %d is out of range: expected 0 (off) to 65536", c->backtrace_size);
+	if ((unsigned)c->backtrace_level > SR_LOG_FATAL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.backtrace_level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_FATAL (5)",
+		    (int)c->backtrace_level);
+	if ((unsigned)c->backtrace_trigger > SR_LOG_FATAL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.backtrace_trigger %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_FATAL (5)",
+		    (int)c->backtrace_trigger);
+	if (c->backtrace_size > 0 && c->mode != SR_LOG_MODE_RING)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.backtrace_size %d needs mode ring (mode is %s): the backtrace lives on the consumer",
+		    c->backtrace_size, sr_log_mode_name(c->mode));
+	if (c->crash_handler && c->mode != SR_LOG_MODE_RING)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.crash_handler needs mode ring (mode is %s): the other modes write as they go",
+		    sr_log_mode_name(c->mode));
 	if (c->sink_count < 0 || c->sink_count > SR_LOG_MAX_SINKS)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sink_count %d is out of range: expected 0 to %d", c->sink_count, SR_LOG_MAX_SINKS);
@@ -308,8 +379,8 @@ validate(const sr_log_config *c, sr_wait_config *wait, sr_error *err)
 /* ---------------------------------------------------------------------------------------- */
 /* Categories and levels                                                                    */
 
-static bool
-valid_category_name(const char *name)
+bool
+sr_log__valid_category_name(const char *name)
 {
 	size_t n = strlen(name);
 	if (n == 0 || n > MAX_CATEGORY_NAME || name[0] == '.' || name[n - 1] == '.')
@@ -330,41 +401,61 @@ prefix_matches(const char *prefix, size_t plen, const char *name)
 	return strncmp(name, prefix, plen) == 0 && (name[plen] == '\0' || name[plen] == '.');
 }
 
-/* The configured level of a name: its longest rule prefix's, else the root's.  cat_lock held. */
-static int
-configured_level(const sr_log *log, const char *name)
+long
+sr_log__rule_for(const sr_log *log, const char *name)
 {
-	int level = log->root_level;
+	long found = -1;
 	size_t best = 0;
 	for (size_t i = 0; i < log->nrules; i++) {
 		size_t plen = strlen(log->rules[i].prefix);
 		if (plen > best && prefix_matches(log->rules[i].prefix, plen, name)) {
 			best = plen;
-			level = log->rules[i].level;
+			found = (long)i;
 		}
 	}
-	return level;
+	return found;
 }
 
+/* The configured level of a name: its longest rule prefix's, else the root's.  cat_lock held. */
 static int
-effective_level(const sr_log *log, const char *name)
+configured_level(const sr_log *log, const char *name)
 {
-	if (sr_atomic_load_acquire_i32(&log->shut))
-		return SR_LOG_OFF;
-	int level = configured_level(log, name);
-	/* A level that no sink writes is cut off at the call site. */
-	return level > log->min_sink_level ? level : log->min_sink_level;
+	long r = sr_log__rule_for(log, name);
+	return r >= 0 ? log->rules[r].level : log->root_level;
 }
 
-/* Recomputes every handle's effective level.  cat_lock held. */
+/* Sets a handle's write level and call-site level.  cat_lock held. */
 static void
-update_categories(sr_log *log)
+set_category_levels(const sr_log *log, sr_category *c)
 {
-	for (size_t i = 0; i < log->ncats; i++) {
-		sr_category *c = log->cats[i];
-		/* Relaxed: the macros' relaxed load; no data is published with it. */
-		sr_atomic_store_relaxed_i32(&c->level, effective_level(log, c->name));
-	}
+	int level = configured_level(log, c->name);
+	/* A level that no sink writes is cut off at the call site. */
+	int write = level > log->min_sink_level ? level : log->min_sink_level;
+	int site = write;
+	/* The backtrace keeps what is below the write level, from its own level up. */
+	if (log->bt_size > 0 && log->bt_level < site)
+		site = log->bt_level;
+	/*
+	 * After shutdown began, callers stop at the level check; the write
+	 * level stays, so that what is still in the ring is written as it was
+	 * meant to be (pairs with the store-release in sr_log_shutdown).
+	 */
+	if (sr_atomic_load_acquire_i32(&log->shut))
+		site = SR_LOG_OFF;
+	/*
+	 * Relaxed: the macros' and the consumer's relaxed loads; no data is
+	 * published with them.  A caller that passed the old call-site level
+	 * while the write level moved is handled by the consumer's own check.
+	 */
+	sr_atomic_store_relaxed_i32(&c->write_level, write);
+	sr_atomic_store_relaxed_i32(&c->level, site);
+}
+
+void
+sr_log__update_categories(sr_log *log)
+{
+	for (size_t i = 0; i < log->ncats; i++)
+		set_category_levels(log, log->cats[i]);
 }
 
 /* Creates or finds a category.  cat_lock held. */
@@ -376,7 +467,8 @@ category_locked(sr_log *log, const char *name, sr_error *err)
 			return log->cats[i];
 	if (log->ncats == log->cats_cap) {
 		size_t cap = log->cats_cap == 0 ? 16 : log->cats_cap * 2;
-		sr_category **grown = realloc(log->cats, cap * sizeof *grown);
+		/* an array of pointers: sizeof *grown is the pointer size, as intended */
+		sr_category **grown = realloc(log->cats, cap * sizeof *grown); /* NOLINT(bugprone-sizeof-expression) */
 		if (grown == NULL) {
 			sr_error_set(err, SR_ENOMEM, "cannot grow the category registry to %zu", cap);
 			return NULL;
@@ -395,7 +487,7 @@ category_locked(sr_log *log, const char *name, sr_error *err)
 	c->id = (int32_t)log->ncats;
 	c->log = log;
 	c->name = copy;
-	sr_atomic_store_relaxed_i32(&c->level, effective_level(log, name));
+	set_category_levels(log, c);
 	log->cats[log->ncats++] = c;
 	return c;
 }
@@ -407,7 +499,7 @@ sr_log_category_get(sr_log *log, const char *name, sr_error *err)
 		sr_error_set(err, SR_EINVAL, "logger is NULL");
 		return NULL;
 	}
-	if (name == NULL || !valid_category_name(name)) {
+	if (name == NULL || !sr_log__valid_category_name(name)) {
 		sr_error_set(err, SR_EINVAL,
 		    "category name '%.64s' is invalid: expected 1 to %d printable characters without "
 		    "spaces, ',' or '=', in non-empty dot-separated parts", name != NULL ? name : "(null)",
@@ -444,7 +536,7 @@ sr_category_level(const sr_category *category)
 {
 	if (category == NULL)
 		return SR_LOG_OFF;
-	return (sr_log_level)sr_atomic_load_relaxed_i32(&category->level);
+	return (sr_log_level)sr_atomic_load_relaxed_i32(&category->write_level);
 }
 
 sr_log_level
@@ -470,7 +562,7 @@ sr_log_set_level(sr_log *log, const char *prefix, int level, sr_error *err)
 		    level);
 	if (root && level == SR_LOG_INHERIT)
 		return sr_error_set(err, SR_EINVAL, "the root level cannot be SR_LOG_INHERIT: it has no parent");
-	if (!root && !valid_category_name(prefix))
+	if (!root && !sr_log__valid_category_name(prefix))
 		return sr_error_set(err, SR_EINVAL,
 		    "category prefix '%.64s' is invalid: expected 1 to %d printable characters without "
 		    "spaces, ',' or '=', in non-empty dot-separated parts", prefix, MAX_CATEGORY_NAME);
@@ -482,6 +574,7 @@ sr_log_set_level(sr_log *log, const char *prefix, int level, sr_error *err)
 	}
 	if (root) {
 		log->root_level = level;
+		log->root_source = SR_SRC_RUNTIME;
 	} else {
 		size_t i;
 		for (i = 0; i < log->nrules; i++)
@@ -494,6 +587,7 @@ sr_log_set_level(sr_log *log, const char *prefix, int level, sr_error *err)
 			}
 		} else if (i < log->nrules) {
 			log->rules[i].level = level;
+			log->rules[i].source = SR_SRC_RUNTIME;
 		} else {
 			if (log->nrules == log->rules_cap) {
 				size_t cap = log->rules_cap == 0 ? 8 : log->rules_cap * 2;
@@ -512,10 +606,11 @@ sr_log_set_level(sr_log *log, const char *prefix, int level, sr_error *err)
 			}
 			log->rules[log->nrules].prefix = copy;
 			log->rules[log->nrules].level = level;
+			log->rules[log->nrules].source = SR_SRC_RUNTIME;
 			log->nrules++;
 		}
 	}
-	update_categories(log);
+	sr_log__update_categories(log);
 out:
 	pthread_mutex_unlock(&log->cat_lock);
 	return rc;
@@ -566,7 +661,7 @@ report_drops(sr_log *log, bool now)
 		sr_log__thread_init(&sr_log__self);
 	sr_fmt_buf b = { log->line, 0, log->max_line, 0 };
 	sr_log__render_text(log, SR_LOG_WARN, text, (size_t)n, &b);
-	sr_log__finish_line(&b);
+	sr_log__finish_line(log, &b);
 	if (now) {
 		sr_log__dispatch_now(log, SR_LOG_WARN, b.data, b.len);
 	} else {
@@ -601,7 +696,7 @@ render_by_caller(sr_log *log, const sr_log_rec *h, const unsigned char *body, si
 			sr_log__render_record(log, h, body, body_len, &b);
 		}
 	}
-	if (sr_log__finish_line(&b))
+	if (sr_log__finish_line(log, &b))
 		sr_atomic_faa_i64(&log->truncated_lines, 1);
 	if ((h->kind & SR_REC_KIND_MASK) == SR_REC_FORMAT_ERROR)
 		sr_atomic_faa_i64(&log->format_errors, 1);
@@ -700,6 +795,12 @@ ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 		if (r == FULL_DROPPED)
 			return;
 		if (r == FULL_BY_CALLER) {
+			/* A message let in for the backtrace only is not the caller's to write. */
+			if (log->bt_size > 0 && h->cat != NULL &&
+			    (int)h->level < sr_atomic_load_relaxed_i32(&h->cat->write_level)) {
+				count_drop(log, h->level);
+				return;
+			}
 			write_by_caller(log, h, g);
 			return;
 		}
@@ -723,6 +824,8 @@ sync_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 		return;
 	}
 	pthread_mutex_lock(&log->sync_lock);
+	if (log->clk != NULL)
+		sr_log__clock_refresh(log, false); /* no consumer here: callers keep tsc calibrated */
 	write_by_caller(log, h, g);
 	pthread_mutex_unlock(&log->sync_lock);
 }
@@ -789,7 +892,7 @@ emit_format_error(sr_log *log, sr_log_rec *h)
 	h->kind = SR_REC_FORMAT_ERROR;
 	h->size = sizeof *h;
 	h->value_bytes = 0;
-	h->ts_ns = sr_log__now_ns();
+	h->ts_ns = sr_log__clock_read(log);
 	switch (log->mode) {
 	case SR_LOG_MODE_RING: ring_emit(log, h, NULL); break;
 	case SR_LOG_MODE_QUEUE: queue_emit(log, h, NULL); break;
@@ -830,7 +933,7 @@ sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 	va_start(ap, format);
 	sr_fmt_gather_args(&g, sig, log->max_record, &ap);
 	va_end(ap);
-	h.ts_ns = sr_log__now_ns();
+	h.ts_ns = sr_log__clock_read(log);
 	h.size = (uint32_t)sr_fmt_fit(&g, sizeof h, log->max_record);
 	h.value_bytes = g.value_bytes;
 	if (__builtin_expect(g.truncated, 0))
@@ -895,9 +998,13 @@ publish_batch_counters(sr_log *log)
 static void
 end_of_batch(sr_log *log)
 {
+	sr_log__crash_checkpoint(log);
 	sr_log__sinks_flush(log);
 	publish_batch_counters(log);
 	report_drops(log, false);
+	/* tsc: a cheap check, a recalibration when due (see sr_log_clock.c). */
+	if (log->clk != NULL)
+		sr_log__clock_refresh(log, false);
 }
 
 /* Formats one record and hands its line to the sinks (consumer only). */
@@ -905,16 +1012,28 @@ static void
 consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
 {
 	int kind = h->kind & SR_REC_KIND_MASK;
-	if (kind == SR_REC_NOTICE)
+	if (kind == SR_REC_DUMP && log->bt_size > 0)
+		sr_log__bt_dump(log, SR_LOG_FATAL);
+	if (kind == SR_REC_NOTICE || kind == SR_REC_DUMP)
 		return;
 	log->batch_accepted++;
+	if (log->bt_size > 0) {
+		/* Let in for the backtrace only: keep it, unwritten (relaxed: see set_category_levels). */
+		if (h->cat != NULL && kind == SR_REC_MESSAGE &&
+		    (int)h->level < sr_atomic_load_relaxed_i32(&h->cat->write_level)) {
+			sr_log__bt_keep(log, h, body, body_len);
+			return;
+		}
+		if ((int)h->level >= log->bt_trigger && log->bt_count > 0)
+			sr_log__bt_dump(log, h->level);
+	}
 	if (kind == SR_REC_FORMAT_ERROR)
 		log->batch_format_errors++;
 	if (h->kind & SR_REC_TRUNCATED)
 		log->batch_truncated_records++;
 	sr_fmt_buf b = { log->line, 0, log->max_line, 0 };
 	sr_log__render_record(log, h, body, body_len, &b);
-	if (sr_log__finish_line(&b))
+	if (sr_log__finish_line(log, &b))
 		log->batch_truncated_lines++;
 	sr_log__dispatch_buffered(log, h->level, b.data, b.len);
 	log->batch_written++;
@@ -924,6 +1043,7 @@ static int
 on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch_flag)
 {
 	sr_log *log = ctx;
+	sr_log__crash_checkpoint(log);
 	/* Continuation slots of a multi-slot record were handled with its first. */
 	if (sequence >= log->skip_until) {
 		sr_log_rec h;
@@ -942,6 +1062,11 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch_flag)
 				rec = log->scratch;
 			}
 			consume_record(log, &h, rec + sizeof h, h.size - sizeof h);
+			/*
+			 * pairs with the crash handler's load-acquire: the record's
+			 * line is in the sinks' buffers (or written) once it sees this.
+			 */
+			sr_atomic_store_release_i64(&log->handled_seq, sequence + k - 1);
 		}
 	}
 	if (end_of_batch_flag)
@@ -1081,6 +1206,14 @@ free_log(sr_log *log)
 	free(log->scratch);
 	free(log->thread_name);
 	free(log->wait_spec);
+	free(log->pattern_text);
+	sr_log__pattern_free(log->pattern);
+	sr_log__clock_close(log);
+	sr_log__bt_free(log);
+	free(log->crash_rec);
+	free(log->crash_line);
+	for (int i = 0; i < SR_SET_COUNT; i++)
+		free(log->settings.env_value[i]);
 	pthread_mutex_destroy(&log->q_lock);
 	pthread_cond_destroy(&log->q_not_empty);
 	pthread_cond_destroy(&log->q_not_full);
@@ -1158,6 +1291,34 @@ start_queue(sr_log *log, sr_error *err)
 	return SR_OK;
 }
 
+/*
+ * A configuration error that may involve values from the environment: say
+ * which variables were applied, so that the user looks there too.
+ */
+static void
+note_environment(const sr_log_resolved *r, sr_error *err)
+{
+	if (err == NULL)
+		return;
+	char note[SR_ERROR_MESSAGE_MAX];
+	size_t len = 0;
+	for (int i = 0; i < SR_SET_COUNT; i++) {
+		if (r->settings.source[i] != SR_SRC_ENV)
+			continue;
+		int n = snprintf(note + len, sizeof note - len, "%s%s=%.24s", len == 0 ? " (from the environment: " : ", ",
+		    sr_log__env_name(i), r->settings.env_value[i]);
+		if (n < 0 || (size_t)n >= sizeof note - len)
+			return;
+		len += (size_t)n;
+	}
+	size_t have = strlen(err->message);
+	if (len > 0 && have + len + 2 <= sizeof err->message) {
+		memcpy(err->message + have, note, len);
+		err->message[have + len] = ')';
+		err->message[have + len + 1] = '\0';
+	}
+}
+
 sr_log *
 sr_log_open(const sr_log_config *config, sr_error *err)
 {
@@ -1166,13 +1327,31 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		sr_log_config_default(&defaults);
 		config = &defaults;
 	}
-	sr_wait_config wait;
-	if (validate(config, &wait, err) != SR_OK)
+	/* The code's configuration with the environment applied (sr_log_env.c). */
+	sr_log_resolved *r = calloc(1, sizeof *r);
+	if (r == NULL) {
+		sr_error_set(err, SR_ENOMEM, "cannot allocate a logger");
 		return NULL;
+	}
+	if (sr_log__resolve(config, r, err) != SR_OK) {
+		sr_log__resolved_free(r);
+		free(r);
+		return NULL;
+	}
+	config = &r->cfg;
+	sr_wait_config wait;
+	if (validate(config, &wait, err) != SR_OK) {
+		note_environment(r, err);
+		sr_log__resolved_free(r);
+		free(r);
+		return NULL;
+	}
 
 	sr_log *log = calloc(1, sizeof *log);
 	if (log == NULL) {
 		sr_error_set(err, SR_ENOMEM, "cannot allocate a logger");
+		sr_log__resolved_free(r);
+		free(r);
 		return NULL;
 	}
 	pthread_mutex_init(&log->life_lock, NULL);
@@ -1195,7 +1374,18 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	log->max_line = config->max_line_bytes;
 	log->capacity = config->ring_slots;
 	log->close_at_exit = config->close_at_exit;
-	log->root_level = config->level;
+	log->describe = config->describe;
+	log->slot_size = config->slot_size;
+	log->synchronize_enqueue = config->synchronize_enqueue_when_full;
+	log->bt_size = config->backtrace_size;
+	log->bt_level = config->backtrace_level;
+	log->bt_trigger = config->backtrace_trigger;
+	sr_atomic_store_relaxed_i64(&log->handled_seq, -1);
+	/* The settings' sources move into the logger (for sr_log_describe). */
+	log->settings = r->settings;
+	memset(r->settings.env_value, 0, sizeof r->settings.env_value);
+	if (sr_log__apply_specs(log, r, err) != SR_OK)
+		goto fail;
 	log->thread_name = strdup(config->thread_name != NULL ? config->thread_name : "seqring-log");
 	log->wait_spec = strdup(config->wait_strategy != NULL ? config->wait_strategy : SR_LOG_DEFAULT_WAIT);
 	log->line = malloc(log->max_line + SR_FMT_LINE_RESERVE);
@@ -1203,6 +1393,19 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		sr_error_set(err, SR_ENOMEM, "cannot allocate the logger's buffers");
 		goto fail;
 	}
+	if (config->pattern != NULL) {
+		log->pattern_text = strdup(config->pattern);
+		if (log->pattern_text == NULL) {
+			sr_error_set(err, SR_ENOMEM, "cannot copy the pattern");
+			goto fail;
+		}
+		if (sr_log__pattern_compile(config->pattern, &log->pattern, err) != SR_OK)
+			goto fail;
+	}
+	if (sr_log__clock_open(log, config->clock, err) != SR_OK)
+		goto fail;
+	if (sr_log__bt_open(log, err) != SR_OK)
+		goto fail;
 	if (sr_log__sinks_open(log, config->sinks, config->sink_count, err) != SR_OK)
 		goto fail;
 	log->min_sink_level = SR_LOG_OFF;
@@ -1225,6 +1428,10 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	if (rc != SR_OK)
 		goto fail;
 
+	if (config->crash_handler && sr_log_install_crash_handler(log, err) != SR_OK) {
+		sr_log_shutdown(log);
+		goto fail_stopped;
+	}
 	if (log->close_at_exit) {
 		pthread_once(&exit_once, register_at_exit);
 		pthread_mutex_lock(&exit_lock);
@@ -1233,16 +1440,33 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		log->in_exit_list = true;
 		pthread_mutex_unlock(&exit_lock);
 	}
+	sr_log__resolved_free(r);
+	free(r);
+	if (log->describe)
+		sr_log_describe(log, stderr);
 	return log;
+fail_stopped:
+	/* The sinks are closed (descriptors with close_fd too: the open failed late). */
+	free_log(log);
+	sr_log__resolved_free(r);
+	free(r);
+	return NULL;
 fail:
 	/*
 	 * Undo only what this call made: files it opened.  Descriptors and
 	 * callback contexts stay the caller's, since the open failed.
 	 */
-	for (int i = 0; i < log->nsinks; i++)
-		if (log->sinks[i].cfg.kind == SR_SINK_FILE)
-			close(log->sinks[i].fd);
+	if (log->consumer_started) {
+		/* Only possible if something after the start fails: stop it first. */
+		sr_log_shutdown(log);
+	} else {
+		for (int i = 0; i < log->nsinks; i++)
+			if (log->sinks[i].cfg.kind == SR_SINK_FILE && log->sinks[i].fd >= 0)
+				close(log->sinks[i].fd);
+	}
 	free_log(log);
+	sr_log__resolved_free(r);
+	free(r);
 	return NULL;
 }
 
@@ -1271,10 +1495,12 @@ sr_log_shutdown(sr_log *log)
 		pthread_mutex_unlock(&log->life_lock);
 		return SR_OK;
 	}
+	/* The crash handler must not reach for a logger that is going away. */
+	sr_log_remove_crash_handler(log);
 	/* pairs with the load-acquire in when_full, sr_log_flush, the category functions */
 	sr_atomic_store_release_i32(&log->shut, 1);
 	pthread_mutex_lock(&log->cat_lock);
-	update_categories(log); /* every handle off: later calls end at the level check */
+	sr_log__update_categories(log); /* every handle off: later calls end at the level check */
 	pthread_mutex_unlock(&log->cat_lock);
 
 	/* This thread acts as the consumer from here on: it must never wait on the ring. */
@@ -1351,6 +1577,52 @@ sr_log_set_default(sr_log *log)
 	sr_atomic_store_release_ptr(&default_log, log);
 }
 
+/*
+ * Ring mode: publishes a notice record (SR_REC_NOTICE, SR_REC_DUMP) and
+ * waits until the consumer has passed it: everything published before it is
+ * then written.
+ */
+static int
+ring_notice(sr_log *log, int kind)
+{
+	int64_t s;
+	for (;;) {
+		int rc = sr_sequencer_claim_until(log->seq, 1, sr_monotonic_ns() + BLOCK_SLICE_NS, &s);
+		if (rc == SR_OK)
+			break;
+		/* pairs with the store-release in sr_log_shutdown */
+		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->shut))
+			return SR_ESTATE;
+	}
+	sr_log_rec h;
+	memset(&h, 0, sizeof h);
+	h.size = sizeof h;
+	h.kind = (uint8_t)kind;
+	memcpy(sr_ring_slot(log->ring, s), &h, sizeof h);
+	sr_sequencer_publish(log->seq, s);
+	sr_backoff b = SR_BACKOFF_INIT;
+	/* pairs with the consumer's store-release of its sequence after the batch */
+	while (sr_sequence_get(sr_processor_sequence(log->proc)) < s) {
+		if (sr_atomic_load_acquire_i32(&log->shut) &&
+		    sr_processor_state_get(log->proc) != SR_PROCESSOR_RUNNING)
+			return SR_ESTATE;
+		sr_backoff_pause(&b);
+	}
+	return SR_OK;
+}
+
+int
+sr_log_dump_backtrace(sr_log *log)
+{
+	if (log == NULL)
+		return SR_EINVAL;
+	/* pairs with the store-release in sr_log_shutdown */
+	if (log->bt_size == 0 || log->mode != SR_LOG_MODE_RING || sr_log__must_not_wait() ||
+	    sr_atomic_load_acquire_i32(&log->shut))
+		return SR_ESTATE;
+	return ring_notice(log, SR_REC_DUMP);
+}
+
 int
 sr_log_flush(sr_log *log)
 {
@@ -1359,32 +1631,8 @@ sr_log_flush(sr_log *log)
 	/* pairs with the store-release in sr_log_shutdown */
 	if (sr_log__must_not_wait() || sr_atomic_load_acquire_i32(&log->shut))
 		return SR_ESTATE;
-	if (log->mode == SR_LOG_MODE_RING) {
-		/* A notice record: when the consumer has passed it, all before it is written. */
-		int64_t s;
-		for (;;) {
-			int rc = sr_sequencer_claim_until(log->seq, 1, sr_monotonic_ns() + BLOCK_SLICE_NS, &s);
-			if (rc == SR_OK)
-				break;
-			if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->shut))
-				return SR_ESTATE;
-		}
-		sr_log_rec h;
-		memset(&h, 0, sizeof h);
-		h.size = sizeof h;
-		h.kind = SR_REC_NOTICE;
-		memcpy(sr_ring_slot(log->ring, s), &h, sizeof h);
-		sr_sequencer_publish(log->seq, s);
-		sr_backoff b = SR_BACKOFF_INIT;
-		/* pairs with the consumer's store-release of its sequence after the batch */
-		while (sr_sequence_get(sr_processor_sequence(log->proc)) < s) {
-			if (sr_atomic_load_acquire_i32(&log->shut) &&
-			    sr_processor_state_get(log->proc) != SR_PROCESSOR_RUNNING)
-				return SR_ESTATE;
-			sr_backoff_pause(&b);
-		}
-		return SR_OK;
-	}
+	if (log->mode == SR_LOG_MODE_RING)
+		return ring_notice(log, SR_REC_NOTICE);
 	if (log->mode == SR_LOG_MODE_QUEUE) {
 		int rc = SR_OK;
 		pthread_mutex_lock(&log->q_lock);
@@ -1432,6 +1680,8 @@ sr_log_stats(sr_log *log, sr_log_counters *st)
 	st->truncated_records = (uint64_t)sr_atomic_load_relaxed_i64(&log->truncated_records);
 	st->truncated_lines = (uint64_t)sr_atomic_load_relaxed_i64(&log->truncated_lines);
 	st->max_occupancy = sr_atomic_load_relaxed_i64(&log->max_occupancy);
+	st->backtrace_written = (uint64_t)sr_atomic_load_relaxed_i64(&log->bt_written);
+	st->backtrace_discarded = (uint64_t)sr_atomic_load_relaxed_i64(&log->bt_discarded);
 	st->capacity = log->capacity;
 	st->batches = (uint64_t)sr_atomic_load_relaxed_i64(&log->batches);
 	st->sink_count = log->nsinks;
@@ -1443,6 +1693,7 @@ sr_log_stats(sr_log *log, sr_log_counters *st)
 		o->writes = (uint64_t)sr_atomic_load_relaxed_i64(&s->writes);
 		o->errors = (uint64_t)sr_atomic_load_relaxed_i64(&s->errors);
 		o->lost_bytes = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_bytes);
+		o->rotations = (uint64_t)sr_atomic_load_relaxed_i64(&s->rotations);
 		st->sink_errors += o->errors;
 	}
 	return SR_OK;
