@@ -36,6 +36,12 @@
  *   sr_log_set_level(log, "net", SR_LOG_DEBUG, &err);  // at run time, any thread
  *   sr_log_close(&log);                              // writes everything, frees, log = NULL
  *
+ * Operations: levels, sinks, layouts and the rest can be set from the
+ * environment (SEQRING_LOG="warn,net.http=info" and the SEQRING_LOG_*
+ * variables, validated at open; see "The environment" below and
+ * logger/README-config.md); sr_log_describe prints what is in force and
+ * where each value came from.
+ *
  * Threads: every function may be called from any thread, except that no log
  * call may run concurrently with (or after) sr_log_close of its logger.
  * Errors are values: functions return SR_OK or a negative SR_E* code (and a
@@ -48,6 +54,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sr_atomic.h"
 #include "sr_error.h"
@@ -154,8 +161,79 @@ typedef enum sr_log_layout {
 	 */
 	SR_LOG_LAYOUT_TEXT = 0,
 	/* The message and a newline, nothing else. */
-	SR_LOG_LAYOUT_MESSAGE = 1
+	SR_LOG_LAYOUT_MESSAGE = 1,
+	/*
+	 * config.pattern, Log4j-like: "%d %-5p [%t] %c - %m%n".  Conversions:
+	 *   %d{fmt}  the timestamp, UTC; fmt is strftime-like: %Y %m %d %H %M %S
+	 *            %j %y %e %b %a %s %z (+0000) %Z (UTC) %% and %f, the
+	 *            fraction of the second: %3f ms, %6f us (%f), %9f ns, any
+	 *            of 1 to 9 digits.  %d alone: %Y-%m-%dT%H:%M:%S.%6fZ.
+	 *   %p level (INFO), %c category ("root" for the root), %t thread name
+	 *   (its id when it has none), %T thread id, %m message, %F file base
+	 *   name, %L line, %M function, %n newline, %% a percent sign.
+	 * Each conversion but %n and %% takes an optional width: %-10c pads on
+	 * the right to 10, %10c on the left, %.20c keeps the last 20
+	 * characters (as Log4j truncates), %-10.20c both.  Every line ends with
+	 * exactly one newline: a trailing %n is that newline, and a pattern
+	 * without one gets it.  A bad pattern is an error at open that names
+	 * its column (sr_log_pattern_check).
+	 */
+	SR_LOG_LAYOUT_PATTERN = 2,
+	/*
+	 * JSON Lines, one object per message, for log shippers (Vector, Fluent
+	 * Bit, Loki):
+	 *   {"ts":"2026-11-30T12:34:56.123456789Z","level":"info","category":"net.http",
+	 *    "thread":"main","tid":4242,"msg":"GET / -> 200","file":"server.c",
+	 *    "line":42,"function":"handle"}
+	 * Strings are escaped (quotes, backslashes, every control character)
+	 * and invalid UTF-8 is replaced by U+FFFD, so every line parses.  A
+	 * message too long for max_line_bytes is cut inside "msg" (ending in
+	 * "[truncated]") and the object stays whole.  Backtrace lines carry
+	 * "backtrace":true.
+	 */
+	SR_LOG_LAYOUT_JSON = 3
 } sr_log_layout;
+
+/* "text", "message", "pattern", "json"; parse is case-insensitive, SR_EINVAL lists them. */
+const char *sr_log_layout_name(int layout);
+int sr_log_layout_parse(const char *name, sr_log_layout *layout, sr_error *err);
+
+/*
+ * Checks a pattern (SR_LOG_LAYOUT_PATTERN) without opening a logger: SR_OK,
+ * or SR_EINVAL with a message naming the column (1-based) and what is
+ * wrong, e.g. "pattern '%d %q' is invalid at column 4: '%q' is not a
+ * conversion (expected %d %p %c %t %T %m %F %L %M %n %%)".
+ */
+int sr_log_pattern_check(const char *pattern, sr_error *err);
+
+/*
+ * Where timestamps come from.  Each is read on the calling thread; see
+ * logger/README-config.md for the measured cost of each.
+ */
+typedef enum sr_log_clock {
+	/* clock_gettime(CLOCK_REALTIME) (default): nanoseconds, NTP-disciplined. */
+	SR_LOG_CLOCK_REALTIME = 0,
+	/*
+	 * clock_gettime(CLOCK_REALTIME_COARSE): the kernel's last tick, cheaper
+	 * than realtime, behind it by up to one tick (clock_getres reports the
+	 * tick: 1 to 10 ms).
+	 */
+	SR_LOG_CLOCK_COARSE = 1,
+	/*
+	 * The CPU's time-stamp counter (x86-64, invariant TSC only): the caller
+	 * stores the raw counter, the consumer converts it to wall time with a
+	 * calibration against CLOCK_REALTIME made at open (~5 ms) and refreshed
+	 * by the consumer (after 50 ms, 200 ms, then every second), slewing
+	 * gently so that converted times never go backwards on a thread (and
+	 * stepping only when CLOCK_REALTIME itself jumps by more than 1 ms).
+	 * An error at open on a CPU without an invariant TSC.
+	 */
+	SR_LOG_CLOCK_TSC = 2
+} sr_log_clock;
+
+/* "realtime", "coarse", "tsc"; parse is case-insensitive, SR_EINVAL lists them. */
+const char *sr_log_clock_name(int clock);
+int sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err);
 
 typedef enum sr_sink_kind {
 	SR_SINK_FILE = 0,     /* a file opened O_WRONLY|O_APPEND|O_CREAT, owned by the logger */
@@ -205,6 +283,21 @@ typedef struct sr_sink_config {
 	 */
 	size_t buffer_bytes;
 	/*
+	 * FILE: rotate when the file would grow past this many bytes (0, the
+	 * default: never).  4,096 B to 2^50.  Rotation renames app.log to
+	 * app.log.1 (app.log.1 to app.log.2, ...; the oldest beyond keep_files
+	 * is deleted) and starts a new app.log.  It happens between two lines,
+	 * on the thread that writes (the consumer in ring mode), so no line is
+	 * lost, split or written twice.  A single line longer than the limit
+	 * gets a file of its own.  Existing files count: a 3 MiB app.log with a
+	 * 1 MiB limit rotates at the first write.
+	 */
+	uint64_t max_file_bytes;
+	/* FILE: rotated files kept (app.log.1 ... app.log.N), 0 to 1,000.  Default 5. */
+	int keep_files;
+	/* FILE: also rotate when the UTC date changes (before the first line of a new day). */
+	bool rotate_daily;
+	/*
 	 * FILE, FD: how long a write may wait (poll) on a non-blocking descriptor
 	 * that stays full (EAGAIN), 0 to 60,000 ms, before the buffer is dropped
 	 * and counted as an error.  After one such timeout the sink no longer
@@ -220,6 +313,8 @@ typedef struct sr_sink_config {
 
 /* Sink configurations with their defaults. */
 sr_sink_config sr_sink_file(const char *path);
+/* A file sink that rotates at max_file_bytes and keeps keep_files old files. */
+sr_sink_config sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files);
 sr_sink_config sr_sink_fd(int fd);
 sr_sink_config sr_sink_null(void);
 sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
@@ -263,6 +358,12 @@ typedef struct sr_log_config {
 	/* The root level (trace..off): categories without their own level inherit it.  Default info. */
 	sr_log_level level;
 	/*
+	 * Levels in SEQRING_LOG's form (NULL: none), applied after `level`:
+	 * "warn,net.http=info,db=error" (see sr_log_set_level_spec).  Invalid:
+	 * an error at open.
+	 */
+	const char *level_spec;
+	/*
 	 * Largest record, header and arguments included: 1,024 B to 1 MiB, and
 	 * at most ring_slots x slot_size in ring mode.  Longer string arguments
 	 * are cut, each cut one ending with "[truncated]".  Default 4,096.
@@ -273,8 +374,15 @@ typedef struct sr_log_config {
 	 * say) is cut and ends with " [truncated]".  Default 65,536.
 	 */
 	size_t max_line_bytes;
-	/* SR_LOG_LAYOUT_TEXT (default) or SR_LOG_LAYOUT_MESSAGE. */
+	/* SR_LOG_LAYOUT_TEXT (default), _MESSAGE, _PATTERN (with pattern) or _JSON. */
 	sr_log_layout layout;
+	/*
+	 * The pattern of SR_LOG_LAYOUT_PATTERN (required then, and only then:
+	 * a pattern with another layout is an error).  NULL by default.
+	 */
+	const char *pattern;
+	/* Where timestamps come from.  Default SR_LOG_CLOCK_REALTIME. */
+	sr_log_clock clock;
 	/*
 	 * The sinks (copied at open), 0 to SR_LOG_MAX_SINKS.  None (NULL, 0)
 	 * means one FD sink on stderr.
@@ -285,7 +393,78 @@ typedef struct sr_log_config {
 	bool close_at_exit;
 	/* The consumer thread's name, 1 to 15 characters.  NULL: "seqring-log". */
 	const char *thread_name;
+	/*
+	 * Backtrace (flight recorder): keep the last backtrace_size messages
+	 * (0, the default: off; else 1 to 65,536) that are at or above
+	 * backtrace_level (default trace) but below their category's level, in
+	 * memory, unwritten; when a message at or above backtrace_trigger
+	 * (default error) is written, write them first, oldest first, marked
+	 * "[backtrace] " (JSON: "backtrace":true), to the sinks that take the
+	 * trigger, then forget them.  Callers pay for copying such messages into
+	 * the ring (the level check passes them), the consumer formats them only
+	 * when a trigger comes.  sr_log_dump_backtrace writes them on demand.
+	 * Ring mode only (an error at open otherwise).  A ring that is full
+	 * applies the full-queue policy to such messages too (policy sync drops
+	 * them: they are not the caller's to write).
+	 */
+	int backtrace_size;
+	sr_log_level backtrace_level;
+	sr_log_level backtrace_trigger;
+	/* Install the crash handler at open (sr_log_install_crash_handler).  Default false. */
+	bool crash_handler;
+	/* Print sr_log_describe to stderr once open (as SEQRING_LOG_DESCRIBE=1).  Default false. */
+	bool describe;
+	/*
+	 * Ignore every SEQRING_LOG* environment variable (tests, programs that
+	 * must not be reconfigured from outside).  Default false: the
+	 * environment overrides the code, setting by setting (see below).
+	 */
+	bool ignore_environment;
 } sr_log_config;
+
+/*
+ * The environment.  sr_log_open reads SEQRING_LOG (levels) and the
+ * SEQRING_LOG_* variables listed in logger/README-config.md, each of which
+ * overrides its config field (the operator has the last word over the
+ * code) unless config.ignore_environment is set:
+ *
+ *   SEQRING_LOG                  levels: "warn,net.http=info" merged over
+ *                                level and level_spec (the environment's
+ *                                default level and directives win; the
+ *                                code's directives for other prefixes stay)
+ *   SEQRING_LOG_MODE             ring | queue | sync
+ *   SEQRING_LOG_RING_SLOTS       power of two, 2 to 2^30 (suffix k, m: x1024)
+ *   SEQRING_LOG_SLOT_SIZE        power of two, 64 to 65536 (suffix k)
+ *   SEQRING_LOG_WAIT             a wait strategy (sr_wait_config_parse syntax)
+ *   SEQRING_LOG_FULL_POLICY      block | drop | discard | sync
+ *   SEQRING_LOG_DISCARD_LEVEL    trace .. fatal
+ *   SEQRING_LOG_SYNC_ENQUEUE     0 | 1 (synchronize_enqueue_when_full)
+ *   SEQRING_LOG_MAX_MESSAGE      1024 to 1m bytes (max_message_bytes)
+ *   SEQRING_LOG_MAX_LINE         256 to 16m bytes (max_line_bytes)
+ *   SEQRING_LOG_LAYOUT           text | message | json | pattern
+ *   SEQRING_LOG_PATTERN          a pattern (implies layout pattern)
+ *   SEQRING_LOG_CLOCK            realtime | coarse | tsc
+ *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
+ *                                stderr | stdout | null | fd:N | file:PATH,
+ *                                each with options ",level=L",
+ *                                ",buffer=64k", and for files ",max_size=10m",
+ *                                ",keep=5", ",daily=1", ",mode=0640"
+ *   SEQRING_LOG_THREAD_NAME      the consumer thread's name
+ *   SEQRING_LOG_CLOSE_AT_EXIT    0 | 1
+ *   SEQRING_LOG_BACKTRACE        0 to 65536 (backtrace_size)
+ *   SEQRING_LOG_BACKTRACE_LEVEL  trace .. fatal
+ *   SEQRING_LOG_BACKTRACE_TRIGGER trace .. fatal
+ *   SEQRING_LOG_CRASH_HANDLER    0 | 1
+ *   SEQRING_LOG_DESCRIBE         0 | 1: print sr_log_describe to stderr at open
+ *
+ * An invalid value, or a SEQRING_LOG_* name that is none of these (a typo
+ * would otherwise be silently ignored), makes sr_log_open fail with
+ * SR_EINVAL and a message naming the variable, its value and what is valid:
+ * "SEQRING_LOG_RING_SLOTS '1000' is invalid: expected a power of two from 2
+ * to 1073741824".  An empty variable counts as unset.  The environment is
+ * read once, by sr_log_open (getenv: do not setenv in another thread at the
+ * same time); sr_log_set_level_spec reloads levels from a string later.
+ */
 
 /* Fills *config with the documented defaults. */
 void sr_log_config_default(sr_log_config *config);
@@ -355,16 +534,23 @@ void sr_log_set_default(sr_log *log);
  */
 typedef struct sr_category {
 	/*
-	 * Effective level: a message at level >= this is logged.  The higher of
-	 * the category's configured level and the lowest sink level, so a level
-	 * that no sink writes is rejected at the call site.  Relaxed: a change
-	 * reaches callers "soon", no ordering is needed (the record carries
-	 * everything the consumer reads).
+	 * The call-site threshold: a message at level >= this enters the
+	 * logger.  It is the effective level (write_level) or, with a
+	 * backtrace, the lower backtrace_level.  Relaxed: a change reaches
+	 * callers "soon", no ordering is needed (the record carries everything
+	 * the consumer reads).
 	 */
 	sr_atomic_i32 level;
 	int32_t id;
 	sr_log *log;
 	const char *name;
+	/*
+	 * Effective level: messages at or above it are written, those below it
+	 * (let in for the backtrace) are kept in the backtrace.  The higher of
+	 * the category's configured level and the lowest sink level.  Read
+	 * relaxed by the consumer and sr_category_level.
+	 */
+	sr_atomic_i32 write_level;
 } sr_category;
 
 /*
@@ -400,11 +586,94 @@ extern sr_category sr_category_off;
  */
 int sr_log_set_level(sr_log *log, const char *prefix, int level, sr_error *err);
 
-/* A handle's effective level (see sr_category.level). */
+/* A handle's effective level (sr_category.write_level). */
 sr_log_level sr_category_level(const sr_category *category);
 
 /* The configured (not effective) level a name would get: its longest prefix's. */
 sr_log_level sr_log_level_for(sr_log *log, const char *name);
+
+/*
+ * Replaces the logger's levels with a spec in SEQRING_LOG's form, as in
+ * Rust's RUST_LOG: comma-separated directives, each a level (the root
+ * level: at most one) or `prefix=level`.  Unlike RUST_LOG, a bare name is
+ * an error, not "name=trace": the likeliest bare word is a misspelt level.
+ * Levels are trace, debug, info, warn (warning), error, fatal, off, any
+ * case; spaces around items are ignored; a prefix may appear once.  A
+ * category takes the level of its longest dotted prefix ("net.http.client"
+ * takes "net.http=info" over "net=warn"; "network" does not match "net").
+ * Every directive set before (by code, the environment or the API) is
+ * removed; the root level changes only when the spec has one.  The spec is
+ * checked whole first: on SR_EINVAL nothing changed and the message names
+ * the directive, e.g. "level spec 'warn,db=loud': 'db=loud': level 'loud'
+ * is invalid: expected trace, debug, info, warn, error, fatal or off".
+ * SR_ESTATE after shutdown.
+ */
+int sr_log_set_level_spec(sr_log *log, const char *spec, sr_error *err);
+
+/*
+ * Writes the levels in force as a spec ("info,db=error,net.http=debug":
+ * root first, then prefixes sorted), NUL-terminated, into buf.  Returns the
+ * spec's length (as snprintf: a value >= size means it was cut), or
+ * SR_EINVAL.
+ */
+int sr_log_level_spec(sr_log *log, char *buf, size_t size);
+
+/*
+ * Prints the logger's effective configuration to out: every setting with
+ * its value and where it came from (default, code, environment with the
+ * variable, or run time), each level directive and its source, and every
+ * known category (created, or named by a directive) with its configured and
+ * effective level and the directive that decided it.  Run
+ * SEQRING_LOG_DESCRIBE=1 to see it at open.  SR_EINVAL for NULL.
+ */
+int sr_log_describe(sr_log *log, FILE *out);
+
+/*
+ * Writes what the backtrace holds now (see config.backtrace_size), marked,
+ * to every sink, and empties it, as a trigger message would.  Waits like
+ * sr_log_flush.  SR_ESTATE when the logger has no backtrace or is shut
+ * down, or from a consumer thread.
+ */
+int sr_log_dump_backtrace(sr_log *log);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Crash flush                                                                              */
+
+/*
+ * Opt in: installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT
+ * that write every message already published to the logger's sinks before
+ * the process dies, then give the signal to whatever handled it before
+ * (that handler is called; a default or ignored disposition is restored and
+ * the signal raised again, so the process dies as it would have, core dump
+ * included).  Handlers the application installs later take precedence, as
+ * they should; ours then run only if the application chains to them.
+ *
+ * In the handler, only async-signal-safe calls are made.  The consumer
+ * thread, if it is alive, writes what was published (the handler waits up
+ * to 1 s, then up to 100 ms for the consumer to stop); if it
+ * cannot (it is the crashing thread, or it is stuck), the handler writes the
+ * consumer's buffered bytes and formats the remaining records itself with a
+ * signal-safe renderer (sr_fmt_render_safe: integers, strings and pointers
+ * as printf prints them, floating point by a simpler routine whose last
+ * digits may differ, %m as "errno N"; dates are computed without the C
+ * library in every layout anyway).  Those records go to the file and
+ * descriptor sinks; callback sinks are not called from the handler (their
+ * code is not known to be signal-safe).  After such a takeover the
+ * consumer stays parked: the logger writes nothing more if the process
+ * survives (an application handler that recovers).  Records a thread had
+ * claimed but not yet published when the crash came (and those after them)
+ * cannot be read and are not written.  Ring mode only.
+ *
+ * Several loggers may install it (up to 8).  sr_log_close (and
+ * sr_log_shutdown) removes the logger; the handlers are restored to the
+ * previous ones when the last logger goes, unless the application replaced
+ * them meanwhile (then they are left alone).  Errors: SR_EINVAL (NULL, not
+ * ring mode), SR_EFULL (8 loggers), SR_ESYS (sigaction failed).
+ */
+int sr_log_install_crash_handler(sr_log *log, sr_error *err);
+
+/* Removes the logger from the crash handler (see above).  SR_OK if it was not installed. */
+int sr_log_remove_crash_handler(sr_log *log);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Logging                                                                                  */
@@ -471,6 +740,7 @@ typedef struct sr_log_sink_counters {
 	uint64_t writes;      /* write(2) calls (or callback calls) that succeeded */
 	uint64_t errors;      /* failed writes / callback errors, skipped writes of a broken sink */
 	uint64_t lost_bytes;  /* bytes that could not be written */
+	uint64_t rotations;   /* FILE with rotation: files rotated */
 } sr_log_sink_counters;
 
 typedef struct sr_log_counters {
@@ -501,6 +771,12 @@ typedef struct sr_log_counters {
 	uint64_t truncated_lines;
 	/* Sum of the sinks' errors. */
 	uint64_t sink_errors;
+	/*
+	 * Backtrace: messages written as backtrace lines, and kept messages
+	 * that were pushed out of a full backtrace before any trigger.
+	 */
+	uint64_t backtrace_written;
+	uint64_t backtrace_discarded;
 	/* Highest number of ring slots (queue: messages) seen waiting by the consumer. */
 	int64_t max_occupancy;
 	/* Ring slots (queue capacity) and batches the consumer handled. */

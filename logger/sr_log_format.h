@@ -262,6 +262,18 @@ void sr_fmt_render(sr_fmt_buf *out, const char *format,
     const unsigned char *strings, size_t strings_len, int errno_value);
 
 /*
+ * As sr_fmt_render, with no call that is not async-signal-safe (no
+ * snprintf, no locale, no malloc), for the crash handler: integers,
+ * characters, strings and pointers come out as printf prints them (flags,
+ * width and precision included); floating-point values are printed by a
+ * simpler routine whose last digits may differ from printf's; %m prints
+ * "errno N".
+ */
+void sr_fmt_render_safe(sr_fmt_buf *out, const char *format,
+    const unsigned char *values, size_t values_len,
+    const unsigned char *strings, size_t strings_len, int errno_value);
+
+/*
  * Renders a refused format's error text: "format error (<why>) in \"<fmt>\"".
  */
 void sr_fmt_render_error(sr_fmt_buf *out, const char *format);

@@ -16,6 +16,16 @@
  *                  pending on the thread is consumed with sigtimedwait.
  *   ENOSPC, other  counted; the next batch tries again.
  *
+ * Rotation (FILE with max_file_bytes or rotate_daily) happens in the write
+ * path, under the sink's lock, between two lines: the consumer's buffer holds
+ * whole lines only, so a buffer that would cross the size limit is written
+ * up to its last line that fits, the file is rotated (app.log.N-1 ->
+ * app.log.N, ..., app.log -> app.log.1, the oldest deleted beyond keep_files)
+ * and the rest goes to the new file.  No line is split, lost or duplicated
+ * by a rotation.  If a rename fails the sink keeps appending to the same
+ * file (nothing is truncated); if the new file cannot be opened, writes are
+ * counted as errors and the open is retried at the next write.
+ *
  * Each sink reports its first error on stderr, once; all are counted
  * (sr_log_counters.sinks[i].errors).  Nothing here waits without a bound
  * except a write(2) to a blocking descriptor whose reader stopped reading:
@@ -25,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -182,16 +193,17 @@ write_all(sr_log_sink *s, const char *p, size_t n, size_t *done)
 	return 0;
 }
 
-/* Writes bytes to a file or descriptor sink; the caller holds s->lock. */
-static void
-sink_write_locked(sr_log_sink *s, const char *p, size_t n)
+/* Writes bytes as they are; false when the write failed (counted).  s->lock held. */
+static bool
+plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written)
 {
+	*written = 0;
 	if (n == 0)
-		return;
-	if (s->broken || s->closed) {
+		return true;
+	if (s->broken || s->closed || s->fd < 0) {
 		add(&s->errors, 1);
 		add(&s->lost_bytes, (int64_t)n);
-		return;
+		return false;
 	}
 	sigpipe_guard g;
 	bool guard = s->may_sigpipe && sr_log__self.consumer_of == NULL;
@@ -220,9 +232,10 @@ sink_write_locked(sr_log_sink *s, const char *p, size_t n)
 	if (guard)
 		sigpipe_restore(&g);
 	add(&s->bytes, (int64_t)done);
+	*written = done;
 	if (e == 0) {
 		add(&s->writes, 1);
-		return;
+		return true;
 	}
 	add(&s->errors, 1);
 	add(&s->lost_bytes, (int64_t)(n - done));
@@ -233,6 +246,170 @@ sink_write_locked(sr_log_sink *s, const char *p, size_t n)
 	    e == EPIPE ? " (the reader is gone: the sink is closed)" :
 	    e == EAGAIN ? " (the descriptor stayed full)" : "");
 	report_once(s, what);
+	return false;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Rotation                                                                                 */
+
+static bool
+rotates(const sr_log_sink *s)
+{
+	return s->cfg.kind == SR_SINK_FILE && (s->cfg.max_file_bytes > 0 || s->cfg.rotate_daily);
+}
+
+static int64_t
+utc_day(time_t t)
+{
+	int64_t sec = (int64_t)t;
+	return sec >= 0 ? sec / 86400 : -((-sec + 86399) / 86400);
+}
+
+static int64_t
+today(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return utc_day(ts.tv_sec);
+}
+
+static const char *
+numbered(sr_log_sink *s, int k)
+{
+	snprintf(s->rot_name, s->rot_name_size, "%s.%d", s->path, k);
+	return s->rot_name;
+}
+
+/* Opens (creates) the sink's file and learns its size and day.  s->lock held or at open. */
+static int
+open_file(sr_log_sink *s)
+{
+	int fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	    (mode_t)(s->cfg.file_mode != 0 ? s->cfg.file_mode : 0640));
+	if (fd < 0)
+		return errno;
+	s->fd = fd;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		s->file_bytes = (uint64_t)st.st_size;
+		s->file_day = utc_day(st.st_mtime);
+	} else {
+		s->file_bytes = 0;
+		s->file_day = today();
+	}
+	return 0;
+}
+
+/* Shifts the numbered files up, moves the file to .1 and starts a new one.  s->lock held. */
+static void
+rotate(sr_log_sink *s)
+{
+	char what[200];
+	int keep = s->cfg.keep_files;
+	bool moved = true;
+	if (keep == 0) {
+		if (unlink(s->path) != 0 && errno != ENOENT)
+			moved = false;
+	} else {
+		if (unlink(numbered(s, keep)) != 0 && errno != ENOENT) {
+			snprintf(what, sizeof what, "rotation: cannot delete %.120s: %s", s->rot_name, strerror(errno));
+			report_once(s, what);
+		}
+		/* Renaming onto an existing name replaces it, so the order matters: oldest first. */
+		char *from = s->rot_name + s->rot_name_size;  /* the second half of the scratch */
+		for (int k = keep - 1; k >= 1; k--) {
+			snprintf(from, s->rot_name_size, "%s.%d", s->path, k);
+			if (rename(from, numbered(s, k + 1)) != 0 && errno != ENOENT) {
+				snprintf(what, sizeof what, "rotation: cannot rename %.80s: %s", from, strerror(errno));
+				report_once(s, what);
+			}
+		}
+		if (rename(s->path, numbered(s, 1)) != 0)
+			moved = false;
+	}
+	if (!moved) {
+		/* Keep appending to the same file rather than lose or truncate anything. */
+		snprintf(what, sizeof what, "rotation: cannot move %.120s aside: %s", s->path, strerror(errno));
+		add(&s->errors, 1);
+		report_once(s, what);
+		s->file_bytes = 0;
+		s->file_day = today();
+		return;
+	}
+	close(s->fd);
+	s->fd = -1;
+	int e = open_file(s);
+	if (e != 0) {
+		snprintf(what, sizeof what, "rotation: cannot open a new %.120s: %s", s->path, strerror(e));
+		add(&s->errors, 1);
+		report_once(s, what);
+		return;
+	}
+	add(&s->rotations, 1);
+}
+
+/*
+ * Writes whole lines, rotating between two lines when the next would cross
+ * max_file_bytes or the UTC date changed.  s->lock held.
+ */
+static void
+rotating_write_locked(sr_log_sink *s, const char *p, size_t n)
+{
+	uint64_t max = s->cfg.max_file_bytes;
+	while (n > 0) {
+		if (s->closed || s->broken) {
+			plain_write_locked(s, p, n, &(size_t){ 0 });
+			return;
+		}
+		if (s->fd < 0 && open_file(s) != 0) {
+			add(&s->errors, 1);
+			add(&s->lost_bytes, (int64_t)n);
+			return;
+		}
+		if (s->cfg.rotate_daily && s->file_bytes > 0 && today() != s->file_day) {
+			rotate(s);
+			continue;
+		}
+		size_t chunk = n;
+		if (max > 0 && s->file_bytes + n > max) {
+			size_t room = s->file_bytes < max ? (size_t)(max - s->file_bytes) : 0;
+			const char *nl = room > 0 ? memrchr(p, '\n', room < n ? room : n) : NULL;
+			if (nl != NULL) {
+				chunk = (size_t)(nl - p) + 1;
+			} else if (s->file_bytes > 0) {
+				/*
+				 * After it, file_bytes is 0 (a new file, or the old one when
+				 * the rename failed), so the next pass writes at least a line.
+				 */
+				rotate(s);
+				continue;
+			} else {
+				/* An empty file and a first line longer than the limit: it gets the file alone. */
+				nl = memchr(p, '\n', n);
+				chunk = nl != NULL ? (size_t)(nl - p) + 1 : n;
+			}
+		}
+		size_t written;
+		bool ok = plain_write_locked(s, p, chunk, &written);
+		s->file_bytes += written;
+		if (!ok) {
+			if (n > chunk)
+				add(&s->lost_bytes, (int64_t)(n - chunk));
+			return;
+		}
+		p += chunk;
+		n -= chunk;
+	}
+}
+
+/* Writes bytes to a file or descriptor sink; the caller holds s->lock. */
+static void
+sink_write_locked(sr_log_sink *s, const char *p, size_t n)
+{
+	if (rotates(s))
+		rotating_write_locked(s, p, n);
+	else
+		plain_write_locked(s, p, n, &(size_t){ 0 });
 }
 
 static void
@@ -273,19 +450,22 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 		switch (c->kind) {
 		case SR_SINK_FILE: {
 			s->path = strdup(c->path);
-			if (s->path == NULL)
-				goto nomem;
-			s->cfg.path = s->path;
-			int fd = open(c->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-			    (mode_t)(c->file_mode != 0 ? c->file_mode : 0640));
-			if (fd < 0) {
-				int e = errno;
+			s->rot_name_size = strlen(c->path) + 16;
+			s->rot_name = malloc(2 * s->rot_name_size); /* two names: rename from, to */
+			if (s->path == NULL || s->rot_name == NULL) {
 				free(s->path);
+				free(s->rot_name);
+				goto nomem;
+			}
+			s->cfg.path = s->path;
+			int e = open_file(s);
+			if (e != 0) {
+				free(s->path);
+				free(s->rot_name);
 				sr_error_set(err, SR_ESYS, "config.sinks[%d].path '%s' cannot be opened: %s",
 				    i, c->path, strerror(e));
 				goto fail;
 			}
-			s->fd = fd;
 			s->owns_fd = true;
 			break;
 		}
@@ -323,6 +503,7 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 				if (s->owns_fd && c->kind == SR_SINK_FILE)
 					close(s->fd);
 				free(s->path);
+				free(s->rot_name);
 				goto nomem;
 			}
 		}
@@ -336,11 +517,12 @@ fail:
 	/* Undo the sinks opened so far; descriptors the caller gave stay open. */
 	for (int i = 0; i < log->nsinks; i++) {
 		sr_log_sink *s = &log->sinks[i];
-		if (s->cfg.kind == SR_SINK_FILE)
+		if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0)
 			close(s->fd);
 		pthread_mutex_destroy(&s->lock);
 		free(s->buf);
 		free(s->path);
+		free(s->rot_name);
 	}
 	log->nsinks = 0;
 	return err != NULL ? err->code : SR_ESYS;
@@ -460,6 +642,7 @@ sr_log__sinks_free(sr_log *log)
 		pthread_mutex_destroy(&s->lock);
 		free(s->buf);
 		free(s->path);
+		free(s->rot_name);
 	}
 	log->nsinks = 0;
 }
@@ -476,7 +659,76 @@ sr_sink_file(const char *path)
 	c.fd = -1;
 	c.buffer_bytes = 64 * 1024;
 	c.write_timeout_ms = 100;
+	c.max_file_bytes = 0;
+	c.keep_files = 5;
+	c.rotate_daily = false;
 	return c;
+}
+
+sr_sink_config
+sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files)
+{
+	sr_sink_config c = sr_sink_file(path);
+	c.max_file_bytes = max_file_bytes;
+	c.keep_files = keep_files;
+	return c;
+}
+
+void
+sr_log__sink_describe(const sr_sink_config *c, char *buf, size_t size)
+{
+	int n;
+	switch (c->kind) {
+	case SR_SINK_FILE:
+		n = snprintf(buf, size, "file %s level=%s buffer=%zu", c->path != NULL ? c->path : "?",
+		    sr_log_level_name(c->level), c->buffer_bytes);
+		if (n > 0 && (size_t)n < size && c->max_file_bytes > 0)
+			n += snprintf(buf + n, size - (size_t)n, " max_size=%" PRIu64 " keep=%d", c->max_file_bytes,
+			    c->keep_files);
+		if (n > 0 && (size_t)n < size && c->rotate_daily)
+			snprintf(buf + n, size - (size_t)n, " daily%s", c->max_file_bytes > 0 ? "" : " (keep applies)");
+		break;
+	case SR_SINK_FD:
+		snprintf(buf, size, "fd %d%s level=%s buffer=%zu", c->fd,
+		    c->fd == 1 ? " (stdout)" : c->fd == 2 ? " (stderr)" : "", sr_log_level_name(c->level),
+		    c->buffer_bytes);
+		break;
+	case SR_SINK_NULL:
+		snprintf(buf, size, "null level=%s", sr_log_level_name(c->level));
+		break;
+	default:
+		snprintf(buf, size, "callback level=%s", sr_log_level_name(c->level));
+		break;
+	}
+}
+
+void
+sr_log__sink_write_raw(sr_log_sink *s, const char *p, size_t n)
+{
+	/* Signal context: write and poll only; a full descriptor gets ten 100 ms chances. */
+	int full = 0;
+	if (s->midline && n > 0) {
+		/* As plain_write_locked: end a line a failed write left open. */
+		static const char cut[] = " " SR_FMT_TRUNCATION_MARKER "\n";
+		s->midline = false;
+		sr_log__sink_write_raw(s, cut, sizeof cut - 1);
+	}
+	while (n > 0 && s->fd >= 0) {
+		ssize_t w = write(s->fd, p, n);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && full++ < 10) {
+			struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		return;
+	}
 }
 
 sr_sink_config

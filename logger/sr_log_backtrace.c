@@ -1,0 +1,100 @@
+/*
+ * sr_log_backtrace.c: the backtrace, a flight recorder of recent messages.
+ *
+ * With config.backtrace_size N > 0, each category's call-site level is
+ * lowered to backtrace_level, so that messages below the category's own
+ * (write) level still reach the ring.  The consumer does not write them: it
+ * copies each record into a ring of N entries (the oldest is overwritten and
+ * counted as discarded).  When a message at or above backtrace_trigger is
+ * written, the consumer first renders the kept records, oldest first,
+ * marked as backtrace lines, and hands them to the sinks that take the
+ * trigger message; then it forgets them.  Formatting a kept message costs
+ * nothing until a trigger comes; the caller's cost is the same as for any
+ * enabled message (a record copy), which is the price of having the
+ * context of a failure without writing debug output all the time.
+ *
+ * Everything here runs on the consumer thread and touches only its data.
+ * Entries keep whole records (header and arguments), so a kept record is
+ * rendered exactly as it would have been when it was logged; its call site
+ * and category outlive it as every record's do.
+ */
+#include "sr_log_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int
+sr_log__bt_open(sr_log *log, sr_error *err)
+{
+	if (log->bt_size == 0)
+		return SR_OK;
+	log->bt = calloc((size_t)log->bt_size, sizeof *log->bt);
+	if (log->bt == NULL)
+		return sr_error_set(err, SR_ENOMEM, "cannot allocate a backtrace of %d messages", log->bt_size);
+	return SR_OK;
+}
+
+void
+sr_log__bt_free(sr_log *log)
+{
+	if (log->bt == NULL)
+		return;
+	for (int i = 0; i < log->bt_size; i++)
+		free(log->bt[i].rec);
+	free(log->bt);
+	log->bt = NULL;
+}
+
+void
+sr_log__bt_keep(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
+{
+	int slot = (log->bt_head + log->bt_count) % log->bt_size;
+	if (log->bt_count == log->bt_size) {
+		/* Full: the oldest goes. */
+		slot = log->bt_head;
+		log->bt_head = (log->bt_head + 1) % log->bt_size;
+		/* Relaxed: a counter for sr_log_stats. */
+		sr_atomic_faa_i64(&log->bt_discarded, 1);
+	} else {
+		log->bt_count++;
+	}
+	sr_log_bt_entry *e = &log->bt[slot];
+	size_t need = sizeof *h + body_len;
+	if (e->cap < need) {
+		/* Grown once to the largest record seen in this slot, then reused. */
+		unsigned char *grown = realloc(e->rec, need);
+		if (grown == NULL) {
+			e->len = 0;
+			return;
+		}
+		e->rec = grown;
+		e->cap = need;
+	}
+	memcpy(e->rec, h, sizeof *h);
+	memcpy(e->rec + sizeof *h, body, body_len);
+	e->len = need;
+}
+
+void
+sr_log__bt_dump(sr_log *log, int level)
+{
+	uint64_t written = 0;
+	for (int i = 0; i < log->bt_count; i++) {
+		sr_log_bt_entry *e = &log->bt[(log->bt_head + i) % log->bt_size];
+		if (e->len < sizeof(sr_log_rec))
+			continue;
+		sr_log_rec h;
+		memcpy(&h, e->rec, sizeof h);
+		sr_fmt_buf b = { log->line, 0, log->max_line, 0 };
+		sr_log__render_record_ex(log, &h, e->rec + sizeof h, e->len - sizeof h, true, false, &b);
+		sr_log__finish_line(log, &b);
+		/* The trigger's level decides which sinks get the context. */
+		sr_log__dispatch_buffered(log, level, b.data, b.len);
+		e->len = 0;
+		written++;
+	}
+	log->bt_head = 0;
+	log->bt_count = 0;
+	if (written > 0)
+		sr_atomic_faa_i64(&log->bt_written, (int64_t)written); /* relaxed use: a counter */
+}

@@ -1,0 +1,1012 @@
+/*
+ * sr_log_env.c: configuration from the outside, and saying what is in force.
+ *
+ *   - level specs in RUST_LOG's form ("warn,net.http=info,db"), parsed here
+ *     for config.level_spec, SEQRING_LOG and sr_log_set_level_spec;
+ *   - the SEQRING_LOG_* variables, each parsed and range-checked with a
+ *     message that names the variable, its value and what is valid, and
+ *     applied over the code's configuration (sr_log__resolve);
+ *   - sr_log_describe: every setting, its value and its source, the level
+ *     directives and the level of every known category.
+ *
+ * Why the environment wins over the code: the person who sets SEQRING_LOG
+ * on a running deployment is the operator, who knows what this run needs;
+ * the code's values are the developer's defaults.  A program that must not
+ * be reconfigured from outside sets config.ignore_environment.  The seed
+ * that motivated this (a level set in an environment variable that never
+ * reached the logger) is why nothing here is silently ignored: a bad value
+ * or an unknown SEQRING_LOG_* name fails sr_log_open.
+ */
+#include "sr_log_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* Indexed by enum sr_log_setting. */
+static const char *const env_names[SR_SET_COUNT] = {
+	[SR_SET_LEVEL] = "SEQRING_LOG",
+	[SR_SET_MODE] = "SEQRING_LOG_MODE",
+	[SR_SET_RING_SLOTS] = "SEQRING_LOG_RING_SLOTS",
+	[SR_SET_SLOT_SIZE] = "SEQRING_LOG_SLOT_SIZE",
+	[SR_SET_WAIT] = "SEQRING_LOG_WAIT",
+	[SR_SET_FULL_POLICY] = "SEQRING_LOG_FULL_POLICY",
+	[SR_SET_DISCARD_LEVEL] = "SEQRING_LOG_DISCARD_LEVEL",
+	[SR_SET_SYNC_ENQUEUE] = "SEQRING_LOG_SYNC_ENQUEUE",
+	[SR_SET_MAX_MESSAGE] = "SEQRING_LOG_MAX_MESSAGE",
+	[SR_SET_MAX_LINE] = "SEQRING_LOG_MAX_LINE",
+	[SR_SET_LAYOUT] = "SEQRING_LOG_LAYOUT",
+	[SR_SET_PATTERN] = "SEQRING_LOG_PATTERN",
+	[SR_SET_CLOCK] = "SEQRING_LOG_CLOCK",
+	[SR_SET_SINKS] = "SEQRING_LOG_SINK",
+	[SR_SET_THREAD_NAME] = "SEQRING_LOG_THREAD_NAME",
+	[SR_SET_CLOSE_AT_EXIT] = "SEQRING_LOG_CLOSE_AT_EXIT",
+	[SR_SET_BACKTRACE] = "SEQRING_LOG_BACKTRACE",
+	[SR_SET_BACKTRACE_LEVEL] = "SEQRING_LOG_BACKTRACE_LEVEL",
+	[SR_SET_BACKTRACE_TRIGGER] = "SEQRING_LOG_BACKTRACE_TRIGGER",
+	[SR_SET_CRASH_HANDLER] = "SEQRING_LOG_CRASH_HANDLER",
+	[SR_SET_DESCRIBE] = "SEQRING_LOG_DESCRIBE",
+};
+
+/* The config field each setting is, for describe. */
+static const char *const field_names[SR_SET_COUNT] = {
+	[SR_SET_LEVEL] = "level + level_spec",
+	[SR_SET_MODE] = "mode",
+	[SR_SET_RING_SLOTS] = "ring_slots",
+	[SR_SET_SLOT_SIZE] = "slot_size",
+	[SR_SET_WAIT] = "wait_strategy",
+	[SR_SET_FULL_POLICY] = "full_policy",
+	[SR_SET_DISCARD_LEVEL] = "discard_level",
+	[SR_SET_SYNC_ENQUEUE] = "synchronize_enqueue_when_full",
+	[SR_SET_MAX_MESSAGE] = "max_message_bytes",
+	[SR_SET_MAX_LINE] = "max_line_bytes",
+	[SR_SET_LAYOUT] = "layout",
+	[SR_SET_PATTERN] = "pattern",
+	[SR_SET_CLOCK] = "clock",
+	[SR_SET_SINKS] = "sinks",
+	[SR_SET_THREAD_NAME] = "thread_name",
+	[SR_SET_CLOSE_AT_EXIT] = "close_at_exit",
+	[SR_SET_BACKTRACE] = "backtrace_size",
+	[SR_SET_BACKTRACE_LEVEL] = "backtrace_level",
+	[SR_SET_BACKTRACE_TRIGGER] = "backtrace_trigger",
+	[SR_SET_CRASH_HANDLER] = "crash_handler",
+	[SR_SET_DESCRIBE] = "describe",
+};
+
+const char *
+sr_log__env_name(int setting)
+{
+	return setting >= 0 && setting < SR_SET_COUNT ? env_names[setting] : "?";
+}
+
+static const char *const source_names[] = { "default", "code", "environment", "run time" };
+
+/* ---------------------------------------------------------------------------------------- */
+/* Level specs                                                                              */
+
+static bool
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+void
+sr_log__spec_free(sr_log_spec *spec)
+{
+	for (size_t i = 0; i < spec->n; i++)
+		free(spec->d[i].prefix);
+	free(spec->d);
+	memset(spec, 0, sizeof *spec);
+}
+
+/* Parses a level name; false when it is none. */
+static bool
+level_of(const char *s, size_t n, int *level)
+{
+	static const char *const names[] = { "trace", "debug", "info", "warn", "error", "fatal", "off" };
+	for (int i = 0; i < SR_LOG_LEVEL_COUNT; i++) {
+		if (strlen(names[i]) == n && strncasecmp(s, names[i], n) == 0) {
+			*level = i;
+			return true;
+		}
+	}
+	if (n == 7 && strncasecmp(s, "warning", 7) == 0) {
+		*level = SR_LOG_WARN;
+		return true;
+	}
+	return false;
+}
+
+#define LEVELS_EXPECTED "expected trace, debug, info, warn, error, fatal or off"
+
+int
+sr_log__spec_parse(const char *spec, sr_log_spec *out, char *msg, size_t msg_size)
+{
+	memset(out, 0, sizeof *out);
+	if (spec == NULL) {
+		if (msg != NULL)
+			snprintf(msg, msg_size, "the spec is NULL");
+		return SR_EINVAL;
+	}
+	size_t cap = 0;
+	const char *p = spec;
+	for (;;) {
+		const char *end = strchr(p, ',');
+		if (end == NULL)
+			end = p + strlen(p);
+		/* One directive, trimmed. */
+		const char *a = p, *b = end;
+		while (a < b && is_space(*a))
+			a++;
+		while (b > a && is_space(b[-1]))
+			b--;
+		size_t n = (size_t)(b - a);
+		if (n > 0) {
+			const char *eq = memchr(a, '=', n);
+			int level;
+			if (eq == NULL && level_of(a, n, &level)) {
+				if (out->has_root) {
+					if (msg != NULL)
+						snprintf(msg, msg_size, "'%.*s': a second default level (the first is %s)",
+						    (int)(n > 64 ? 64 : n), a, sr_log_level_name(out->root));
+					return SR_EINVAL;
+				}
+				out->has_root = true;
+				out->root = level;
+			} else {
+				const char *name_end = eq != NULL ? eq : b;
+				while (name_end > a && is_space(name_end[-1]))
+					name_end--;
+				size_t nlen = (size_t)(name_end - a);
+				if (eq != NULL) {
+					const char *lv = eq + 1;
+					while (lv < b && is_space(*lv))
+						lv++;
+					if (!level_of(lv, (size_t)(b - lv), &level)) {
+						if (msg != NULL)
+							snprintf(msg, msg_size, "'%.*s': level '%.*s' is invalid: " LEVELS_EXPECTED,
+							    (int)(n > 64 ? 64 : n), a, (int)(b - lv > 32 ? 32 : b - lv), lv);
+						return SR_EINVAL;
+					}
+				} else {
+					/*
+					 * RUST_LOG reads a bare name as "name=trace"; here it is an
+					 * error, because the likeliest bare word is a misspelt level
+					 * ("wran"), which would otherwise pass silently.
+					 */
+					if (msg != NULL)
+						snprintf(msg, msg_size, "'%.*s' is not a level (" LEVELS_EXPECTED
+						    "; for a category, write '%.*s=trace')", (int)(n > 64 ? 64 : n), a,
+						    (int)(n > 64 ? 64 : n), a);
+					return SR_EINVAL;
+				}
+				char *name = strndup(a, nlen);
+				if (name == NULL) {
+					if (msg != NULL)
+						snprintf(msg, msg_size, "out of memory");
+					return SR_ENOMEM;
+				}
+				if (memchr(a, '/', n) != NULL || !sr_log__valid_category_name(name)) {
+					if (msg != NULL) {
+						if (nlen == 0)
+							snprintf(msg, msg_size, "'%.*s': the category before '=' is empty",
+							    (int)(n > 64 ? 64 : n), a);
+						else if (memchr(a, '/', n) != NULL)
+							snprintf(msg, msg_size, "'%.*s': '/' filters are not supported",
+							    (int)(n > 64 ? 64 : n), a);
+						else
+							snprintf(msg, msg_size,
+							    "'%.*s': '%.*s' is neither a level (trace, debug, info, warn, error, "
+							    "fatal, off) nor a category name (dot-separated parts of printable "
+							    "characters without spaces, ',' or '=')",
+							    (int)(n > 64 ? 64 : n), a, (int)(nlen > 64 ? 64 : nlen), a);
+					}
+					free(name);
+					return SR_EINVAL;
+				}
+				for (size_t i = 0; i < out->n; i++) {
+					if (strcmp(out->d[i].prefix, name) == 0) {
+						if (msg != NULL)
+							snprintf(msg, msg_size, "'%.*s': category '%.64s' appears twice",
+							    (int)(n > 64 ? 64 : n), a, name);
+						free(name);
+						return SR_EINVAL;
+					}
+				}
+				if (out->n == cap) {
+					size_t c = cap ? cap * 2 : 8;
+					sr_log_rule *grown = realloc(out->d, c * sizeof *grown);
+					if (grown == NULL) {
+						free(name);
+						if (msg != NULL)
+							snprintf(msg, msg_size, "out of memory");
+						return SR_ENOMEM;
+					}
+					out->d = grown;
+					cap = c;
+				}
+				out->d[out->n].prefix = name;
+				out->d[out->n].level = level;
+				out->d[out->n].source = SR_SRC_DEFAULT;
+				out->n++;
+			}
+		}
+		if (*end == '\0')
+			break;
+		p = end + 1;
+	}
+	return SR_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Values from the environment                                                              */
+
+/* A byte count or number: digits with an optional k, m or g suffix (x1024). */
+static bool
+parse_size(const char *v, uint64_t *out)
+{
+	const char *p = v;
+	while (is_space(*p))
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	uint64_t x = 0;
+	while (isdigit((unsigned char)*p)) {
+		if (x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(*p++ - '0');
+	}
+	uint64_t mult = 1;
+	switch (*p) {
+	case 'k': case 'K': mult = 1024; p++; break;
+	case 'm': case 'M': mult = 1024 * 1024; p++; break;
+	case 'g': case 'G': mult = 1024 * 1024 * 1024; p++; break;
+	default: break;
+	}
+	if (mult > 1 && (*p == 'b' || *p == 'B'))
+		p++;
+	while (is_space(*p))
+		p++;
+	if (*p != '\0' || (x != 0 && mult > UINT64_MAX / x))
+		return false;
+	*out = x * mult;
+	return true;
+}
+
+static bool
+parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = { "1", "true", "yes", "on" };
+	static const char *const no[] = { "0", "false", "no", "off" };
+	for (int i = 0; i < 4; i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = true;
+			return true;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+is_pow2(uint64_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+/* "NAME 'value' is invalid: <why>" */
+static int
+env_bad(sr_error *err, int setting, const char *value, const char *why)
+{
+	return sr_error_set(err, SR_EINVAL, "%s '%.64s%s' is invalid: %s", env_names[setting], value,
+	    strlen(value) > 64 ? "..." : "", why);
+}
+
+static int
+env_level(sr_error *err, int setting, const char *v, int max, sr_log_level *out)
+{
+	int level;
+	if (!level_of(v, strlen(v), &level) || level > max)
+		return env_bad(err, setting, v, max == SR_LOG_OFF ? LEVELS_EXPECTED :
+		    "expected trace, debug, info, warn, error or fatal");
+	*out = (sr_log_level)level;
+	return SR_OK;
+}
+
+static int
+env_bool(sr_error *err, int setting, const char *v, bool *out)
+{
+	if (!parse_bool(v, out))
+		return env_bad(err, setting, v, "expected 1, 0, true, false, yes, no, on or off");
+	return SR_OK;
+}
+
+/* Edit distance, for "did you mean". */
+static size_t
+distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 40 || lb > 40)
+		return 99;
+	size_t row[41];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Rejects SEQRING_LOG_* names that are no setting (a typo would be silently ignored). */
+static int
+check_unknown(sr_error *err)
+{
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		const char *entry = *e;
+		if (strncmp(entry, "SEQRING_LOG", 11) != 0 || (entry[11] != '=' && entry[11] != '_'))
+			continue;
+		const char *eq = strchr(entry, '=');
+		size_t n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
+		char name[128];
+		if (n >= sizeof name)
+			n = sizeof name - 1;
+		memcpy(name, entry, n);
+		name[n] = '\0';
+		bool known = false;
+		size_t best = 99;
+		int best_i = 0;
+		for (int i = 0; i < SR_SET_COUNT; i++) {
+			if (strcmp(name, env_names[i]) == 0) {
+				known = true;
+				break;
+			}
+			size_t d = distance(name, env_names[i]);
+			if (d < best) {
+				best = d;
+				best_i = i;
+			}
+		}
+		if (!known) {
+			/* Close enough to be a typo: a few edits, more for long names (RING_SIZE for RING_SLOTS). */
+			if (best <= 3 || best * 5 <= strlen(name))
+				return sr_error_set(err, SR_EINVAL,
+				    "%.64s is not a seqring setting: did you mean %s? (the SEQRING_LOG_* "
+				    "variables are listed in sr_log.h and logger/README-config.md)", name,
+				    env_names[best_i]);
+			return sr_error_set(err, SR_EINVAL,
+			    "%.64s is not a seqring setting (the SEQRING_LOG_* variables are listed in "
+			    "sr_log.h and logger/README-config.md)", name);
+		}
+	}
+	return SR_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* SEQRING_LOG_SINK                                                                         */
+
+static int
+sink_bad(sr_error *err, const char *all, int index, const char *why)
+{
+	return sr_error_set(err, SR_EINVAL, "SEQRING_LOG_SINK '%.64s%s' is invalid: sink %d: %s", all,
+	    strlen(all) > 64 ? "..." : "", index, why);
+}
+
+/* Parses text (modified in place: paths point into it) into r->sinks. */
+static int
+parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
+{
+	int count = 0;
+	char why[160];
+	char *save_sink = NULL;
+	for (char *item = strtok_r(text, ";", &save_sink); item != NULL;
+	     item = strtok_r(NULL, ";", &save_sink)) {
+		while (is_space(*item))
+			item++;
+		char *end = item + strlen(item);
+		while (end > item && is_space(end[-1]))
+			*--end = '\0';
+		if (*item == '\0')
+			continue;
+		if (count == SR_LOG_MAX_SINKS)
+			return sink_bad(err, all, count, "more than 16 sinks");
+		sr_sink_config *s = &r->sinks[count];
+		char *save_opt = NULL;
+		char *head = strtok_r(item, ",", &save_opt);
+		if (head == NULL)
+			return sink_bad(err, all, count, "empty");
+		if (strcasecmp(head, "stderr") == 0) {
+			*s = sr_sink_fd(2);
+		} else if (strcasecmp(head, "stdout") == 0) {
+			*s = sr_sink_fd(1);
+		} else if (strcasecmp(head, "null") == 0) {
+			*s = sr_sink_null();
+		} else if (strncasecmp(head, "fd:", 3) == 0) {
+			uint64_t fd;
+			if (!parse_size(head + 3, &fd) || fd > 65535) {
+				snprintf(why, sizeof why, "'%.40s': expected fd:N with N an open descriptor", head);
+				return sink_bad(err, all, count, why);
+			}
+			*s = sr_sink_fd((int)fd);
+		} else if (strncasecmp(head, "file:", 5) == 0) {
+			if (head[5] == '\0')
+				return sink_bad(err, all, count, "'file:' needs a path (file:/var/log/app.log)");
+			*s = sr_sink_file(head + 5);
+		} else {
+			snprintf(why, sizeof why, "'%.40s' is not a sink: expected stderr, stdout, null, fd:N "
+			    "or file:PATH", head);
+			return sink_bad(err, all, count, why);
+		}
+		bool is_file = s->kind == SR_SINK_FILE;
+		for (char *opt = strtok_r(NULL, ",", &save_opt); opt != NULL; opt = strtok_r(NULL, ",", &save_opt)) {
+			while (is_space(*opt))
+				opt++;
+			char *eq = strchr(opt, '=');
+			if (eq == NULL) {
+				snprintf(why, sizeof why, "option '%.40s' has no '=' (expected level=, buffer=, timeout=, "
+				    "max_size=, keep=, daily=, mode=)", opt);
+				return sink_bad(err, all, count, why);
+			}
+			*eq = '\0';
+			const char *key = opt, *val = eq + 1;
+			uint64_t num;
+			bool flag;
+			if (strcmp(key, "level") == 0) {
+				int level;
+				if (!level_of(val, strlen(val), &level)) {
+					snprintf(why, sizeof why, "level '%.32s' is invalid: " LEVELS_EXPECTED, val);
+					return sink_bad(err, all, count, why);
+				}
+				s->level = (sr_log_level)level;
+			} else if (strcmp(key, "buffer") == 0 && s->kind != SR_SINK_NULL) {
+				if (!parse_size(val, &num) || num < 256 || num > (64u << 20)) {
+					snprintf(why, sizeof why, "buffer '%.32s' is invalid: expected 256 to 64m bytes", val);
+					return sink_bad(err, all, count, why);
+				}
+				s->buffer_bytes = (size_t)num;
+			} else if (strcmp(key, "timeout") == 0 && s->kind != SR_SINK_NULL) {
+				if (!parse_size(val, &num) || num > 60000) {
+					snprintf(why, sizeof why, "timeout '%.32s' is invalid: expected 0 to 60000 ms", val);
+					return sink_bad(err, all, count, why);
+				}
+				s->write_timeout_ms = (int)num;
+			} else if (strcmp(key, "max_size") == 0 && is_file) {
+				if (!parse_size(val, &num) || (num != 0 && (num < 4096 || num > (UINT64_C(1) << 50)))) {
+					snprintf(why, sizeof why, "max_size '%.32s' is invalid: expected 0 (no rotation) or "
+					    "4096 to 2^50 bytes (suffix k, m, g)", val);
+					return sink_bad(err, all, count, why);
+				}
+				s->max_file_bytes = num;
+			} else if (strcmp(key, "keep") == 0 && is_file) {
+				if (!parse_size(val, &num) || num > 1000) {
+					snprintf(why, sizeof why, "keep '%.32s' is invalid: expected 0 to 1000 files", val);
+					return sink_bad(err, all, count, why);
+				}
+				s->keep_files = (int)num;
+			} else if (strcmp(key, "daily") == 0 && is_file) {
+				if (!parse_bool(val, &flag)) {
+					snprintf(why, sizeof why, "daily '%.32s' is invalid: expected 1 or 0", val);
+					return sink_bad(err, all, count, why);
+				}
+				s->rotate_daily = flag;
+			} else if (strcmp(key, "mode") == 0 && is_file) {
+				char *e;
+				errno = 0;
+				unsigned long m = strtoul(val, &e, 8);
+				if (*val == '\0' || *e != '\0' || errno != 0 || m > 07777) {
+					snprintf(why, sizeof why, "mode '%.32s' is invalid: expected octal 0 to 07777", val);
+					return sink_bad(err, all, count, why);
+				}
+				s->file_mode = (unsigned)m;
+			} else {
+				snprintf(why, sizeof why, "option '%.32s' is not one of a%s sink's (%s)", key,
+				    is_file ? " file" : s->kind == SR_SINK_NULL ? " null" : "n fd",
+				    is_file ? "level, buffer, timeout, max_size, keep, daily, mode" :
+				    s->kind == SR_SINK_NULL ? "level" : "level, buffer, timeout");
+				return sink_bad(err, all, count, why);
+			}
+		}
+		count++;
+	}
+	if (count == 0)
+		return sink_bad(err, all, 0, "no sink (expected stderr, stdout, null, fd:N or file:PATH)");
+	r->cfg.sinks = r->sinks;
+	r->cfg.sink_count = count;
+	return SR_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Resolution                                                                               */
+
+void
+sr_log__resolved_free(sr_log_resolved *r)
+{
+	for (int i = 0; i < SR_SET_COUNT; i++) {
+		free(r->settings.env_value[i]);
+		r->settings.env_value[i] = NULL;
+	}
+	free(r->sink_text);
+	r->sink_text = NULL;
+	sr_log__spec_free(&r->code_spec);
+	sr_log__spec_free(&r->env_spec);
+}
+
+/* Marks the settings the code changed from their defaults. */
+static void
+code_sources(const sr_log_config *c, uint8_t *src)
+{
+	sr_log_config d;
+	sr_log_config_default(&d);
+#define DIFF(set, cond) src[set] = (cond) ? SR_SRC_CODE : SR_SRC_DEFAULT
+	DIFF(SR_SET_LEVEL, c->level != d.level || (c->level_spec != NULL && c->level_spec[0] != '\0'));
+	DIFF(SR_SET_MODE, c->mode != d.mode);
+	DIFF(SR_SET_RING_SLOTS, c->ring_slots != d.ring_slots);
+	DIFF(SR_SET_SLOT_SIZE, c->slot_size != d.slot_size);
+	DIFF(SR_SET_WAIT, c->wait_strategy != NULL && strcmp(c->wait_strategy, SR_LOG_DEFAULT_WAIT) != 0);
+	DIFF(SR_SET_FULL_POLICY, c->full_policy != d.full_policy);
+	DIFF(SR_SET_DISCARD_LEVEL, c->discard_level != d.discard_level);
+	DIFF(SR_SET_SYNC_ENQUEUE, c->synchronize_enqueue_when_full != d.synchronize_enqueue_when_full);
+	DIFF(SR_SET_MAX_MESSAGE, c->max_message_bytes != d.max_message_bytes);
+	DIFF(SR_SET_MAX_LINE, c->max_line_bytes != d.max_line_bytes);
+	DIFF(SR_SET_LAYOUT, c->layout != d.layout);
+	DIFF(SR_SET_PATTERN, c->pattern != NULL);
+	DIFF(SR_SET_CLOCK, c->clock != d.clock);
+	DIFF(SR_SET_SINKS, c->sink_count > 0);
+	DIFF(SR_SET_THREAD_NAME, c->thread_name != NULL);
+	DIFF(SR_SET_CLOSE_AT_EXIT, c->close_at_exit != d.close_at_exit);
+	DIFF(SR_SET_BACKTRACE, c->backtrace_size != d.backtrace_size);
+	DIFF(SR_SET_BACKTRACE_LEVEL, c->backtrace_level != d.backtrace_level);
+	DIFF(SR_SET_BACKTRACE_TRIGGER, c->backtrace_trigger != d.backtrace_trigger);
+	DIFF(SR_SET_CRASH_HANDLER, c->crash_handler != d.crash_handler);
+	DIFF(SR_SET_DESCRIBE, c->describe != d.describe);
+#undef DIFF
+}
+
+/* Applies one variable's value v to r->cfg. */
+static int
+apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
+{
+	sr_log_config *c = &r->cfg;
+	sr_error sub;
+	uint64_t num;
+	bool flag;
+	char why[200];
+	switch (set) {
+	case SR_SET_LEVEL:
+		return SR_OK; /* parsed with the code's spec, below */
+	case SR_SET_MODE:
+		if (sr_log_mode_parse(v, &c->mode, &sub) != SR_OK)
+			return env_bad(err, set, v, "expected ring, queue or sync");
+		return SR_OK;
+	case SR_SET_RING_SLOTS:
+		if (!parse_size(v, &num) || num < 2 || num > (uint64_t)SR_RING_MAX_SLOT_COUNT || !is_pow2(num)) {
+			snprintf(why, sizeof why, "expected a power of two from 2 to %" PRId64 " (suffix k or m: x1024)",
+			    (int64_t)SR_RING_MAX_SLOT_COUNT);
+			return env_bad(err, set, v, why);
+		}
+		c->ring_slots = (int64_t)num;
+		return SR_OK;
+	case SR_SET_SLOT_SIZE:
+		if (!parse_size(v, &num) || num < 64 || num > SR_RING_MAX_SLOT_SIZE || !is_pow2(num)) {
+			snprintf(why, sizeof why, "expected a power of two from 64 to %u (suffix k: x1024)",
+			    SR_RING_MAX_SLOT_SIZE);
+			return env_bad(err, set, v, why);
+		}
+		c->slot_size = (size_t)num;
+		return SR_OK;
+	case SR_SET_WAIT: {
+		sr_wait_config w;
+		if (sr_wait_config_parse(v, &w, &sub) != SR_OK)
+			return env_bad(err, set, v, sub.message);
+		c->wait_strategy = v;
+		return SR_OK;
+	}
+	case SR_SET_FULL_POLICY:
+		if (sr_log_full_policy_parse(v, &c->full_policy, &sub) != SR_OK)
+			return env_bad(err, set, v, "expected block, drop, discard or sync");
+		return SR_OK;
+	case SR_SET_DISCARD_LEVEL:
+		return env_level(err, set, v, SR_LOG_FATAL, &c->discard_level);
+	case SR_SET_SYNC_ENQUEUE:
+		if (env_bool(err, set, v, &flag) != SR_OK)
+			return SR_EINVAL;
+		c->synchronize_enqueue_when_full = flag;
+		return SR_OK;
+	case SR_SET_MAX_MESSAGE:
+		if (!parse_size(v, &num) || num < 1024 || num > (1u << 20))
+			return env_bad(err, set, v, "expected 1024 to 1048576 bytes (suffix k or m)");
+		c->max_message_bytes = (size_t)num;
+		return SR_OK;
+	case SR_SET_MAX_LINE:
+		if (!parse_size(v, &num) || num < 256 || num > (16u << 20))
+			return env_bad(err, set, v, "expected 256 to 16777216 bytes (suffix k or m)");
+		c->max_line_bytes = (size_t)num;
+		return SR_OK;
+	case SR_SET_LAYOUT:
+		if (sr_log_layout_parse(v, &c->layout, &sub) != SR_OK)
+			return env_bad(err, set, v, "expected text, message, pattern or json");
+		return SR_OK;
+	case SR_SET_PATTERN:
+		if (sr_log_pattern_check(v, &sub) != SR_OK) {
+			/* The pattern error names the column; keep it, prefixed with the variable. */
+			return sr_error_set(err, SR_EINVAL, "SEQRING_LOG_PATTERN: %s", sub.message);
+		}
+		c->pattern = v;
+		return SR_OK;
+	case SR_SET_CLOCK:
+		if (sr_log_clock_parse(v, &c->clock, &sub) != SR_OK)
+			return env_bad(err, set, v, "expected realtime, coarse or tsc");
+		return SR_OK;
+	case SR_SET_SINKS:
+		free(r->sink_text);
+		r->sink_text = strdup(v);
+		if (r->sink_text == NULL)
+			return sr_error_set(err, SR_ENOMEM, "cannot copy SEQRING_LOG_SINK");
+		return parse_sinks(r, v, r->sink_text, err);
+	case SR_SET_THREAD_NAME:
+		if (strlen(v) > 15)
+			return env_bad(err, set, v, "expected 1 to 15 characters");
+		c->thread_name = v;
+		return SR_OK;
+	case SR_SET_CLOSE_AT_EXIT:
+		return env_bool(err, set, v, &c->close_at_exit);
+	case SR_SET_BACKTRACE:
+		if (!parse_size(v, &num) || num > 65536)
+			return env_bad(err, set, v, "expected 0 (off) to 65536 messages");
+		c->backtrace_size = (int)num;
+		return SR_OK;
+	case SR_SET_BACKTRACE_LEVEL:
+		return env_level(err, set, v, SR_LOG_FATAL, &c->backtrace_level);
+	case SR_SET_BACKTRACE_TRIGGER:
+		return env_level(err, set, v, SR_LOG_FATAL, &c->backtrace_trigger);
+	case SR_SET_CRASH_HANDLER:
+		return env_bool(err, set, v, &c->crash_handler);
+	case SR_SET_DESCRIBE:
+		return env_bool(err, set, v, &c->describe);
+	default:
+		return SR_OK;
+	}
+}
+
+int
+sr_log__resolve(const sr_log_config *config, sr_log_resolved *r, sr_error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->cfg = *config;
+	code_sources(config, r->settings.source);
+	char msg[SR_ERROR_MESSAGE_MAX];
+	if (config->level_spec != NULL && config->level_spec[0] != '\0') {
+		int rc = sr_log__spec_parse(config->level_spec, &r->code_spec, msg, sizeof msg);
+		if (rc != SR_OK)
+			return sr_error_set(err, rc, "config.level_spec '%.64s' is invalid: %s", config->level_spec, msg);
+	}
+	if (config->ignore_environment)
+		return SR_OK;
+	r->settings.environment_read = true;
+	int rc = check_unknown(err);
+	if (rc != SR_OK)
+		return rc;
+	for (int set = 0; set < SR_SET_COUNT; set++) {
+		const char *v = getenv(env_names[set]);
+		if (v == NULL || v[0] == '\0')
+			continue;
+		rc = apply_env(r, set, v, err);
+		if (rc != SR_OK)
+			return rc;
+		r->settings.source[set] = SR_SRC_ENV;
+		r->settings.env_value[set] = strdup(v);
+		if (r->settings.env_value[set] == NULL)
+			return sr_error_set(err, SR_ENOMEM, "cannot copy %s", env_names[set]);
+	}
+	/* The layout and the pattern go together. */
+	bool env_layout = r->settings.source[SR_SET_LAYOUT] == SR_SRC_ENV;
+	bool env_pattern = r->settings.source[SR_SET_PATTERN] == SR_SRC_ENV;
+	if (env_pattern && !env_layout) {
+		r->cfg.layout = SR_LOG_LAYOUT_PATTERN;
+		r->settings.source[SR_SET_LAYOUT] = SR_SRC_ENV;
+	} else if (env_pattern && r->cfg.layout != SR_LOG_LAYOUT_PATTERN) {
+		return sr_error_set(err, SR_EINVAL,
+		    "SEQRING_LOG_PATTERN is set but SEQRING_LOG_LAYOUT is '%s': a pattern needs layout "
+		    "pattern (unset one of them)", sr_log_layout_name(r->cfg.layout));
+	} else if (env_layout && r->cfg.layout == SR_LOG_LAYOUT_PATTERN && r->cfg.pattern == NULL) {
+		return sr_error_set(err, SR_EINVAL,
+		    "SEQRING_LOG_LAYOUT 'pattern' needs a pattern: set SEQRING_LOG_PATTERN (or config.pattern)");
+	} else if (env_layout && r->cfg.layout != SR_LOG_LAYOUT_PATTERN && r->cfg.pattern != NULL) {
+		/* The operator chose another layout: the code's pattern no longer applies. */
+		r->cfg.pattern = NULL;
+	}
+	const char *spec = r->settings.env_value[SR_SET_LEVEL];
+	if (spec != NULL) {
+		rc = sr_log__spec_parse(spec, &r->env_spec, msg, sizeof msg);
+		if (rc != SR_OK)
+			return sr_error_set(err, rc, "SEQRING_LOG '%.64s%s' is invalid: %s", spec,
+			    strlen(spec) > 64 ? "..." : "", msg);
+	}
+	return SR_OK;
+}
+
+/* Adds or replaces a rule at open (no lock: the logger is not shared yet). */
+static int
+put_rule(sr_log *log, const char *prefix, int level, uint8_t source)
+{
+	for (size_t i = 0; i < log->nrules; i++) {
+		if (strcmp(log->rules[i].prefix, prefix) == 0) {
+			log->rules[i].level = level;
+			log->rules[i].source = source;
+			return SR_OK;
+		}
+	}
+	if (log->nrules == log->rules_cap) {
+		size_t cap = log->rules_cap ? log->rules_cap * 2 : 8;
+		sr_log_rule *grown = realloc(log->rules, cap * sizeof *grown);
+		if (grown == NULL)
+			return SR_ENOMEM;
+		log->rules = grown;
+		log->rules_cap = cap;
+	}
+	char *copy = strdup(prefix);
+	if (copy == NULL)
+		return SR_ENOMEM;
+	log->rules[log->nrules++] = (sr_log_rule){ copy, level, source };
+	return SR_OK;
+}
+
+int
+sr_log__apply_specs(sr_log *log, const sr_log_resolved *r, sr_error *err)
+{
+	sr_log_config d;
+	sr_log_config_default(&d);
+	log->root_level = r->cfg.level;
+	log->root_source = r->cfg.level != d.level ? SR_SRC_CODE : SR_SRC_DEFAULT;
+	const sr_log_spec *specs[2] = { &r->code_spec, &r->env_spec };
+	const uint8_t sources[2] = { SR_SRC_CODE, SR_SRC_ENV };
+	for (int k = 0; k < 2; k++) {
+		const sr_log_spec *s = specs[k];
+		if (s->has_root) {
+			log->root_level = s->root;
+			log->root_source = sources[k];
+		}
+		for (size_t i = 0; i < s->n; i++)
+			if (put_rule(log, s->d[i].prefix, s->d[i].level, sources[k]) != SR_OK)
+				return sr_error_set(err, SR_ENOMEM, "cannot store the level directives");
+	}
+	return SR_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Run-time specs                                                                           */
+
+int
+sr_log_set_level_spec(sr_log *log, const char *spec, sr_error *err)
+{
+	if (log == NULL)
+		return sr_error_set(err, SR_EINVAL, "logger is NULL");
+	sr_log_spec s;
+	char msg[SR_ERROR_MESSAGE_MAX];
+	int rc = sr_log__spec_parse(spec, &s, msg, sizeof msg);
+	if (rc != SR_OK) {
+		sr_log__spec_free(&s);
+		return sr_error_set(err, rc, "level spec '%.64s%s' is invalid: %s", spec != NULL ? spec : "(null)",
+		    spec != NULL && strlen(spec) > 64 ? "..." : "", msg);
+	}
+	/* Everything is allocated before the lock, so the swap cannot fail half-way. */
+	sr_log_rule *rules = s.n > 0 ? malloc(s.n * sizeof *rules) : NULL;
+	if (s.n > 0 && rules == NULL) {
+		sr_log__spec_free(&s);
+		return sr_error_set(err, SR_ENOMEM, "cannot allocate %zu level directives", s.n);
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		rules[i] = s.d[i];
+		rules[i].source = SR_SRC_RUNTIME;
+	}
+	pthread_mutex_lock(&log->cat_lock);
+	/* pairs with the store-release in sr_log_shutdown */
+	if (sr_atomic_load_acquire_i32(&log->shut)) {
+		pthread_mutex_unlock(&log->cat_lock);
+		free(rules);
+		sr_log__spec_free(&s);
+		return sr_error_set(err, SR_ESTATE, "the logger is shut down");
+	}
+	sr_log_rule *old = log->rules;
+	size_t nold = log->nrules;
+	log->rules = rules;
+	log->nrules = s.n;
+	log->rules_cap = s.n;
+	if (s.has_root) {
+		log->root_level = s.root;
+		log->root_source = SR_SRC_RUNTIME;
+	}
+	sr_log__update_categories(log);
+	pthread_mutex_unlock(&log->cat_lock);
+	for (size_t i = 0; i < nold; i++)
+		free(old[i].prefix);
+	free(old);
+	free(s.d); /* the prefixes moved into the rules */
+	return SR_OK;
+}
+
+static int
+cmp_rule(const void *a, const void *b)
+{
+	return strcmp(((const sr_log_rule *)a)->prefix, ((const sr_log_rule *)b)->prefix);
+}
+
+/* The spec in force, into a buffer (cat_lock held). */
+static size_t
+spec_locked(sr_log *log, char *buf, size_t size)
+{
+	sr_fmt_buf b = { buf, 0, size > 0 ? size - 1 : 0, 0 };
+	const char *root = sr_log_level_name(log->root_level);
+	sr_fmt_buf_put(&b, root, strlen(root));
+	sr_log_rule *sorted = log->nrules > 0 ? malloc(log->nrules * sizeof *sorted) : NULL;
+	if (sorted != NULL) {
+		memcpy(sorted, log->rules, log->nrules * sizeof *sorted);
+		qsort(sorted, log->nrules, sizeof *sorted, cmp_rule);
+	}
+	for (size_t i = 0; i < log->nrules; i++) {
+		const sr_log_rule *r = sorted != NULL ? &sorted[i] : &log->rules[i];
+		sr_fmt_buf_putc(&b, ',');
+		sr_fmt_buf_put(&b, r->prefix, strlen(r->prefix));
+		sr_fmt_buf_putc(&b, '=');
+		const char *l = sr_log_level_name(r->level);
+		sr_fmt_buf_put(&b, l, strlen(l));
+	}
+	free(sorted);
+	if (size > 0)
+		buf[b.len] = '\0';
+	return b.want;
+}
+
+int
+sr_log_level_spec(sr_log *log, char *buf, size_t size)
+{
+	if (log == NULL || (buf == NULL && size > 0))
+		return SR_EINVAL;
+	pthread_mutex_lock(&log->cat_lock);
+	size_t n = spec_locked(log, buf, size);
+	pthread_mutex_unlock(&log->cat_lock);
+	return n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Describe                                                                                 */
+
+static void
+row(FILE *out, const sr_log *log, int set, const char *value)
+{
+	uint8_t src = log->settings.source[set];
+	fprintf(out, "  %-30s %-36s %s", field_names[set], value, source_names[src]);
+	if (src == SR_SRC_ENV && log->settings.env_value[set] != NULL)
+		fprintf(out, " (%s='%s')", env_names[set], log->settings.env_value[set]);
+	else if (src == SR_SRC_ENV)
+		fprintf(out, " (implied by SEQRING_LOG_PATTERN)");
+	else if (log->settings.environment_read)
+		fprintf(out, " (%s unset)", env_names[set]);
+	fputc('\n', out);
+}
+
+static const char *
+b2s(bool b)
+{
+	return b ? "true" : "false";
+}
+
+int
+sr_log_describe(sr_log *log, FILE *out)
+{
+	if (log == NULL || out == NULL)
+		return SR_EINVAL;
+	char v[512];
+	fprintf(out, "seqring log configuration (environment %s)\n",
+	    log->settings.environment_read ? "read: SEQRING_LOG* override the code" :
+	    "ignored: config.ignore_environment");
+	fprintf(out, "  %-30s %-36s %s\n", "setting", "value", "source");
+
+	pthread_mutex_lock(&log->cat_lock);
+	spec_locked(log, v, sizeof v);
+	bool runtime = log->root_source == SR_SRC_RUNTIME;
+	for (size_t i = 0; i < log->nrules; i++)
+		runtime = runtime || log->rules[i].source == SR_SRC_RUNTIME;
+	pthread_mutex_unlock(&log->cat_lock);
+	row(out, log, SR_SET_LEVEL, v);
+	if (runtime)
+		fprintf(out, "  %-30s %-36s %s\n", "", "(changed at run time since open)", "run time");
+	row(out, log, SR_SET_MODE, sr_log_mode_name(log->mode));
+	snprintf(v, sizeof v, "%" PRId64, log->capacity);
+	row(out, log, SR_SET_RING_SLOTS, v);
+	snprintf(v, sizeof v, "%zu", log->slot_size);
+	row(out, log, SR_SET_SLOT_SIZE, v);
+	/* The strategy in canonical form, with every parameter spelled out. */
+	sr_wait_config wc;
+	if (sr_wait_config_parse(log->wait_spec, &wc, NULL) != SR_OK ||
+	    sr_wait_config_format(&wc, v, sizeof v) < 0)
+		snprintf(v, sizeof v, "%s", log->wait_spec);
+	row(out, log, SR_SET_WAIT, v);
+	row(out, log, SR_SET_FULL_POLICY, sr_log_full_policy_name(log->policy));
+	row(out, log, SR_SET_DISCARD_LEVEL, sr_log_level_name(log->discard_level));
+	row(out, log, SR_SET_SYNC_ENQUEUE, b2s(log->synchronize_enqueue));
+	snprintf(v, sizeof v, "%zu", log->max_record);
+	row(out, log, SR_SET_MAX_MESSAGE, v);
+	snprintf(v, sizeof v, "%zu", log->max_line);
+	row(out, log, SR_SET_MAX_LINE, v);
+	row(out, log, SR_SET_LAYOUT, sr_log_layout_name(log->layout));
+	snprintf(v, sizeof v, "%s", log->pattern_text != NULL ? log->pattern_text : "(none)");
+	row(out, log, SR_SET_PATTERN, v);
+	row(out, log, SR_SET_CLOCK, sr_log_clock_name(log->clock));
+	for (int i = 0; i < log->nsinks; i++) {
+		sr_log__sink_describe(&log->sinks[i].cfg, v, sizeof v);
+		if (i == 0) {
+			row(out, log, SR_SET_SINKS, v);
+		} else {
+			char name[32];
+			snprintf(name, sizeof name, "sinks[%d]", i);
+			fprintf(out, "  %-30s %s\n", name, v);
+		}
+	}
+	row(out, log, SR_SET_THREAD_NAME, log->thread_name);
+	row(out, log, SR_SET_CLOSE_AT_EXIT, b2s(log->close_at_exit));
+	snprintf(v, sizeof v, "%d%s", log->bt_size, log->bt_size == 0 ? " (off)" : "");
+	row(out, log, SR_SET_BACKTRACE, v);
+	row(out, log, SR_SET_BACKTRACE_LEVEL, sr_log_level_name(log->bt_level));
+	row(out, log, SR_SET_BACKTRACE_TRIGGER, sr_log_level_name(log->bt_trigger));
+	row(out, log, SR_SET_CRASH_HANDLER, b2s(sr_atomic_load_relaxed_i32(&log->crash_installed) != 0));
+	row(out, log, SR_SET_DESCRIBE, b2s(log->describe));
+
+	pthread_mutex_lock(&log->cat_lock);
+	fprintf(out, "level directives (a category takes its longest dotted prefix's level):\n");
+	fprintf(out, "  %-30s %-8s %s\n", "(root)", sr_log_level_name(log->root_level),
+	    source_names[log->root_source]);
+	sr_log_rule *sorted = log->nrules > 0 ? malloc(log->nrules * sizeof *sorted) : NULL;
+	if (sorted != NULL) {
+		memcpy(sorted, log->rules, log->nrules * sizeof *sorted);
+		qsort(sorted, log->nrules, sizeof *sorted, cmp_rule);
+	}
+	for (size_t i = 0; sorted != NULL && i < log->nrules; i++)
+		fprintf(out, "  %-30s %-8s %s\n", sorted[i].prefix, sr_log_level_name(sorted[i].level),
+		    source_names[sorted[i].source]);
+	fprintf(out, "categories (configured level, from which directive; effective level%s):\n",
+	    log->min_sink_level > SR_LOG_TRACE ? ", raised to the lowest sink level" : "");
+	/* Known categories: created ones, and directive prefixes not (yet) created. */
+	for (size_t i = 0; i < log->ncats; i++) {
+		const sr_category *c = log->cats[i];
+		long r = sr_log__rule_for(log, c->name);
+		int conf = r >= 0 ? log->rules[r].level : log->root_level;
+		fprintf(out, "  %-30s %-8s from %-20s effective %s", c->name[0] ? c->name : "root",
+		    sr_log_level_name(conf), r >= 0 ? log->rules[r].prefix : "(root)",
+		    sr_log_level_name(sr_atomic_load_relaxed_i32(&c->write_level)));
+		if (log->bt_size > 0)
+			fprintf(out, ", kept for the backtrace from %s",
+			    sr_log_level_name(sr_atomic_load_relaxed_i32(&c->level)));
+		fputc('\n', out);
+	}
+	for (size_t i = 0; sorted != NULL && i < log->nrules; i++) {
+		bool created = false;
+		for (size_t k = 0; k < log->ncats && !created; k++)
+			created = strcmp(log->cats[k]->name, sorted[i].prefix) == 0;
+		if (!created)
+			fprintf(out, "  %-30s %-8s from %-20s (no handle yet)\n", sorted[i].prefix,
+			    sr_log_level_name(sorted[i].level), sorted[i].prefix);
+	}
+	pthread_mutex_unlock(&log->cat_lock);
+	free(sorted);
+	fflush(out);
+	return SR_OK;
+}
