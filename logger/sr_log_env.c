@@ -587,7 +587,7 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 	sr_log_config *c = &r->cfg;
 	sr_error sub;
 	uint64_t num;
-	bool flag;
+	bool flag = false;
 	char why[200];
 	switch (set) {
 	case SR_SET_LEVEL:

@@ -50,7 +50,23 @@ int sr_barrier_init(sr_barrier *b, sr_sequencer *s,
  * SR_ETIMEDOUT when a timeout wait strategy timed out.
  */
 static inline int
+sr_barrier_wait_for_bounded(sr_barrier *b, int64_t sequence, int64_t limit, int64_t *available);
+
+static inline int
 sr_barrier_wait_for(sr_barrier *b, int64_t sequence, int64_t *available)
+{
+	return sr_barrier_wait_for_bounded(b, sequence, INT64_MAX, available);
+}
+
+/*
+ * As sr_barrier_wait_for, but never reports beyond `limit` (>= sequence).  A
+ * consumer with a maximum batch size passes next + max - 1: in multi-producer
+ * mode the availability flags are then scanned only as far as the batch it
+ * will take, not across the whole backlog on every batch (which made a
+ * drained backlog of n events cost O(n^2 / max) flag reads).
+ */
+static inline int
+sr_barrier_wait_for_bounded(sr_barrier *b, int64_t sequence, int64_t limit, int64_t *available)
 {
 	/* pairs with the store-release in sr_barrier_alert */
 	if (sr_atomic_load_acquire_i32(&b->alerted.value))
@@ -66,6 +82,8 @@ sr_barrier_wait_for(sr_barrier *b, int64_t sequence, int64_t *available)
 	 * This may be less than `sequence` (claimed, not yet published): the
 	 * caller then simply waits again.
 	 */
+	if (avail > limit)
+		avail = limit;
 	*available = sr_sequencer_highest_published(b->sequencer, sequence, avail);
 	return SR_OK;
 }

@@ -78,24 +78,44 @@ process_events(sr_processor *p)
 	int64_t next = sr_sequence_get_relaxed(&p->sequence) + 1;
 	for (;;) {
 		int64_t available;
-		int rc = sr_barrier_wait_for(&p->barrier, next, &available);
+		int64_t limit = p->max_batch_size == INT64_MAX ? INT64_MAX : next + p->max_batch_size - 1;
+		int rc = sr_barrier_wait_for_bounded(&p->barrier, next, limit, &available);
 		if (rc == SR_OK) {
 			if (available < next)
 				continue; /* claimed but not yet published */
 			int64_t end = available;
-			if (end - next >= p->max_batch_size)
-				end = next + p->max_batch_size - 1;
-			if (h->on_batch_start != NULL)
-				h->on_batch_start(h->ctx, end - next + 1, available - next + 1);
+			if (h->on_batch_start != NULL) {
+				/*
+				 * The queue depth counts what producers have claimed
+				 * beyond `next` (the cursor), since the barrier stopped
+				 * looking at the batch limit.
+				 */
+				int64_t depth = sr_sequencer_cursor(p->sequencer) - next + 1;
+				h->on_batch_start(h->ctx, end - next + 1, depth > end - next + 1 ? depth : end - next + 1);
+			}
 			bool halt = false;
 			int64_t s;
+			/*
+			 * Locals, so that the compiler need not reload them after
+			 * every (opaque) handler call; the slot pointer steps by
+			 * slot_size and wraps at the end of the array, as
+			 * sr_ring_slot(ring, s) does.
+			 */
+			int (*const on_event)(void *, void *, int64_t, bool) = h->on_event;
+			void *const ctx = h->ctx;
+			unsigned char *const base = p->ring->slots;
+			unsigned char *const slots_end = base + p->ring->bytes;
+			const size_t slot_size = p->ring->slot_size;
+			unsigned char *slot = sr_ring_slot(p->ring, next);
 			for (s = next; s <= end; s++) {
-				void *slot = sr_ring_slot(p->ring, s);
-				int e = h->on_event(h->ctx, slot, s, s == end);
+				int e = on_event(ctx, slot, s, s == end);
 				if (e != 0 && report_error(p, e, s, slot) == SR_ERROR_HALT) {
 					halt = true;
 					break;
 				}
+				slot += slot_size;
+				if (slot == slots_end)
+					slot = base;
 			}
 			int64_t handled = halt ? s : end;
 			/*
