@@ -221,6 +221,13 @@ plot_ring() {
         colors = colors (j > 1 ? " " : "") c
       }
       print colors > colorfile
+      # the log axis starts at the power of ten below the smallest bar
+      lo = 1e30
+      for (k in v) if (v[k] != "" && v[k] / 1e6 < lo) lo = v[k] / 1e6
+      floor10 = 1
+      while (floor10 > lo && floor10 > 1e-6) floor10 /= 10
+      while (floor10 * 10 <= lo) floor10 *= 10
+      print floor10 > (colorfile ".ymin")
       printf "topology"
       for (j = 1; j <= nw; j++) printf " %s", waits[j]
       printf "\n"
@@ -233,8 +240,9 @@ plot_ring() {
         printf "\n"
       }
     }' colorfile="$dat.colors" "$RESULTS/ring.csv" > "$dat"
-  local ncol colors
+  local ncol colors ymin
   colors=$(cat "$dat.colors")
+  ymin=$(cat "$dat.colors.ymin")
   ncol=$(head -n 1 "$dat" | wc -w)
   gnuplot <<EOF
 set terminal pngcairo size 1400,700 font ",10" noenhanced
@@ -246,14 +254,14 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set logscale y
-set yrange [0.01:*]
+set yrange [$ymin:*]
 set ylabel "million events/s"
 set grid ytics
 set key outside right top vertical
 set datafile missing "-"
 plot for [c=2:$ncol] "$dat" using c:xtic(1) title columnheader(c) lc rgb word(COLORS, c - 1)
 EOF
-  rm -f "$dat" "$dat.colors"
+  rm -f "$dat" "$dat.colors" "$dat.colors.ymin"
 }
 
 plot_wait() {
