@@ -9,15 +9,18 @@
  * a 2-vCPU VM where waking a sleeping thread costs ~33 us one way):
  *
  *  busyspin  re-reads the sequence with a pause hint.  Lowest latency; burns a
- *            whole core even when idle.  Publishers never signal.
+ *            whole core even when idle, and needs a core of its own: sharing
+ *            one with its producer cuts throughput several-fold.  Publishers
+ *            never signal.
  *  yield     spins spin_tries times (100), then sched_yield() between reads.
  *            Low latency, gives the core to runnable threads, still ~100% CPU
  *            when nothing else wants it.  Publishers never signal.
  *  sleep     spin_tries (100) spins, then yield_tries (100) yields, then
  *            nanosleep(sleep_ns) between reads (default 100 ns, but the kernel
- *            rounds a sleep up to its timer slack: ~60-90 us here).  Almost no
- *            idle CPU, latency of a wake-up after a quiet spell is the real
- *            sleep time.  Publishers never signal.
+ *            rounds a sleep up to its timer slack: ~60-90 us here).  Little
+ *            idle CPU (~20% of a core on these VMs: each wake-up costs), and
+ *            the latency after a quiet spell is the real sleep time.
+ *            Publishers never signal.
  *  block     mutex + condition variable; every publish locks the mutex and
  *            broadcasts (the Disruptor's BlockingWaitStrategy).  No idle CPU;
  *            each publish pays a lock/unlock, and a futex wake when a waiter
