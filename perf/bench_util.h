@@ -45,4 +45,24 @@ const char *bench_fmt_rate(double per_sec, char *buf, size_t size);
 void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern bool bench_quiet;
 
+/* A list of wait strategies from a --wait flag, each with a label for the CSV's wait column. */
+#define BENCH_MAX_WAITS 16
+typedef struct bench_wait {
+	char spec[256];   /* the strategy handed to sr_wait_config_parse or the logger */
+	char label[64];   /* the kind for bare names and the default, else the spec with ';' for ',' */
+} bench_wait;
+typedef struct bench_wait_list {
+	bench_wait waits[BENCH_MAX_WAITS];
+	int nwaits;
+} bench_wait_list;
+
+/*
+ * Parses a --wait list: "all", or strategies separated by commas, where a piece
+ * with '=' and no ':' continues the previous spec ("default,phased:spin=5us,yield=50us"
+ * is two strategies).  "default" stands for default_spec (NULL: no such name).
+ * Each spec is validated; false with a message in err (errsize bytes) otherwise.
+ */
+bool bench_parse_wait_list(const char *list, const char *default_spec, bench_wait_list *out,
+    char *err, size_t errsize);
+
 #endif /* SR_BENCH_UTIL_H */

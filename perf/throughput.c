@@ -58,7 +58,7 @@
 #define PROG "throughput"
 #define MAX_THREAD_COUNTS 16
 #define MAX_THREADS 1024
-#define MAX_WAITS 16
+#define MAX_WAITS BENCH_MAX_WAITS
 #define MAX_RUNS 101
 #define MAX_VARIANTS (MAX_WAITS + 3)
 #define MAX_MESSAGE_BYTES 60000
@@ -221,97 +221,22 @@ parse_modes(const char *list, options *o, char *err)
 	}
 }
 
-/* Adds one wait spec (validated) with a label for the CSV's wait column. */
-static bool
-add_wait(options *o, const char *token, char *err)
-{
-	if (o->nwaits == MAX_WAITS) {
-		snprintf(err, ERR_MAX, "--wait: more than %d strategies", MAX_WAITS);
-		return false;
-	}
-	bool is_default = strcmp(token, "default") == 0;
-	const char *spec = is_default ? SR_LOG_DEFAULT_WAIT : token;
-	sr_wait_config wc;
-	sr_error e;
-	if (sr_wait_config_parse(spec, &wc, &e) != SR_OK) {
-		snprintf(err, ERR_MAX, "--wait '%s' is invalid: %s", token, e.message);
-		return false;
-	}
-	variant *v = &o->waits[o->nwaits];
-	memset(v, 0, sizeof *v);
-	v->kind = V_RING;
-	if (strlen(spec) >= sizeof v->spec) {
-		snprintf(err, ERR_MAX, "--wait '%s' is too long: at most %zu characters", token,
-		    sizeof v->spec - 1);
-		return false;
-	}
-	strcpy(v->spec, spec);
-	/*
-	 * The logger's default and bare names are labelled by their kind
-	 * ("phased"); a spec with parameters keeps them, with ';' for ',' so
-	 * that the CSV column stays one field.
-	 */
-	if (is_default || strchr(token, ':') == NULL) {
-		snprintf(v->label, sizeof v->label, "%s", sr_wait_kind_name(wc.kind));
-	} else {
-		snprintf(v->label, sizeof v->label, "%.60s", token);
-		for (char *c = v->label; *c != '\0'; c++)
-			if (*c == ',')
-				*c = ';';
-	}
-	/* Two strategies with one label (default and "phased", say) would be confused in the CSV. */
-	for (int i = 0; i < o->nwaits; i++) {
-		if (strcmp(o->waits[i].label, v->label) == 0) {
-			size_t used = strlen(v->label);
-			snprintf(v->label + used, sizeof v->label - used, "#%d", o->nwaits + 1);
-			break;
-		}
-	}
-	o->nwaits++;
-	return true;
-}
-
-/*
- * Splits a --wait list at commas, except that a piece with '=' and no ':'
- * continues the previous spec: "default,phased:spin=5us,yield=50us" is two
- * strategies.
- */
+/* --wait: the strategies, parsed by bench_parse_wait_list, as ring variants. */
 static bool
 parse_waits(const char *list, options *o, char *err)
 {
-	o->nwaits = 0;
-	if (strcmp(list, "all") == 0) {
-		for (int k = 0; k < SR_WAIT_KIND_COUNT; k++)
-			if (!add_wait(o, sr_wait_kind_name((enum sr_wait_kind)k), err))
-				return false;
-		return true;
+	bench_wait_list w;
+	if (!bench_parse_wait_list(list, SR_LOG_DEFAULT_WAIT, &w, err, ERR_MAX))
+		return false;
+	o->nwaits = w.nwaits;
+	for (int i = 0; i < w.nwaits; i++) {
+		variant *v = &o->waits[i];
+		memset(v, 0, sizeof *v);
+		v->kind = V_RING;
+		memcpy(v->spec, w.waits[i].spec, sizeof v->spec);
+		memcpy(v->label, w.waits[i].label, sizeof v->label);
 	}
-	char spec[256] = "";
-	const char *p = list;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		bool continues = spec[0] != '\0' && memchr(p, '=', len) != NULL && memchr(p, ':', len) == NULL;
-		if (!continues && spec[0] != '\0') {
-			if (!add_wait(o, spec, err))
-				return false;
-			spec[0] = '\0';
-		}
-		size_t used = strlen(spec);
-		if (len == 0 || used + len + 2 > sizeof spec) {
-			snprintf(err, ERR_MAX, "--wait '%s' is invalid: %s", list,
-			    len == 0 ? "an empty strategy" : "a strategy longer than 254 characters");
-			return false;
-		}
-		if (continues)
-			spec[used++] = ',';
-		memcpy(spec + used, p, len);
-		spec[used + len] = '\0';
-		if (comma == NULL)
-			break;
-		p = comma + 1;
-	}
-	return add_wait(o, spec, err);
+	return true;
 }
 
 static int64_t
