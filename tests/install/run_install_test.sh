@@ -54,8 +54,10 @@ echo "install test: pkg-config: $flags"
 # shellcheck disable=SC2086 # $flags is a list of words
 quiet "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$tmp/use_pkgconfig" "$here/use_seqring.c" $flags
 # The program must resolve libseqring from the scratch prefix, not from an older system install.
-LD_LIBRARY_PATH="$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$tmp/use_pkgconfig" \
-  | grep -q "libseqring.so.0 => $lib_dir/" || fail "use_pkgconfig does not load $lib_dir/libseqring.so.0"
+# ldd's output is captured first: under pipefail, `ldd | grep -q` fails whenever grep exits at the
+# first match before ldd has written everything (ldd dies of SIGPIPE).
+deps=$(LD_LIBRARY_PATH="$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$tmp/use_pkgconfig")
+grep -q "libseqring.so.0 => $lib_dir/" <<<"$deps" || fail "use_pkgconfig does not load $lib_dir/libseqring.so.0"
 expect_ok "pkg-config, shared" env LD_LIBRARY_PATH="$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/use_pkgconfig"
 
 # (b) find_package(seqring). The imported targets carry the library paths; CMake sets the RPATH.
