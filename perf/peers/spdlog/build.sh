@@ -1,0 +1,44 @@
+#!/bin/sh
+# build.sh OUT_DIR: builds OUT_DIR/spdlog_throughput from spdlog_throughput.cpp
+# against Debian's libspdlog-dev (installed with apt-get if missing).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+	echo "usage: $0 OUT_DIR" >&2
+	exit 2
+fi
+out=$1
+
+install_spdlog() {
+	echo "build.sh: libspdlog-dev is missing; installing it with apt-get" >&2
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "build.sh: not root, cannot run apt-get: install libspdlog-dev (and pkg-config) first" >&2
+		exit 1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y libspdlog-dev pkg-config >&2 && return 0
+	echo "build.sh: apt-get install failed; running apt-get update and trying again" >&2
+	apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y libspdlog-dev pkg-config >&2 && return 0
+	echo "build.sh: cannot install libspdlog-dev with apt-get" >&2
+	exit 1
+}
+
+if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists spdlog; then
+	install_spdlog
+fi
+if ! pkg-config --exists spdlog; then
+	echo "build.sh: pkg-config does not find spdlog even after installing libspdlog-dev" >&2
+	exit 1
+fi
+if ! mkdir -p "$out"; then
+	echo "build.sh: cannot create $out" >&2
+	exit 1
+fi
+# Debian's spdlog is a compiled library on the external fmt (libfmt-dev): pkg-config says so
+# (-DSPDLOG_COMPILED_LIB -DSPDLOG_FMT_EXTERNAL ... -lspdlog -lfmt).
+# shellcheck disable=SC2046
+if ! g++ -O2 -std=c++17 -Wall -Wextra $(pkg-config --cflags spdlog) \
+	-o "$out/spdlog_throughput" "$here/spdlog_throughput.cpp" $(pkg-config --libs spdlog) -pthread; then
+	echo "build.sh: compiling $here/spdlog_throughput.cpp failed" >&2
+	exit 1
+fi
+echo "build.sh: built $out/spdlog_throughput (spdlog $(pkg-config --modversion spdlog))" >&2
