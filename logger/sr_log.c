@@ -203,7 +203,7 @@ sr_log_config_default(sr_log_config *c)
 	c->thread_name = NULL;
 	c->level_spec = NULL;
 	c->pattern = NULL;
-	c->clock = SR_LOG_CLOCK_REALTIME;
+	c->clock = SR_LOG_CLOCK_AUTO;
 	c->backtrace_size = 0;
 	c->backtrace_level = SR_LOG_TRACE;
 	c->backtrace_trigger = SR_LOG_ERROR;
@@ -336,10 +336,10 @@ validate(const sr_log_config *c, sr_wait_config *wait, sr_error *err)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.max_line_bytes %zu is too small for the json layout: expected at least 1024",
 		    c->max_line_bytes);
-	if ((unsigned)c->clock > SR_LOG_CLOCK_TSC)
+	if ((unsigned)c->clock > SR_LOG_CLOCK_AUTO)
 		return sr_error_set(err, SR_EINVAL,
-		    "config.clock %d is invalid: expected SR_LOG_CLOCK_REALTIME (0), SR_LOG_CLOCK_COARSE (1) "
-		    "or SR_LOG_CLOCK_TSC (2)", (int)c->clock);
+		    "config.clock %d is invalid: expected SR_LOG_CLOCK_REALTIME (0), SR_LOG_CLOCK_COARSE (1), "
+		    "SR_LOG_CLOCK_TSC (2) or SR_LOG_CLOCK_AUTO (3)", (int)c->clock);
 	if (c->backtrace_size < 0 || c->backtrace_size > 65536)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.backtrace_size %d is out of range: expected 0 (off) to 65536", c->backtrace_size);

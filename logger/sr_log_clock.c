@@ -58,6 +58,7 @@ sr_log_clock_name(int clock)
 	case SR_LOG_CLOCK_REALTIME: return "realtime";
 	case SR_LOG_CLOCK_COARSE: return "coarse";
 	case SR_LOG_CLOCK_TSC: return "tsc";
+	case SR_LOG_CLOCK_AUTO: return "auto";
 	default: return "unknown";
 	}
 }
@@ -65,14 +66,14 @@ sr_log_clock_name(int clock)
 int
 sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err)
 {
-	for (int i = 0; i <= SR_LOG_CLOCK_TSC; i++) {
+	for (int i = 0; i <= SR_LOG_CLOCK_AUTO; i++) {
 		if (name != NULL && strcasecmp(name, sr_log_clock_name(i)) == 0) {
 			if (clock != NULL)
 				*clock = (sr_log_clock)i;
 			return SR_OK;
 		}
 	}
-	return sr_error_set(err, SR_EINVAL, "clock '%.64s' is invalid: expected realtime, coarse or tsc",
+	return sr_error_set(err, SR_EINVAL, "clock '%.64s' is invalid: expected realtime, coarse, tsc or auto",
 	    name != NULL ? name : "(null)");
 }
 
@@ -188,6 +189,13 @@ map(const segment *s, int64_t x)
 int
 sr_log__clock_open(sr_log *log, sr_log_clock kind, sr_error *err)
 {
+#if defined(__x86_64__)
+	if (kind == SR_LOG_CLOCK_AUTO)
+		kind = invariant_tsc() ? SR_LOG_CLOCK_TSC : SR_LOG_CLOCK_REALTIME;
+#else
+	if (kind == SR_LOG_CLOCK_AUTO)
+		kind = SR_LOG_CLOCK_REALTIME;
+#endif
 	log->clock = kind;
 	if (kind != SR_LOG_CLOCK_TSC)
 		return SR_OK;

@@ -653,7 +653,7 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		return SR_OK;
 	case SR_SET_CLOCK:
 		if (sr_log_clock_parse(v, &c->clock, &sub) != SR_OK)
-			return env_bad(err, set, v, "expected realtime, coarse or tsc");
+			return env_bad(err, set, v, "expected realtime, coarse, tsc or auto");
 		return SR_OK;
 	case SR_SET_SINKS:
 		free(r->sink_text);

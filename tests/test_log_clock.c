@@ -1,5 +1,5 @@
 /*
- * test_log_clock.c: the realtime, coarse and tsc clocks.
+ * test_log_clock.c: the realtime, coarse, tsc and auto clocks.
  *
  * Each message is bracketed by two CLOCK_REALTIME readings on the calling
  * thread; its rendered timestamp (pattern %d{%s.%9f}, nanoseconds) must lie
@@ -194,13 +194,14 @@ Test(log_clock, names_and_bad_values)
 	cr_expect_str_eq(sr_log_clock_name(SR_LOG_CLOCK_REALTIME), "realtime");
 	cr_expect_str_eq(sr_log_clock_name(SR_LOG_CLOCK_COARSE), "coarse");
 	cr_expect_str_eq(sr_log_clock_name(SR_LOG_CLOCK_TSC), "tsc");
+	cr_expect_str_eq(sr_log_clock_name(SR_LOG_CLOCK_AUTO), "auto");
 	cr_expect_str_eq(sr_log_clock_name(9), "unknown");
 	sr_log_clock k;
 	cr_expect_eq(sr_log_clock_parse("TSC", &k, NULL), SR_OK);
 	cr_expect_eq(k, SR_LOG_CLOCK_TSC);
 	sr_error err;
 	cr_expect_eq(sr_log_clock_parse("hpet", &k, &err), SR_EINVAL);
-	cr_expect_str_eq(err.message, "clock 'hpet' is invalid: expected realtime, coarse or tsc");
+	cr_expect_str_eq(err.message, "clock 'hpet' is invalid: expected realtime, coarse, tsc or auto");
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.ignore_environment = true;
@@ -208,5 +209,32 @@ Test(log_clock, names_and_bad_values)
 	c.clock = (sr_log_clock)7;
 	cr_expect_null(sr_log_open(&c, &err));
 	cr_expect_str_eq(err.message, "config.clock 7 is invalid: expected SR_LOG_CLOCK_REALTIME (0), "
-	    "SR_LOG_CLOCK_COARSE (1) or SR_LOG_CLOCK_TSC (2)");
+	    "SR_LOG_CLOCK_COARSE (1), SR_LOG_CLOCK_TSC (2) or SR_LOG_CLOCK_AUTO (3)");
+}
+
+/* The default clock is auto: tsc where tsc opens (an invariant TSC), realtime elsewhere. */
+Test(log_clock, auto_is_the_default_and_picks_tsc_only_where_it_is_available)
+{
+	bool tsc = tsc_available();
+	sr_log_config c;
+	sr_log_config_default(&c);
+	cr_expect_eq(c.clock, SR_LOG_CLOCK_AUTO);
+	c.ignore_environment = true;
+	c.ring_slots = 64;
+	sr_sink_config s = sr_sink_null();
+	c.sinks = &s;
+	c.sink_count = 1;
+	sr_error err;
+	sr_log *log = sr_log_open(&c, &err);
+	cr_assert_not_null(log, "%s", err.message);
+	char *text = tl_describe(log);
+	char line[256];
+	cr_assert_not_null(tl_row(text, "clock", line, sizeof line), "describe has no clock row: %s", text);
+	cr_expect_not_null(strstr(line, tsc ? "tsc" : "realtime"), "expected %s in '%s'",
+	    tsc ? "tsc" : "realtime", line);
+	free(text);
+	/* Timestamps are right whichever it picked. */
+	run r = { SR_LOG_CLOCK_AUTO, SR_LOG_MODE_RING, 1400, 1000, tsc ? 1000000 : 0, tsc ? 1000000 : 0 };
+	check_clock(&r);
+	sr_log_close(&log);
 }

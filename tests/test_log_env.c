@@ -344,7 +344,7 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		{ "SEQRING_LOG_PATTERN", "%d %q",
 		  "SEQRING_LOG_PATTERN: pattern '%d %q' is invalid at column 4: '%q' is not a conversion" },
 		{ "SEQRING_LOG_CLOCK", "sundial",
-		  "SEQRING_LOG_CLOCK 'sundial' is invalid: expected realtime, coarse or tsc" },
+		  "SEQRING_LOG_CLOCK 'sundial' is invalid: expected realtime, coarse, tsc or auto" },
 		{ "SEQRING_LOG_SINK", "syslog",
 		  "SEQRING_LOG_SINK 'syslog' is invalid: sink 0: 'syslog' is not a sink: expected stderr, stdout, "
 		  "null, fd:N or file:PATH" },

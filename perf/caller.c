@@ -1,0 +1,715 @@
+/*
+ * caller.c: perf/caller, what one log call costs the thread that makes it
+ * (issue 4's first figure).
+ *
+ * The call: SR_INFO(cat, "x=%d y=%f s=%s", i, d, s) with a 16-byte string,
+ * the consumer writing the text layout to /dev/null.  Every call is timed on
+ * its own with the time-stamp counter (lfence; rdtsc; lfence on both sides),
+ * so the table has a distribution (p50, p99, p99.9), not an average.
+ *
+ * Rows, run interleaved (one batch of each per round, --runs rounds):
+ *   empty     two timer reads with nothing between: the timer's own cost,
+ *             which every other row includes (the "net" columns subtract its p50)
+ *   bare      the ring alone: multi-producer claim of one 128-byte slot, a
+ *             copy of the same number of bytes the logger's record takes,
+ *             publish; a consumer thread with the logger's default wait
+ *             strategy reads every record.  The floor for a ring-based logger.
+ *   ring      the logger, mode ring (the default), default wait strategy
+ *   queue     the logger, mode queue (caller formats, mutex + condvar queue)
+ *   sync      the logger, mode sync (caller formats and writes under a mutex)
+ *   disabled  SR_DEBUG on a category at info: the call the level check
+ *             rejects, timed over blocks of 1,000 calls (one call is far
+ *             below the timer's resolution), ns per call
+ *
+ * Calls come in bursts of --burst (default 1,000) back to back; between
+ * bursts, untimed, the harness waits until the consumer has handled
+ * everything, so a burst never finds the ring or queue full: this measures
+ * the call, not the consumer's speed (perf/throughput measures that).  The
+ * consumer stays awake between bursts (its wait strategy spins first), which
+ * is the case the issue's target is about.
+ *
+ * --count MODE N: make N calls of MODE (ring, bare, disabled) in a function
+ * of its own and exit, for callgrind: perf/run_bench.sh runs
+ *   valgrind --tool=callgrind --toggle-collect=counted_calls caller --count ring N
+ * and divides the instructions by N (instructions are stable where time is not).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define CALLER_HAVE_TSC 1
+#endif
+
+#include "bench_util.h"
+#include "sr_log.h"
+#include "sr_log_format.h"
+#include "sr_processor.h"
+
+#define PROG "caller"
+#define MAX_RUNS 101
+#define ERR_MAX 512
+/* sr_log_rec, the record header (sr_log_internal.h), as perf/throughput counts it. */
+#define RECORD_HEADER_BYTES 56
+#define DISABLED_BLOCK 1000
+#define CALL_FORMAT "x=%d y=%f s=%s"
+
+enum row { ROW_EMPTY, ROW_BARE, ROW_BARE_EAGER, ROW_RING, ROW_QUEUE, ROW_SYNC, ROW_DISABLED, ROW_COUNT };
+static const char *const row_names[ROW_COUNT] = { "empty", "bare", "bare-eager", "ring", "queue", "sync", "disabled" };
+static const char *const row_calls[ROW_COUNT] = {
+	"(timer only)",
+	"claim 1 slot + copy record bytes + publish",
+	"the same, consumer only reads",
+	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
+	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
+	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
+	"SR_DEBUG(c, ...) at level info",
+};
+
+typedef struct options {
+	int runs;
+	int64_t calls;      /* timed calls per row per run */
+	int64_t burst;
+	bool rows[ROW_COUNT];
+	const char *out;
+	bool truncate;
+	const char *count_mode;
+	int64_t count_calls;
+	sr_log_clock clock;
+	bool clock_set;
+} options;
+
+/* ------------------------------------------------------------------ timer */
+
+static inline uint64_t
+timer_read(void)
+{
+#ifdef CALLER_HAVE_TSC
+	/* lfence before: earlier instructions are done; after: later ones have not started. */
+	_mm_lfence();
+	uint64_t t = __rdtsc();
+	_mm_lfence();
+	return t;
+#else
+	return (uint64_t)bench_now_ns();
+#endif
+}
+
+/* Timer ticks per nanosecond, measured against CLOCK_MONOTONIC over about 200 ms. */
+static double
+timer_ticks_per_ns(void)
+{
+#ifdef CALLER_HAVE_TSC
+	int64_t n0 = bench_now_ns();
+	uint64_t t0 = timer_read();
+	while (bench_now_ns() - n0 < 200 * 1000 * 1000)
+		;
+	int64_t n1 = bench_now_ns();
+	uint64_t t1 = timer_read();
+	return (double)(t1 - t0) / (double)(n1 - n0);
+#else
+	return 1.0;
+#endif
+}
+
+/* ------------------------------------------------------------- the call */
+
+static const char call_string[] = "0123456789abcdef";  /* 16 bytes */
+
+/* A ring alone: what the logger's ring mode is built on (rows bare and bare-eager). */
+typedef struct bare_ring {
+	sr_ring *ring;
+	sr_sequencer *seq;
+	sr_processor *proc;
+	bool eager;
+	int devnull;
+	int64_t last;         /* the producer's last published sequence */
+	uint64_t sum;         /* the consumer's; read after a drain */
+	size_t buf_len;       /* the consumer's */
+	char buf[64 * 1024];
+} bare_ring;
+
+typedef struct harness {
+	sr_log *log[ROW_COUNT];
+	sr_category *cat[ROW_COUNT];
+	bare_ring *bare[ROW_COUNT];
+	unsigned char record[256];
+	size_t record_bytes;
+	int value;
+} harness;
+
+/*
+ * The bare ring's record: the logger's record size, with the call's
+ * arguments at fixed places (the rest of the bytes stand for the header).
+ */
+enum { BARE_SIZE = 0, BARE_I = 8, BARE_D = 16, BARE_S = 24 };
+
+/*
+ * bare's consumer formats each record with snprintf and writes to /dev/null
+ * at the end of each batch, as a minimal logger's consumer would: it takes
+ * about as long per record as the logger's, so it trails the producer as the
+ * logger's does.  bare-eager's consumer only reads the record: it stays right
+ * behind the producer, and the cache lines they share (the slot, the
+ * availability flags) bounce between the two cores on every call.
+ */
+static int
+bare_on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
+{
+	bare_ring *h = ctx;
+	const unsigned char *p = slot;
+	uint32_t size;
+	memcpy(&size, p + BARE_SIZE, sizeof size);
+	if (h->eager) {
+		h->sum += size + p[size - 1];
+	} else {
+		int i;
+		double d;
+		memcpy(&i, p + BARE_I, sizeof i);
+		memcpy(&d, p + BARE_D, sizeof d);
+		char *line = h->buf + h->buf_len;
+		int n = snprintf(line, sizeof h->buf - h->buf_len, CALL_FORMAT "\n", i, d,
+		    (const char *)p + BARE_S);
+		if (n > 0 && (size_t)n < sizeof h->buf - h->buf_len)
+			h->buf_len += (size_t)n;
+		if (end_of_batch || sizeof h->buf - h->buf_len < 256) {
+			/* /dev/null takes everything; a failure would only change a sum nobody checks */
+			if (write(h->devnull, h->buf, h->buf_len) < 0)
+				h->sum = 0;
+			h->buf_len = 0;
+		}
+		h->sum += size;
+	}
+	(void)sequence;
+	return 0;
+}
+
+static inline void
+bare_call(harness *h, bare_ring *b)
+{
+	int i = h->value++;
+	double d = i * 0.5;
+	int64_t s;
+	sr_sequencer_claim(b->seq, &s);
+	unsigned char *slot = sr_ring_slot(b->ring, s);
+	memcpy(slot, h->record, h->record_bytes);
+	memcpy(slot + BARE_I, &i, sizeof i);
+	memcpy(slot + BARE_D, &d, sizeof d);
+	memcpy(slot + BARE_S, call_string, sizeof call_string);
+	sr_sequencer_publish(b->seq, s);
+	b->last = s;
+}
+
+static inline void
+log_call(harness *h, sr_category *c)
+{
+	int i = h->value++;
+	SR_INFO(c, CALL_FORMAT, i, i * 0.5, call_string);
+}
+
+static inline void
+disabled_call(harness *h, sr_category *c)
+{
+	int i = h->value++;
+	SR_DEBUG(c, CALL_FORMAT, i, i * 0.5, call_string);
+}
+
+/* Waits (untimed) until the row's consumer has handled every call so far. */
+static void
+drain(harness *h, int row)
+{
+	if (h->bare[row] != NULL) {
+		const sr_sequence *consumed = sr_processor_sequence(h->bare[row]->proc);
+		/* pairs with the processor's store-release of its sequence */
+		while (sr_sequence_get(consumed) < h->bare[row]->last)
+			sched_yield();
+	} else if (h->log[row] != NULL) {
+		sr_log_flush(h->log[row]);
+	}
+}
+
+/* Builds the bytes the logger's record for this call takes (header + arguments). */
+static size_t
+record_size(int64_t max_record, ...)
+{
+	sr_fmt_sig sig;
+	char err[256];
+	if (sr_fmt_parse(CALL_FORMAT, &sig, err, sizeof err) != SR_FMT_OK)
+		return 0;
+	sr_fmt_gather g;
+	va_list ap;
+	va_start(ap, max_record);
+	sr_fmt_gather_args(&g, &sig, (size_t)max_record, &ap);
+	va_end(ap);
+	return sr_fmt_fit(&g, RECORD_HEADER_BYTES, (size_t)max_record);
+}
+
+static int
+open_logger(harness *h, int row, int devnull, const options *o, char *err)
+{
+	sr_log_config cfg;
+	sr_log_config_default(&cfg);
+	cfg.mode = row == ROW_QUEUE ? SR_LOG_MODE_QUEUE :
+	    row == ROW_SYNC ? SR_LOG_MODE_SYNC : SR_LOG_MODE_RING;
+	sr_sink_config sink = sr_sink_fd(devnull);
+	cfg.sinks = &sink;
+	cfg.sink_count = 1;
+	cfg.level = SR_LOG_INFO;
+	cfg.ignore_environment = true;   /* a developer's SEQRING_LOG must not change the figures */
+	if (o->clock_set)
+		cfg.clock = o->clock;
+	sr_error e;
+	sr_error_clear(&e);
+	h->log[row] = sr_log_open(&cfg, &e);
+	if (h->log[row] == NULL) {
+		snprintf(err, ERR_MAX, "cannot open the %s logger: %s", row_names[row], e.message);
+		return -1;
+	}
+	h->cat[row] = sr_log_category(h->log[row], "bench.caller");
+	if (h->cat[row] == NULL) {
+		snprintf(err, ERR_MAX, "cannot make the category of the %s logger", row_names[row]);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+open_bare(harness *h, int row, int devnull, char *err)
+{
+	sr_log_config defaults;
+	sr_log_config_default(&defaults);
+	sr_error e;
+	sr_error_clear(&e);
+	h->record_bytes = record_size(4096, 1, 0.5, call_string);
+	if (h->record_bytes < BARE_S + sizeof call_string || h->record_bytes > sizeof h->record ||
+	    h->record_bytes > defaults.slot_size) {
+		snprintf(err, ERR_MAX, "the record of '%s' takes %zu bytes: expected %zu..%zu (one slot)",
+		    CALL_FORMAT, h->record_bytes, BARE_S + sizeof call_string, defaults.slot_size);
+		return -1;
+	}
+	memset(h->record, 'r', h->record_bytes);
+	uint32_t size = (uint32_t)h->record_bytes;
+	memcpy(h->record + BARE_SIZE, &size, sizeof size);
+	bare_ring *b = calloc(1, sizeof *b);
+	if (b == NULL) {
+		snprintf(err, ERR_MAX, "cannot allocate the %s ring", row_names[row]);
+		return -1;
+	}
+	h->bare[row] = b;
+	b->eager = row == ROW_BARE_EAGER;
+	b->devnull = devnull;
+	b->last = -1;
+	sr_sequencer_config sc;
+	sr_sequencer_config_default(&sc, defaults.ring_slots, SR_PRODUCER_MULTI);
+	if (sr_wait_config_parse(SR_LOG_DEFAULT_WAIT, &sc.wait, &e) != SR_OK)
+		goto fail;
+	b->ring = sr_ring_create(defaults.ring_slots, defaults.slot_size, NULL, NULL, &e);
+	if (b->ring == NULL)
+		goto fail;
+	b->seq = sr_sequencer_create(&sc, &e);
+	if (b->seq == NULL)
+		goto fail;
+	sr_processor_config pc = { .ring = b->ring, .sequencer = b->seq,
+	    .handler = { .ctx = b, .on_event = bare_on_event }, .max_batch_size = 4096 };
+	b->proc = sr_processor_create(&pc, &e);
+	if (b->proc == NULL)
+		goto fail;
+	if (sr_sequencer_add_gating(b->seq, sr_processor_sequence(b->proc)) != SR_OK) {
+		snprintf(err, ERR_MAX, "cannot gate the %s ring on its consumer", row_names[row]);
+		return -1;
+	}
+	if (sr_processor_start(b->proc, &e) != SR_OK)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, ERR_MAX, "cannot set up the %s ring: %s", row_names[row], e.message);
+	return -1;
+}
+
+static void
+close_all(harness *h)
+{
+	for (int r = 0; r < ROW_COUNT; r++)
+		if (h->log[r] != NULL)
+			sr_log_close(&h->log[r]);
+	for (int r = 0; r < ROW_COUNT; r++) {
+		bare_ring *b = h->bare[r];
+		if (b == NULL)
+			continue;
+		if (b->proc != NULL) {
+			/* Started or not: halt and join are harmless on a processor that never ran. */
+			sr_processor_drain_and_halt(b->proc);
+			sr_processor_join(b->proc);
+			sr_processor_destroy(b->proc);
+		}
+		if (b->seq != NULL)
+			sr_sequencer_destroy(b->seq);
+		if (b->ring != NULL)
+			sr_ring_destroy(b->ring);
+		free(b);
+		h->bare[r] = NULL;
+	}
+}
+
+/* One row's batch of timed calls: samples[i] = ticks of call i (per call for disabled). */
+static void
+time_row(harness *h, int row, const options *o, int64_t *samples)
+{
+	sr_category *c = h->cat[row];
+	for (int64_t done = 0; done < o->calls;) {
+		int64_t n = o->calls - done < o->burst ? o->calls - done : o->burst;
+		for (int64_t i = 0; i < n; i++) {
+			uint64_t t0 = timer_read();
+			switch (row) {
+			case ROW_EMPTY:
+				break;
+			case ROW_BARE:
+			case ROW_BARE_EAGER:
+				bare_call(h, h->bare[row]);
+				break;
+			case ROW_DISABLED:
+				for (int k = 0; k < DISABLED_BLOCK; k++)
+					disabled_call(h, c);
+				break;
+			default:
+				log_call(h, c);
+				break;
+			}
+			uint64_t t1 = timer_read();
+			samples[done + i] = (int64_t)(t1 - t0);
+		}
+		done += n;
+		drain(h, row);
+	}
+}
+
+/* ------------------------------------------------------------- counting */
+
+__attribute__((noinline)) static void
+counted_calls(harness *h, int row, int64_t n)
+{
+	sr_category *c = h->cat[row];
+	for (int64_t i = 0; i < n; i++) {
+		if (h->bare[row] != NULL)
+			bare_call(h, h->bare[row]);
+		else if (row == ROW_DISABLED)
+			disabled_call(h, c);
+		else
+			log_call(h, c);
+		/* Keeps the loop from being merged or vectorised across calls. */
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+/* ----------------------------------------------------------------- main */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: caller [options]\n"
+	    "  Per-call cost on the caller's thread, timed call by call with the TSC:\n"
+	    "  SR_INFO(c, \"x=%%d y=%%f s=%%s\", i, d, s) (16-byte s), consumer writing to /dev/null.\n"
+	    "  --rows LIST     empty,bare,bare-eager,ring,queue,sync,disabled or all (default all)\n"
+	    "  --calls N       timed calls per row per run (default 200000)\n"
+	    "  --burst N       calls back to back before an untimed drain (default 1000)\n"
+	    "  --runs N        interleaved rounds, median reported (default 5, at most %d)\n"
+	    "  --clock NAME    the loggers' clock (realtime, coarse, tsc, auto; default: the logger's, auto)\n"
+	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
+	    "  --truncate      start the CSV afresh (header included)\n"
+	    "  --count MODE N  make N calls of MODE (ring, bare, disabled) in counted_calls()\n"
+	    "                  and exit: for valgrind --tool=callgrind --toggle-collect=counted_calls\n"
+	    "  --quick         2,000 calls, 1 run (for CTest)\n"
+	    "  --quiet         no progress on stderr\n", MAX_RUNS);
+}
+
+static int
+parse_rows(const char *list, bool *rows, char *err)
+{
+	memset(rows, 0, ROW_COUNT * sizeof *rows);
+	if (strcmp(list, "all") == 0) {
+		for (int r = 0; r < ROW_COUNT; r++)
+			rows[r] = true;
+		return 0;
+	}
+	char buf[256];
+	if (strlen(list) >= sizeof buf) {
+		snprintf(err, ERR_MAX, "--rows list is too long (at most %zu bytes)", sizeof buf - 1);
+		return -1;
+	}
+	strcpy(buf, list);
+	char *save = NULL;
+	int n = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		int r = 0;
+		while (r < ROW_COUNT && strcmp(tok, row_names[r]) != 0)
+			r++;
+		if (r == ROW_COUNT) {
+			snprintf(err, ERR_MAX, "--rows: unknown row '%.64s': expected empty, bare, bare-eager, "
+			    "ring, queue, sync, disabled or all", tok);
+			return -1;
+		}
+		rows[r] = true;
+		n++;
+	}
+	if (n == 0) {
+		snprintf(err, ERR_MAX, "--rows: empty list: expected empty, bare, bare-eager, ring, queue, sync, "
+		    "disabled or all");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, options *o, char *err)
+{
+	*o = (options){ .runs = 5, .calls = 200000, .burst = 1000, .out = "perf/results/caller.csv" };
+	parse_rows("all", o->rows, err);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int64_t n;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			exit(0);
+		} else if (strcmp(a, "--quick") == 0) {
+			o->calls = 2000;
+			o->runs = 1;
+		} else if (strcmp(a, "--quiet") == 0) {
+			bench_quiet = true;
+		} else if (strcmp(a, "--truncate") == 0) {
+			o->truncate = true;
+		} else if (v == NULL) {
+			snprintf(err, ERR_MAX, "%.64s: unknown option or missing value (see --help)", a);
+			return -1;
+		} else if (strcmp(a, "--rows") == 0) {
+			if (parse_rows(v, o->rows, err) != 0)
+				return -1;
+			i++;
+		} else if (strcmp(a, "--clock") == 0) {
+			sr_error e;
+			if (sr_log_clock_parse(v, &o->clock, &e) != SR_OK) {
+				snprintf(err, ERR_MAX, "--clock: %s", e.message);
+				return -1;
+			}
+			o->clock_set = true;
+			i++;
+		} else if (strcmp(a, "--out") == 0) {
+			o->out = v;
+			i++;
+		} else if (strcmp(a, "--calls") == 0 || strcmp(a, "--burst") == 0 || strcmp(a, "--runs") == 0) {
+			int64_t max = strcmp(a, "--runs") == 0 ? MAX_RUNS : 100000000;
+			if (!bench_parse_count(v, &n) || n < 1 || n > max) {
+				snprintf(err, ERR_MAX, "%s '%.64s' is invalid: expected a count from 1 to %" PRId64,
+				    a, v, max);
+				return -1;
+			}
+			if (strcmp(a, "--calls") == 0)
+				o->calls = n;
+			else if (strcmp(a, "--burst") == 0)
+				o->burst = n;
+			else
+				o->runs = (int)n;
+			i++;
+		} else if (strcmp(a, "--count") == 0) {
+			const char *cv = i + 2 < argc ? argv[i + 2] : NULL;
+			if (strcmp(v, "ring") != 0 && strcmp(v, "bare") != 0 && strcmp(v, "disabled") != 0) {
+				snprintf(err, ERR_MAX, "--count: unknown mode '%.64s': expected ring, bare or disabled", v);
+				return -1;
+			}
+			if (cv == NULL || !bench_parse_count(cv, &n) || n < 1 || n > 1000000000) {
+				snprintf(err, ERR_MAX, "--count %s: call count '%.64s' is invalid: expected 1 to 1G",
+				    v, cv != NULL ? cv : "");
+				return -1;
+			}
+			o->count_mode = v;
+			o->count_calls = n;
+			i += 2;
+		} else {
+			snprintf(err, ERR_MAX, "%.64s: unknown option (see --help)", a);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+typedef struct row_result {
+	double p50[MAX_RUNS], p99[MAX_RUNS], p999[MAX_RUNS];
+} row_result;
+
+static int
+run_count(harness *h, const options *o, int devnull, char *err)
+{
+	int row = strcmp(o->count_mode, "bare") == 0 ? ROW_BARE :
+	    strcmp(o->count_mode, "ring") == 0 ? ROW_RING : ROW_DISABLED;
+	if (row == ROW_BARE ? open_bare(h, row, devnull, err) : open_logger(h, row, devnull, o, err))
+		return -1;
+	/* Calls in bursts that fit the ring, so that no call waits for room. */
+	int64_t burst = 1000;
+	counted_calls(h, row, 1);   /* the site's first call parses its format: not counted */
+	drain(h, row);
+	for (int64_t done = 0; done < o->count_calls; done += burst) {
+		int64_t n = o->count_calls - done < burst ? o->count_calls - done : burst;
+		counted_calls(h, row, n);
+		drain(h, row);
+	}
+	printf("%s: %" PRId64 " calls made in counted_calls\n", o->count_mode, o->count_calls);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char err[ERR_MAX];
+	options o;
+	if (parse_args(argc, argv, &o, err) != 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull < 0) {
+		fprintf(stderr, PROG ": cannot open /dev/null: %s\n", strerror(errno));
+		return 1;
+	}
+	harness h;
+	memset(&h, 0, sizeof h);
+	int status = 0;
+	if (o.count_mode != NULL) {
+		status = run_count(&h, &o, devnull, err) == 0 ? 0 : 1;
+		if (status != 0)
+			fprintf(stderr, PROG ": %s\n", err);
+		close_all(&h);
+		close(devnull);
+		return status;
+	}
+
+	for (int r = ROW_BARE; r < ROW_COUNT; r++) {
+		if (!o.rows[r])
+			continue;
+		int rc = r == ROW_BARE || r == ROW_BARE_EAGER ? open_bare(&h, r, devnull, err) :
+		    open_logger(&h, r, devnull, &o, err);
+		if (rc != 0) {
+			fprintf(stderr, PROG ": %s\n", err);
+			close_all(&h);
+			return 1;
+		}
+	}
+	double tpn = timer_ticks_per_ns();
+	int64_t *samples = malloc((size_t)o.calls * sizeof *samples);
+	row_result *res = calloc(ROW_COUNT, sizeof *res);
+	if (samples == NULL || res == NULL) {
+		fprintf(stderr, PROG ": cannot allocate %" PRId64 " samples\n", o.calls);
+		close_all(&h);
+		return 1;
+	}
+	/* Warm-up round (not recorded): first calls parse formats, fault pages, wake consumers. */
+	for (int r = 0; r < ROW_COUNT; r++)
+		if (o.rows[r])
+			time_row(&h, r, &o, samples);
+	for (int run = 0; run < o.runs; run++) {
+		for (int r = 0; r < ROW_COUNT; r++) {
+			if (!o.rows[r])
+				continue;
+			bench_progress("caller: run %d of %d, row %s", run + 1, o.runs, row_names[r]);
+			time_row(&h, r, &o, samples);
+			bench_sort_i64(samples, (size_t)o.calls);
+			double scale = r == ROW_DISABLED ? tpn * DISABLED_BLOCK : tpn;
+			res[r].p50[run] = (double)bench_percentile(samples, (size_t)o.calls, 50.0) / scale;
+			res[r].p99[run] = (double)bench_percentile(samples, (size_t)o.calls, 99.0) / scale;
+			res[r].p999[run] = (double)bench_percentile(samples, (size_t)o.calls, 99.9) / scale;
+		}
+	}
+	/* The consumers saw every record (a checked result, not a time). */
+	for (int r = ROW_BARE; r <= ROW_BARE_EAGER; r++) {
+		if (!o.rows[r])
+			continue;
+		drain(&h, r);
+		int64_t expected = (int64_t)(o.runs + 1) * o.calls;
+		uint64_t expected_sum = (uint64_t)expected * h.record_bytes;
+		bare_ring *b = h.bare[r];
+		/* The eager consumer adds the last byte ('r') too. */
+		if (b->eager)
+			expected_sum += (uint64_t)expected * 'r';
+		if (b->last + 1 != expected || b->sum != expected_sum) {
+			fprintf(stderr, PROG ": %s ring published %" PRId64 " records (expected %" PRId64
+			    "), its consumer's sum is %" PRIu64 " (expected %" PRIu64 ")\n", row_names[r],
+			    b->last + 1, expected, b->sum, expected_sum);
+			status = 1;
+		}
+	}
+	for (int r = ROW_RING; r <= ROW_SYNC; r++) {
+		if (!o.rows[r])
+			continue;
+		sr_log_flush(h.log[r]);
+		sr_log_counters st;
+		sr_log_stats(h.log[r], &st);
+		int64_t expected = (int64_t)(o.runs + 1) * o.calls;
+		if (st.written != (uint64_t)expected || st.dropped != 0) {
+			fprintf(stderr, PROG ": %s logger wrote %" PRIu64 " lines and dropped %" PRIu64
+			    ", expected %" PRId64 " and 0\n", row_names[r], st.written, st.dropped, expected);
+			status = 1;
+		}
+	}
+
+	double p50[ROW_COUNT] = { 0 }, p99[ROW_COUNT] = { 0 }, p999[ROW_COUNT] = { 0 };
+	for (int r = 0; r < ROW_COUNT; r++) {
+		if (!o.rows[r])
+			continue;
+		p50[r] = bench_median(res[r].p50, o.runs);
+		p99[r] = bench_median(res[r].p99, o.runs);
+		p999[r] = bench_median(res[r].p999, o.runs);
+	}
+	double timer = o.rows[ROW_EMPTY] ? p50[ROW_EMPTY] : 0.0;
+	FILE *csv = NULL;
+	if (o.out[0] != '\0') {
+		bool fresh = o.truncate || access(o.out, F_OK) != 0;
+		if (!bench_make_parent_dirs(o.out) || (csv = fopen(o.out, o.truncate ? "w" : "a")) == NULL) {
+			fprintf(stderr, PROG ": cannot write %s: %s\n", o.out, strerror(errno));
+			status = 1;
+		} else if (fresh) {
+			fprintf(csv, "mode,call,runs,calls_per_run,p50_ns,p99_ns,p999_ns,timer_p50_ns,ticks_per_ns\n");
+		}
+	}
+	printf("## Caller cost per call (`perf/caller`)\n\n");
+	printf("- Each call timed alone with the TSC (%.3f ticks/ns, lfence;rdtsc;lfence), %" PRId64
+	    " calls per row per run in bursts of %" PRId64 " with an untimed drain between bursts; "
+	    "%d interleaved run(s), median of the runs' percentiles. Consumer: text layout to /dev/null, "
+	    "the logger's default wait strategy (%s).\n", tpn, o.calls, o.burst, o.runs, SR_LOG_DEFAULT_WAIT);
+	printf("- net = the percentile minus the timer's own p50 (the `empty` row). "
+	    "disabled: ns per call over blocks of %d calls.\n\n", DISABLED_BLOCK);
+	printf("| mode | call | p50 ns | p99 ns | p99.9 ns | net p50 ns | net p50 vs bare | ring's net p50 is |\n");
+	printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+	double net_bare = p50[ROW_BARE] - timer, net_ring = p50[ROW_RING] - timer;
+	for (int r = 0; r < ROW_COUNT; r++) {
+		if (!o.rows[r])
+			continue;
+		double net = r == ROW_DISABLED ? p50[r] : p50[r] - timer;
+		char vs_bare[32] = "", ring_is[32] = "";
+		if (o.rows[ROW_BARE] && r >= ROW_RING && r <= ROW_SYNC && net_bare > 0)
+			snprintf(vs_bare, sizeof vs_bare, "%.2fx", net / net_bare);
+		if (o.rows[ROW_RING] && (r == ROW_QUEUE || r == ROW_SYNC) && net_ring > 0)
+			snprintf(ring_is, sizeof ring_is, "%.1fx lower", net / net_ring);
+		printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", row_names[r], row_calls[r],
+		    p50[r], p99[r], p999[r], net, vs_bare, ring_is);
+		if (csv != NULL)
+			fprintf(csv, "%s,\"%s\",%d,%" PRId64 ",%.1f,%.1f,%.1f,%.1f,%.4f\n", row_names[r], row_calls[r],
+			    o.runs, o.calls, p50[r], p99[r], p999[r], r == ROW_DISABLED ? 0.0 : timer, tpn);
+	}
+	if (csv != NULL && fclose(csv) != 0) {
+		fprintf(stderr, PROG ": cannot write %s: %s\n", o.out, strerror(errno));
+		status = 1;
+	}
+	free(samples);
+	free(res);
+	close_all(&h);
+	close(devnull);
+	return status;
+}
