@@ -53,20 +53,25 @@ RING_PERF=$(find_bin ring_perf)
 WAIT_PERF=$(find_bin wait_perf)
 MICRO=$(find_bin micro)
 THROUGHPUT=$(find_bin throughput)
+CALLER=$(find_bin caller)
 LATENCY=$(find_bin latency)
 mkdir -p "$RESULTS"
 
-# --- setup: gnuplot for the plots -------------------------------------------
-if ! command -v gnuplot >/dev/null 2>&1; then
-  say "gnuplot is missing: installing the Debian package gnuplot-nox with apt-get"
-  SUDO=""
-  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO=sudo; fi
-  if ! $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox >&2; then
-    $SUDO apt-get update -q >&2 || true
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox >&2 ||
-      say "could not install gnuplot-nox: the tables and CSV files are written, the plots are not"
+# --- setup: gnuplot for the plots, valgrind for the instruction counts -------
+# bench_install COMMAND PACKAGE WHAT_IS_LOST: installs PACKAGE with apt-get when COMMAND is missing.
+bench_install() {
+  local cmd=$1 pkg=$2 lost=$3 sudo=""
+  command -v "$cmd" >/dev/null 2>&1 && return 0
+  say "$cmd is missing: installing the Debian package $pkg with apt-get"
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi
+  if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >&2; then
+    $sudo apt-get update -q >&2 || true
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >&2 ||
+      say "could not install $pkg: $lost"
   fi
-fi
+}
+bench_install gnuplot gnuplot-nox "the tables and CSV files are written, the plots are not"
+bench_install valgrind valgrind "the instruction counts are skipped"
 
 # --- environment.txt --------------------------------------------------------
 cache_var() {
@@ -110,6 +115,53 @@ if [ "$QUICK" = 1 ]; then LAT_ARGS=(--quick); else LAT_ARGS=(); fi
 rm -f "$RESULTS"/latency_*.dat "$RESULTS"/latency_*.png
 say "logger response time: $LATENCY ${LAT_ARGS[*]}"
 "$LATENCY" "${LAT_ARGS[@]}" --truncate --out "$RESULTS/latency.csv" --dist-dir "$RESULTS" > "$RESULTS/latency.md"
+
+# --- the caller's cost per call (issue 4) ------------------------------------
+# SR_INFO(c, "x=%d y=%f s=%s", ...) timed call by call (TSC): ring, queue, sync, a bare ring,
+# a disabled call; 5 interleaved runs of 200,000 calls: about 10 s
+if [ "$QUICK" = 1 ]; then CALLER_ARGS=(--quick); else CALLER_ARGS=(); fi
+say "caller cost: $CALLER ${CALLER_ARGS[*]}"
+"$CALLER" "${CALLER_ARGS[@]}" --truncate --out "$RESULTS/caller.csv" > "$RESULTS/caller.md"
+
+# Instructions per call (callgrind counts them exactly; time it cannot): each kind's loop
+# minus the empty loop, over COUNT_CALLS calls.
+count_instructions() {
+  local mode=$1 calls=$2 out
+  out=$(valgrind --tool=callgrind --toggle-collect='counted_calls_*' --callgrind-out-file=/dev/null \
+        "$CALLER" --count "$mode" "$calls" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,)
+  echo "${out:-0}"
+}
+if command -v valgrind >/dev/null 2>&1; then
+  if [ "$QUICK" = 1 ]; then COUNT_CALLS=1000; else COUNT_CALLS=100000; fi
+  say "instructions per call: valgrind --tool=callgrind, $COUNT_CALLS calls each"
+  loop_ir=$(count_instructions loop "$COUNT_CALLS")
+  {
+    echo "mode,calls,instructions_per_call"
+    for mode in disabled bare ring; do
+      ir=$(count_instructions "$mode" "$COUNT_CALLS")
+      awk -v m="$mode" -v n="$COUNT_CALLS" -v ir="$ir" -v l="$loop_ir" \
+        'BEGIN { printf "%s,%d,%.1f\n", m, n, (ir - l) / n }'
+    done
+  } > "$RESULTS/instructions.csv"
+  {
+    echo
+    echo "Instructions per call on the caller's thread (valgrind --tool=callgrind, $COUNT_CALLS calls, the empty loop's instructions subtracted; exact and repeatable):"
+    echo
+    echo "| call | instructions |"
+    echo "|---|---:|"
+    awk -F, 'NR > 1 { name = $1 == "disabled" ? "disabled SR_DEBUG" : $1 == "bare" ? "bare ring claim + copy + publish" : "SR_INFO into the ring"; printf "| %s | %s |\n", name, $3 }' "$RESULTS/instructions.csv"
+  } >> "$RESULTS/caller.md"
+else
+  say "no valgrind: skipping the instruction counts (apt-get install valgrind)"
+fi
+
+# --- the consumer's rate for 100-byte messages (issue 4) -----------------------
+# one producer (faster than the consumer), drained rate = what the consumer writes per second,
+# beside the fwrite ceiling for the same bytes
+if [ "$QUICK" = 1 ]; then CONS_ARGS=(--quick --threads 1); else CONS_ARGS=(--threads 1); fi
+say "consumer rate, 100-byte messages: $THROUGHPUT ${CONS_ARGS[*]} --message-bytes 100 --modes ring,ceiling"
+"$THROUGHPUT" "${CONS_ARGS[@]}" --message-bytes 100 --modes ring,ceiling --truncate \
+  --out "$RESULTS/consumer.csv" > "$RESULTS/consumer.md"
 
 # --- ring topologies --------------------------------------------------------
 if [ "$QUICK" = 1 ]; then RING_ARGS=(--quick); else RING_ARGS=(); fi
@@ -308,6 +360,12 @@ echo
 cat "$RESULTS/throughput.md"
 echo
 cat "$RESULTS/latency.md"
+echo
+cat "$RESULTS/caller.md"
+echo
+echo "### The consumer's rate for 100-byte messages (1 producer; drained = written per second)"
+echo
+cat "$RESULTS/consumer.md"
 echo
 cat "$RESULTS/ring.md"
 echo
