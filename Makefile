@@ -4,6 +4,9 @@
 #   make test       presets test and test-c11 (ck_pr and C11 atomics): configure, build, ctest
 #   make tsan/asan  the sanitizer presets: configure, build, ctest
 #   make bench      release build, then perf/run_bench.sh build/release
+#   make bench-peers  release build, then perf/peers/run_peers.sh: seqring beside Log4j 2, Logback,
+#                   spdlog and the LMAX Disruptor (installs a JDK and their Debian packages;
+#                   about 30 minutes; PEERS_ARGS=--quick for a 2-minute smoke run)
 #   make examples   release build, then run every example (EXAMPLE_ARGS=--quick for short runs)
 #   make install    release build, then install into PREFIX (default /usr/local)
 #   make clean      remove build/
@@ -11,6 +14,7 @@
 PREFIX ?= /usr/local
 JOBS ?= 2
 EXAMPLE_ARGS ?=
+PEERS_ARGS ?=
 CMAKE ?= cmake
 CTEST ?= ctest
 
@@ -19,7 +23,7 @@ CTEST ?= ctest
 # cannot be unexported, hence env -u.
 ISOLATED := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
-.PHONY: all release deps test tsan asan bench examples install clean
+.PHONY: all release deps test tsan asan bench bench-peers examples install clean
 
 all: release
 
@@ -54,6 +58,10 @@ asan: deps
 bench: release
 	@if [ ! -f perf/run_bench.sh ]; then echo "make bench: perf/run_bench.sh does not exist" >&2; exit 1; fi
 	$(ISOLATED) SEQRING_BUILD_DIR=build/release bash perf/run_bench.sh build/release
+
+bench-peers: release
+	@bash perf/peers/deps.sh
+	$(ISOLATED) SEQRING_BUILD_DIR=build/release bash perf/peers/run_peers.sh --no-deps $(PEERS_ARGS) build/release
 
 examples: release
 	@set -e; found=0; \

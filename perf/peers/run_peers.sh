@@ -1,0 +1,668 @@
+#!/usr/bin/env bash
+# perf/peers/run_peers.sh: the `make bench-peers` driver (issue 9): seqring beside its peers,
+# Log4j 2, Logback, spdlog and the LMAX Disruptor, on perf/'s workloads, in one run.
+#
+#   perf/peers/run_peers.sh [options] [BUILD_DIR]
+#     --quick          tiny counts, one round (a smoke test of the whole chain: ~2 minutes)
+#     --rounds N       throughput and ring rounds (default 5)
+#     --phases LIST    throughput,latency,ring (default all three)
+#     --only REGEX     only the contenders whose id matches (seqring always runs)
+#     --no-deps        do not check the Debian packages (perf/peers/deps.sh)
+# BUILD_DIR: seqring's release build (default $SEQRING_BUILD_DIR or build/release).
+# Environment: RESULTS_DIR (perf/results), PEERS_SINK_DIR (/tmp: the log files),
+# JAVA_OPTS (-Xms2g -Xmx2g -XX:+UseG1GC), JAR_DIR (/usr/share/java), TP_TIMEOUT, LAT_TIMEOUT,
+# RING_TIMEOUT (seconds per harness invocation before it counts as hung).
+#
+# Every contender runs once per round (seqring, then each peer, one at a time, never two at
+# once), --runs 1 each; medians, min and max are taken over the rounds.  A harness that exits
+# non-zero is "crashed (exit N)", one killed by its timeout "hung (killed after S s)": its
+# rows get empty rates and runs=0 in the CSV and say so in the tables.
+# Writes: RESULTS_DIR/peers.md (tables), RESULTS_DIR/peers/*.csv (every row of this run,
+# seqring's included), *.png, environment.txt, logs/ (each invocation's output); and appends
+# the peers' rows to RESULTS_DIR/throughput.csv, latency.csv and ring.csv after removing the
+# peer rows a previous run left there (seqring's own rows in those files are not touched).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$ROOT/perf/peers
+BUILD_DIR=${BUILD_DIR:-${SEQRING_BUILD_DIR:-$ROOT/build/release}}
+PEERS_BUILD=${PEERS_BUILD_DIR:-$ROOT/build/peers}
+RESULTS=${RESULTS_DIR:-$ROOT/perf/results}
+OUT=$RESULTS/peers
+SINK_DIR=${PEERS_SINK_DIR:-/tmp}
+JAVA=${JAVA:-java}
+JAVAC=${JAVAC:-javac}
+JAVA_OPTS=${JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseG1GC}
+JAR_DIR=${JAR_DIR:-/usr/share/java}
+QUICK=0
+ROUNDS=5
+PHASES=throughput,latency,ring
+ONLY=.
+DEPS=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --rounds) ROUNDS=${2:?--rounds needs a value}; shift ;;
+    --phases) PHASES=${2:?--phases needs a value}; shift ;;
+    --only) ONLY=${2:?--only needs a value}; shift ;;
+    --no-deps) DEPS=0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -*) echo "run_peers: unknown option: $1 (--help lists them)" >&2; exit 2 ;;
+    *) BUILD_DIR=$1 ;;
+  esac
+  shift
+done
+case "$ROUNDS" in ''|*[!0-9]*|0) echo "run_peers: --rounds '$ROUNDS' is invalid: expected 1 or more" >&2; exit 2 ;; esac
+if [ "$QUICK" = 1 ]; then ROUNDS=1; fi
+say() { echo "[peers] $*" >&2; }
+has_phase() { case ",$PHASES," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+wanted() { [ "$1" = seqring ] || [[ $1 =~ $ONLY ]]; }
+
+# --- setup: packages, seqring's harnesses, the Java and C++ harnesses ---------
+if [ "$DEPS" = 1 ]; then
+  bash "$HERE/deps.sh"
+fi
+for tool in "$JAVA" "$JAVAC" timeout awk; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "run_peers: $tool not found (perf/peers/deps.sh installs the JDK)" >&2; exit 1; }
+done
+[ -d "$BUILD_DIR" ] || { echo "run_peers: build directory $BUILD_DIR does not exist (make release first)" >&2; exit 1; }
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+for bin in throughput latency ring_perf; do
+  [ -x "$BUILD_DIR/perf/$bin" ] || { echo "run_peers: $BUILD_DIR/perf/$bin not found (make release first)" >&2; exit 1; }
+done
+THROUGHPUT=$BUILD_DIR/perf/throughput
+LATENCY=$BUILD_DIR/perf/latency
+RING_PERF=$BUILD_DIR/perf/ring_perf
+
+jars() { local j out=""; for j in "$@"; do out="$out:$JAR_DIR/$j.jar"; done; echo "${out#:}"; }
+LOG4J_JARS=$(jars log4j-api log4j-core disruptor hdrhistogram)
+LOGBACK_JARS=$(jars logback-classic logback-core slf4j-api hdrhistogram)
+DISRUPTOR_JARS=$(jars disruptor)
+for j in ${LOG4J_JARS//:/ } ${LOGBACK_JARS//:/ }; do
+  [ -f "$j" ] || { echo "run_peers: $j not found (perf/peers/deps.sh installs it)" >&2; exit 1; }
+done
+CLASSES=$PEERS_BUILD/java
+rm -rf "$CLASSES"
+mkdir -p "$CLASSES"
+say "compiling the Java harnesses into $CLASSES"
+"$JAVAC" -Xlint:all -Werror -d "$CLASSES" -cp "$LOG4J_JARS:$LOGBACK_JARS" "$HERE"/java/*.java
+# shellcheck disable=SC2206
+JVM=("$JAVA" $JAVA_OPTS)
+J_LOG4J=("${JVM[@]}" -cp "$CLASSES:$LOG4J_JARS")
+J_LOGBACK=("${JVM[@]}" -cp "$CLASSES:$LOGBACK_JARS")
+J_DISRUPTOR=("${JVM[@]}" -cp "$CLASSES:$DISRUPTOR_JARS")
+CONFIG=(--config-dir "$HERE/java")
+
+SPDLOG=0
+if [ ! -f "$HERE/spdlog/build.sh" ] || [ ! -f "$HERE/spdlog/run.sh" ]; then
+  say "perf/peers/spdlog/build.sh or run.sh is missing: skipping the spdlog rows"
+elif ! bash "$HERE/spdlog/build.sh" "$PEERS_BUILD" >&2; then
+  say "perf/peers/spdlog/build.sh failed: skipping the spdlog rows"
+else
+  SPDLOG=1
+fi
+
+# --- what runs ------------------------------------------------------------------
+if [ "$QUICK" = 1 ]; then
+  THREADS=1,2,4
+  SIZE=(--quick)
+  LAT_CONFIGS="1x1000"
+  TP_TIMEOUT=${TP_TIMEOUT:-120}; LAT_TIMEOUT=${LAT_TIMEOUT:-60}; RING_TIMEOUT=${RING_TIMEOUT:-120}
+else
+  THREADS=1,2,4,8,16,32,64
+  SIZE=()
+  LAT_CONFIGS="2x8000 4x8000"
+  TP_TIMEOUT=${TP_TIMEOUT:-900}; LAT_TIMEOUT=${LAT_TIMEOUT:-180}; RING_TIMEOUT=${RING_TIMEOUT:-600}
+fi
+MESSAGE_BYTES=500
+# seqring's ring rows: its default wait (phased) and the waits Log4j 2's rows use
+SEQRING_WAITS=${SEQRING_WAITS:-default,timeout,yield,busyspin}
+# and in the response-time table: its default and the two waits of Log4j 2's rows there
+SEQRING_LAT_WAITS=${SEQRING_LAT_WAITS:-default,timeout,yield}
+TP_IDS=(seqring log4j2-async-timeout log4j2-async-yield log4j2-async-busyspin log4j2-appender log4j2-sync
+        logback-async logback-sync)
+[ "$SPDLOG" = 1 ] && TP_IDS+=(spdlog)
+LAT_IDS=(seqring log4j2-async-timeout log4j2-async-yield)
+RING_IDS=(seqring disruptor)
+
+RAW=$OUT/raw
+LOGS=$OUT/logs
+rm -rf "$RAW" "$LOGS"
+mkdir -p "$RAW" "$LOGS" "$SINK_DIR"
+: > "$RAW/status.tsv"
+: > "$RAW/expected.csv"
+start=$(date +%s)
+
+{
+  echo "date: $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
+  echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) online"
+  echo "kernel: $(uname -srm)"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "java: $("$JAVA" -version 2>&1 | tr '\n' ' ')"
+  echo "JAVA_OPTS: $JAVA_OPTS"
+  echo "rounds: $ROUNDS; threads: $THREADS; latency: $LAT_CONFIGS; quick: $QUICK"
+  echo "packages (dpkg):"
+  dpkg-query -W -f='  ${Package} ${Version}\n' default-jdk-headless openjdk-17-jdk-headless liblog4j2-java \
+    libdisruptor-java liblogback-java libslf4j-java libhdrhistogram-java libspdlog-dev libfmt-dev 2>/dev/null || true
+} > "$OUT/environment.txt"
+
+# run_one PHASE ID ROUND LIMIT CMD...: one harness invocation, under `timeout`, its output in
+# logs/; the exit status goes to raw/status.tsv (124/137: killed by the timeout).
+run_one() {
+  local phase=$1 id=$2 round=$3 limit=$4
+  shift 4
+  local log=$LOGS/$phase.$id.$round t0 rc=0
+  t0=$(date +%s)
+  timeout -k 10 "$limit" "$@" > "$log.out" 2> "$log.err" || rc=$?
+  printf '%s\t%s\t%s\t%s\t%s\n' "$phase" "$id" "$round" "$rc" "$limit" >> "$RAW/status.tsv"
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    say "  $id HUNG: killed after $limit s; its last words: $(tail -n 1 "$log.err" 2>/dev/null)"
+  elif [ "$rc" != 0 ]; then
+    say "  $id CRASHED (exit $rc); $log.err ends:"
+    tail -n 5 "$log.err" >&2 || true
+  else
+    say "  $id: $(( $(date +%s) - t0 )) s"
+  fi
+}
+
+# expect PHASE ID KEYS...: rows a peer must produce (key fields of its CSV); missing ones are
+# reported as failed.
+expect() {
+  local phase=$1 id=$2
+  shift 2
+  local k
+  for k in "$@"; do echo "$phase,$id,$k" >> "$RAW/expected.csv"; done
+}
+
+# --- throughput: perf/throughput's table ------------------------------------------
+tp_modes() {  # the CSV mode,wait,policy of a Java contender id
+  case "$1" in
+    log4j2-async-*) echo "log4j2-async,${1#log4j2-async-},block" ;;
+    *-sync) echo "$1,none,none" ;;
+    *) echo "$1,none,block" ;;
+  esac
+}
+tp_run() {
+  local id=$1 k=$2 csv=$RAW/tp.$1.$2.csv
+  local common=(--out "$csv" --sink-dir "$SINK_DIR")  # --out first: spdlog/run.sh takes the CSV apart
+  [ "$QUICK" = 1 ] || common+=(--runs 1 --threads "$THREADS")
+  case "$id" in
+    seqring) run_one throughput "$id" "$k" "$TP_TIMEOUT" "$THROUGHPUT" "${SIZE[@]}" "${common[@]}" \
+               --modes ring,queue,sync,ceiling --wait "$SEQRING_WAITS" ;;
+    log4j2-async-*) run_one throughput "$id" "$k" "$TP_TIMEOUT" "${J_LOG4J[@]}" seqring.peers.LoggerThroughput \
+               "${SIZE[@]}" "${common[@]}" "${CONFIG[@]}" --modes log4j2-async --wait "${id#log4j2-async-}" ;;
+    log4j2-*) run_one throughput "$id" "$k" "$TP_TIMEOUT" "${J_LOG4J[@]}" seqring.peers.LoggerThroughput \
+               "${SIZE[@]}" "${common[@]}" "${CONFIG[@]}" --modes "$id" ;;
+    logback-*) run_one throughput "$id" "$k" "$TP_TIMEOUT" "${J_LOGBACK[@]}" seqring.peers.LoggerThroughput \
+               "${SIZE[@]}" "${common[@]}" "${CONFIG[@]}" --modes "$id" ;;
+    spdlog) run_one throughput "$id" "$k" "$TP_TIMEOUT" bash "$HERE/spdlog/run.sh" "$PEERS_BUILD" "$csv" \
+               "${SIZE[@]}" "${common[@]:2}" ;;  # run.sh passes --out CSV itself
+  esac
+}
+if has_phase throughput; then
+  for id in "${TP_IDS[@]}"; do
+    wanted "$id" || continue
+    keys=()
+    case "$id" in
+      seqring) ;;
+      spdlog) for m in 8k-block,none,block 8k-overrun,none,overrun_oldest 256k-block,none,block \
+                       256k-overrun,none,overrun_oldest; do keys+=("spdlog-async-$m"); done
+              keys+=("spdlog-sync,none,none") ;;
+      *) keys=("$(tp_modes "$id")") ;;
+    esac
+    for key in "${keys[@]}"; do
+      for t in ${THREADS//,/ }; do expect throughput "$id" "$key,$t,$MESSAGE_BYTES"; done
+    done
+  done
+  for k in $(seq 1 "$ROUNDS"); do
+    i=0
+    for id in "${TP_IDS[@]}"; do
+      wanted "$id" || continue
+      i=$((i + 1))
+      say "throughput round $k/$ROUNDS, contender $i: $id"
+      tp_run "$id" "$k"
+    done
+  done
+fi
+
+# --- response time: perf/latency's test, seqring vs Log4j 2 all-async -------------
+if has_phase latency; then
+  for cfg in $LAT_CONFIGS; do
+    for id in "${LAT_IDS[@]}"; do
+      [ "$id" = seqring ] && continue
+      wanted "$id" || continue
+      for kind in service response; do
+        expect latency "$id" "log4j2-async,${id#log4j2-async-},${cfg%x*},${cfg#*x},$kind"
+      done
+    done
+  done
+  LAT_ROUNDS=${LAT_ROUNDS:-1}
+  mkdir -p "$OUT/dist"
+  rm -f "$OUT"/dist/latency_*.dat
+  for k in $(seq 1 "$LAT_ROUNDS"); do
+    for cfg in $LAT_CONFIGS; do
+      T=${cfg%x*} R=${cfg#*x}
+      for id in "${LAT_IDS[@]}"; do
+        wanted "$id" || continue
+        say "latency round $k/$LAT_ROUNDS, $T threads x $R msg/s: $id"
+        csv=$RAW/lat.$id.$k-$cfg.csv
+        lat=(--out "$csv" --dist-dir "$OUT/dist" --sink-dir "$SINK_DIR")
+        if [ "$QUICK" = 1 ]; then lat+=(--quick); else lat+=(--threads "$T" --rate "$R"); fi
+        if [ "$id" = seqring ]; then
+          run_one latency "$id" "$k-$cfg" "$LAT_TIMEOUT" "$LATENCY" "${lat[@]}" --modes ring \
+            --wait "$SEQRING_LAT_WAITS"
+        else
+          run_one latency "$id" "$k-$cfg" "$LAT_TIMEOUT" "${J_LOG4J[@]}" seqring.peers.LoggerLatency "${lat[@]}" \
+            "${CONFIG[@]}" --modes log4j2-async --wait "${id#log4j2-async-}"
+        fi
+      done
+    done
+  done
+fi
+
+# --- ring topologies: ring_perf vs the Disruptor, each wait strategy ----------------
+RING_TOPOS=1-1,1-1-batch,3-1
+RING_WAITS=busyspin,yield,sleep,block,liteblock,timeout,phased
+if has_phase ring; then
+  if wanted disruptor; then
+    for topo in ${RING_TOPOS//,/ }; do
+      p=1 b=1
+      [ "$topo" = 3-1 ] && p=3
+      [ "$topo" = 1-1-batch ] && b=10
+      for w in ${RING_WAITS//,/ }; do expect ring disruptor "disruptor:$topo,$w,$p,1,$b"; done
+    done
+  fi
+  for k in $(seq 1 "$ROUNDS"); do
+    for id in "${RING_IDS[@]}"; do
+      wanted "$id" || continue
+      say "ring round $k/$ROUNDS: $id"
+      ring=(--topo "$RING_TOPOS" --wait "$RING_WAITS" --out "$RAW/ring.$id.$k.csv")
+      if [ "$QUICK" = 1 ]; then ring+=(--quick); else ring+=(--runs 1); fi
+      if [ "$id" = seqring ]; then
+        run_one ring "$id" "$k" "$RING_TIMEOUT" "$RING_PERF" "${ring[@]}" --no-baselines
+      else
+        run_one ring "$id" "$k" "$RING_TIMEOUT" "${J_DISRUPTOR[@]}" seqring.peers.DisruptorRing "${ring[@]}"
+      fi
+    done
+  done
+fi
+say "measurements took $(( $(date +%s) - start )) s"
+
+# --- aggregation -------------------------------------------------------------------
+# aggregate PHASE NCOL NKEY MEDIAN_COLS RUNS_COL MIN_COL MAX_COL SRC_COL ZERO_COL FILES...: one CSV
+# row per contender and key (the first NKEY of the NCOL columns) over the rounds: the median of
+# each MEDIAN_COLS column, the count of rounds in RUNS_COL, min and max of SRC_COL in MIN_COL and
+# MAX_COL (0: the file has no such column); ZERO_COL is 0 in the rows no round produced.  Output: "id,<the harness's columns>,note", with rows of
+# empty values and runs 0 for the expected keys no round produced; the note says which rounds
+# crashed or hung.
+aggregate() {
+  local phase=$1 ncol=$2 nkey=$3 med=$4 runs=$5 lo=$6 hi=$7 src=$8 zero=$9
+  shift 9
+  awk -F, -v phase="$phase" -v ncol="$ncol" -v zerocol="$zero" -v nkey="$nkey" -v med="$med" -v runscol="$runs" -v locol="$lo" -v hicol="$hi" \
+      -v src="$src" -v rounds="$ROUNDS" -v statusfile="$RAW/status.tsv" -v expfile="$RAW/expected.csv" '
+    function sorted(key, col, n, a,    i, j, t) {
+      for (i = 1; i <= n; i++) a[i] = vals[key, col, i] + 0
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    }
+    function median(key, col, n,    a) {
+      sorted(key, col, n, a)
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    function addkey(key) { if (!(key in seen)) { seen[key] = 1; order[++nk] = key } }
+    BEGIN {
+      nm = split(med, M, " ")
+      while ((getline line < statusfile) > 0) {
+        split(line, s, "\t")
+        if (s[1] != phase || s[4] == 0) continue
+        failed[s[2]]++
+        if (s[4] == 124 || s[4] == 137) what[s[2]] = "hung (killed after " s[5] " s)"
+        else what[s[2]] = "crashed (exit " s[4] ")"
+      }
+    }
+    FNR == 1 { id = FILENAME; sub(/.*\/[a-z]+\./, "", id); sub(/\.[^.]*\.csv$/, "", id) }
+    FNR == 1 && ($1 == "mode" || $1 == "topology") { next }
+    {
+      key = id
+      for (i = 1; i <= nkey; i++) key = key "," $i
+      addkey(key)
+      c = ++count[key]
+      for (i = 1; i <= NF; i++) vals[key, i, c] = $i
+    }
+    END {
+      # the rows a peer should have made and no round did, after those made
+      while ((getline line < expfile) > 0) {
+        n = split(line, e, ",")
+        if (e[1] != phase) continue
+        key = e[2]
+        for (i = 3; i <= n; i++) key = key "," e[i]
+        addkey(key)
+      }
+      for (r = 1; r <= nk; r++) {
+        key = order[r]
+        n = split(key, kf, ",")
+        id = kf[1]
+        c = count[key] + 0
+        line = key
+        for (i = nkey + 1; i <= ncol; i++) {
+          v = ""
+          if (i == runscol) v = c
+          else if (c == 0 && i == zerocol) v = 0
+          else if (c > 0 && i == locol) { sorted(key, src, c, a); v = sprintf("%.0f", a[1]) }
+          else if (c > 0 && i == hicol) { sorted(key, src, c, a); v = sprintf("%.0f", a[c]) }
+          else if (c > 0) for (j = 1; j <= nm; j++) if (M[j] == i) v = sprintf("%.0f", median(key, i, c))
+          line = line "," v
+        }
+        note = ""
+        if (failed[id] > 0) note = (rounds > 1 ? failed[id] "/" rounds " rounds " : "") what[id]
+        else if (c < rounds) note = c "/" rounds " rounds"
+        print line "," note
+      }
+    }' "$@"
+}
+
+PEER_RE='^(log4j2|logback|spdlog)-'
+# merge_csv AGG MAIN FILTER_RE HEADER: this run's rows (seqring's too) to peers/NAME, the peers'
+# rows appended to the main CSV after removing the rows that match FILTER_RE in column 1.
+merge_csv() {
+  local agg=$1 main=$2 re=$3 header=$4
+  { echo "$header"; cut -d, -f2- "$agg" | sed 's/,[^,]*$//'; } > "$OUT/$(basename "$main")"
+  local tmp=$main.tmp
+  if [ -s "$main" ]; then
+    awk -F, -v re="$re" 'NR == 1 || $1 !~ re' "$main" > "$tmp"
+  else
+    echo "$header" > "$tmp"
+  fi
+  awk -F, 'NR > 0 && $1 != "seqring"' "$agg" | cut -d, -f2- | sed 's/,[^,]*$//' >> "$tmp"
+  mv "$tmp" "$main"
+}
+
+TP_HEADER="mode,wait,policy,threads,message_bytes,calls_per_sec,drained_per_sec,runs,min_calls_per_sec,max_calls_per_sec"
+LAT_HEADER="mode,wait,threads,rate_per_thread,kind,p50_ns,p90_ns,p99_ns,p999_ns,p9999_ns,max_ns,samples"
+RING_HEADER="topology,wait,producers,consumers,batch,events_per_sec,runs,min_events_per_sec,max_events_per_sec"
+shopt -s nullglob
+files() { local f; for f in "$@"; do if [ -s "$f" ]; then echo "$f"; fi; done; }
+if has_phase throughput; then
+  mapfile -t tp_files < <(for id in "${TP_IDS[@]}"; do files "$RAW"/tp."$id".*.csv; done)
+  aggregate throughput 10 5 "6 7" 8 9 10 6 8 "${tp_files[@]}" /dev/null > "$RAW/tp.agg"
+  merge_csv "$RAW/tp.agg" "$RESULTS/throughput.csv" "$PEER_RE" "$TP_HEADER"
+fi
+if has_phase latency; then
+  mapfile -t lat_files < <(for id in "${LAT_IDS[@]}"; do files "$RAW"/lat."$id".*.csv; done)
+  aggregate latency 12 5 "6 7 8 9 10 11 12" 0 0 0 6 12 "${lat_files[@]}" /dev/null > "$RAW/lat.agg"
+  merge_csv "$RAW/lat.agg" "$RESULTS/latency.csv" "$PEER_RE" "$LAT_HEADER"
+fi
+if has_phase ring; then
+  mapfile -t ring_files < <(for id in "${RING_IDS[@]}"; do files "$RAW"/ring."$id".*.csv; done)
+  aggregate ring 9 5 6 7 8 9 6 7 "${ring_files[@]}" /dev/null > "$RAW/ring.agg"
+  merge_csv "$RAW/ring.agg" "$RESULTS/ring.csv" '^disruptor:' "$RING_HEADER"
+fi
+
+# --- tables ---------------------------------------------------------------------------
+# shellcheck disable=SC2016
+AWK_FMT='
+  function rate(r) {
+    if (r == "") return ""
+    if (r >= 1e9) return sprintf("%.2f G", r / 1e9)
+    if (r >= 1e6) return sprintf("%.2f M", r / 1e6)
+    if (r >= 1e3) return sprintf("%.1f k", r / 1e3)
+    return sprintf("%.0f", r)
+  }
+  function us(ns) { return ns == "" ? "" : (ns >= 100000 ? sprintf("%.0f", ns / 1000) : sprintf("%.2f", ns / 1000)) }
+  function range(a, b) { return a == "" ? "" : rate(a) " - " rate(b) }
+  function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "" : sprintf("%.2f×", a / b) }
+'
+# The seqring ring row a peer compares with: same wait for log4j2-async when seqring has it,
+# else seqring's default; the queue for the Async Appender; sync for the synchronous peers.
+tp_table() {  # COLUMN (6: call phase, 7: drained) TITLE
+  awk -F, -v col="$1" -v title="$2" -v threads="$THREADS" "$AWK_FMT"'
+    {
+      id = $1; mode = $2; wait = $3; t = $5
+      label = mode (wait != "none" ? "/" wait : "") ($4 == "overrun_oldest" ? " (overrun)" : "")
+      if (id == "seqring" && mode == "ring" && !(defwait)) defwait = wait
+      if (!(label in seen)) { seen[label] = 1; labels[++n] = label; lid[label] = id; lmode[label] = mode; lwait[label] = wait }
+      v[label, t] = $(col); runs[label, t] = $9; note[label, t] = $NF
+    }
+    function match_of(l,    m, w) {
+      m = lmode[l]; w = lwait[l]
+      if (lid[l] == "seqring") return ""
+      if (m == "log4j2-async" && (("ring/" w) in seen)) return "ring/" w
+      if (m ~ /-async/) return "ring/" defwait
+      if (m == "log4j2-appender") return "queue"
+      if (m ~ /-sync$/) return "sync"
+      return ""
+    }
+    END {
+      nt = split(threads, T, ",")
+      printf "#### %s\n\n| logger | vs seqring |", title
+      for (i = 1; i <= nt; i++) printf " %s thread%s |", T[i], T[i] == 1 ? "" : "s"
+      printf "\n|---|---|"
+      for (i = 1; i <= nt; i++) printf "--:|"
+      printf "\n"
+      for (r = 1; r <= n; r++) {
+        l = labels[r]; m = match_of(l)
+        name = lid[l] == "seqring" ? "seqring " l (l == "ring/" defwait ? " (default)" : "") : l
+        printf "| %s | %s |", name, m == "" ? "" : m
+        for (i = 1; i <= nt; i++) {
+          k = l SUBSEP T[i]
+          if (runs[k] == 0 && note[k] != "") { printf " %s |", note[k]; continue }
+          cell = rate(v[k])
+          if (m != "" && v[k] != "") cell = cell " (" ratio(v[m, T[i]], v[k]) ")"
+          if (note[k] != "") cell = cell " [" note[k] "]"
+          printf " %s |", cell
+        }
+        printf "\n"
+      }
+    }' "$RAW/tp.agg"
+}
+
+lat_table() {
+  awk -F, "$AWK_FMT"'
+    {
+      id = $1; mode = $2; wait = $3; cfg = $4 " x " $5; kind = $6
+      row[++n] = $0
+      if (id == "seqring") for (i = 7; i <= 13; i++) s[wait, cfg, kind, i] = $i
+    }
+    END {
+      printf "| logger | threads x msg/s | kind | p50 | p90 | p99 | p99.9 | p99.99 | max | samples | p99 vs seqring | p99.99 vs seqring |\n"
+      printf "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"
+      for (r = 1; r <= n; r++) {
+        split(row[r], f, ",")
+        id = f[1]; mode = f[2]; wait = f[3]; cfg = f[4] " x " f[5]; kind = f[6]
+        name = (id == "seqring" ? "seqring " : "") mode "/" wait
+        if (f[13] == "0" && f[14] != "") { printf "| %s | %s | %s | %s | | | | | | | | |\n", name, cfg, kind, f[14]; continue }
+        printf "| %s | %s | %s |", name, cfg, kind
+        for (i = 7; i <= 12; i++) printf " %s |", us(f[i])
+        printf " %s |", f[13]
+        if (id == "seqring") printf " | |\n"
+        else printf " %s | %s |\n", ratio(f[9], s[wait, cfg, kind, 9]), ratio(f[11], s[wait, cfg, kind, 11])
+      }
+    }' "$RAW/lat.agg"
+}
+
+ring_table() {
+  awk -F, "$AWK_FMT"'
+    {
+      topo = $2; dis = sub(/^disruptor:/, "", topo)
+      k = topo SUBSEP $3
+      if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
+      if (dis) { d[k] = $7; dmin[k] = $9; dmax[k] = $10; dnote[k] = ($8 == 0 ? $NF : "") }
+      else { s[k] = $7; smin[k] = $9; smax[k] = $10 }
+    }
+    END {
+      printf "| topology | wait | seqring events/s | (min - max) | Disruptor events/s | (min - max) | seqring / Disruptor |\n"
+      printf "|---|---|--:|--:|--:|--:|--:|\n"
+      for (r = 1; r <= n; r++) {
+        k = keys[r]; split(k, kk, SUBSEP)
+        dd = dnote[k] != "" ? dnote[k] : rate(d[k])
+        printf "| %s | %s | %s | %s | %s | %s | %s |\n", kk[1], kk[2], rate(s[k]), range(smin[k], smax[k]), dd,
+          range(dmin[k], dmax[k]), ratio(s[k], d[k])
+      }
+    }' "$RAW/ring.agg"
+}
+
+# --- plots (gnuplot) ----------------------------------------------------------------------
+plot_throughput() {
+  local dat=$RAW/tp.plot
+  awk -F, '$9 > 0 {
+      label = ($1 == "seqring" ? "seqring " : "") $2 ($3 != "none" ? "/" $3 : "") ($4 == "overrun_oldest" ? " overrun" : "")
+      if (!(label in seen)) { seen[label] = 1; labels[++n] = label }
+      rows[label] = rows[label] $5 " " $7 " " $8 "\n"
+    }
+    END { for (i = 1; i <= n; i++) printf "threads \"%s\" drained\n%s\n\n", labels[i], rows[labels[i]] }' \
+    "$RAW/tp.agg" > "$dat"
+  local blocks ours
+  blocks=$(grep -c '^threads ' "$dat" || true)
+  ours=$(grep -c '^threads "seqring ' "$dat" || true)  # seqring's blocks come first: solid lines
+  [ "$blocks" -gt 0 ] || return 0
+  gnuplot <<EOF
+set terminal pngcairo size 1600,700 font ",10" noenhanced
+set output "$OUT/throughput.png"
+set multiplot layout 1,2 title "seqring and its peers, Log4j 2's throughput method (500-character messages; median of $ROUNDS interleaved rounds)"
+set logscale x 2
+set logscale y
+set xlabel "threads"
+set ylabel "messages/s, all threads together"
+set grid
+set key outside right top font ",8"
+set title "call phase (first call to last return)"
+plot for [i=0:$((ours - 1))] "$dat" index i using 1:2 with linespoints lw 2 lc i+1 dt 1 title columnheader(2), \
+     for [i=$ours:$((blocks - 1))] "$dat" index i using 1:2 with linespoints lw 2 lc i+1 dt 2 title columnheader(2)
+set title "drained (until every line is in the file)"
+plot for [i=0:$((ours - 1))] "$dat" index i using 1:3 with linespoints lw 2 lc i+1 dt 1 title columnheader(2), \
+     for [i=$ours:$((blocks - 1))] "$dat" index i using 1:3 with linespoints lw 2 lc i+1 dt 2 title columnheader(2)
+unset multiplot
+EOF
+}
+
+plot_latency() {
+  local cfg
+  for cfg in $LAT_CONFIGS; do
+    local ours=() ournames=() peers=() peernames=() f name
+    for f in "$OUT"/dist/latency_*_"${cfg}"_response.dat; do
+      name=$(basename "$f" | sed -E "s/^latency_//; s/_${cfg}_response\.dat$//; s/_/\//")
+      if [[ $name == log4j2* ]]; then peers+=("$f"); peernames+=("$name")
+      else ours+=("$f"); ournames+=("seqring_$name"); fi
+    done
+    [ "${#ours[@]}" -gt 0 ] || [ "${#peers[@]}" -gt 0 ] || continue
+    gnuplot <<EOF
+set terminal pngcairo size 1200,700 font ",10" noenhanced
+set output "$OUT/latency_${cfg}.png"
+set title "Response time (from when each call was due): ${cfg%x*} threads x ${cfg#*x} msg/s each, 64-character messages"
+set logscale x
+set logscale y
+set xrange [1:*]
+set xtics ("0%%" 1, "90%%" 10, "99%%" 100, "99.9%%" 1000, "99.99%%" 10000, "99.999%%" 100000)
+set xlabel "percentile"
+set ylabel "microseconds"
+set grid
+set key outside right top
+F = "${ours[*]}"
+N = "${ournames[*]}"
+G = "${peers[*]}"
+M = "${peernames[*]}"
+plot for [i=1:words(F)] word(F, i) using 3:(\$2 / 1000.0) with lines lw 2 lc i dt 1 title word(N, i), \
+     for [i=1:words(G)] word(G, i) using 3:(\$2 / 1000.0) with lines lw 2 lc words(F) + i dt 2 title word(M, i)
+EOF
+  done
+}
+
+plot_ring() {
+  local dat=$RAW/ring.plot
+  awk -F, '{ topo = $2; dis = sub(/^disruptor:/, "", topo); k = topo " " $3
+      if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
+      if (dis) d[k] = $7; else s[k] = $7 }
+    END { print "row seqring Disruptor"
+      for (i = 1; i <= n; i++) { k = keys[i]; t = k; gsub(/ /, "/", t)
+        printf "\"%s\" %s %s\n", t, s[k] == "" ? "-" : s[k] / 1e6, d[k] == "" ? "-" : d[k] / 1e6 } }' \
+    "$RAW/ring.agg" > "$dat"
+  gnuplot <<EOF
+set terminal pngcairo size 1600,600 font ",9" noenhanced
+set output "$OUT/ring.png"
+set title "seqring and the LMAX Disruptor, ring_perf topologies, 8-byte events: median events/s (millions, log scale)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set logscale y
+set ylabel "million events/s"
+set grid ytics
+set xtics rotate by -60 font ",8"
+set key top right
+set datafile missing "-"
+plot "$dat" using 2:xtic(1) title columnheader(2) lc rgb "#1f77b4", "" using 3 title columnheader(3) lc rgb "#ff7f0e"
+EOF
+}
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+  say "gnuplot is missing (perf/peers/deps.sh installs gnuplot-nox): no plots"
+else
+  if has_phase throughput; then plot_throughput || say "throughput plot failed"; fi
+  if has_phase latency; then plot_latency || say "latency plot failed"; fi
+  if has_phase ring; then plot_ring || say "ring plot failed"; fi
+fi
+
+# --- peers.md -------------------------------------------------------------------------------
+describe() {  # the configuration line a Java harness printed in its first successful round
+  local f
+  for f in "$LOGS"/"$1".*.out; do
+    grep -m 1 '^- \(Log4j\|Logback\)' "$f" 2>/dev/null && return 0
+  done
+  return 0
+}
+MD=$RESULTS/peers.md
+{
+  echo "# seqring and its peers (\`make bench-peers\`)"
+  echo
+  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC'); how each peer is configured and what the tables"
+  echo "mean: [peers/README.md](../peers/README.md). Environment: [peers/environment.txt](peers/environment.txt)."
+  echo "Every contender ran once per round, one at a time; $ROUNDS round(s) (latency: ${LAT_ROUNDS:-1}); medians over the rounds."
+  echo "A ratio is seqring's median over the peer's: above 1 seqring is faster (latency: the peer's"
+  echo "time over seqring's, above 1 seqring is quicker). \"crashed\" / \"hung\" cells: that peer's harness"
+  echo "exited non-zero / was killed by its timeout (logs in peers/logs/)."
+  echo
+  if has_phase throughput; then
+    echo "## Throughput: Log4j 2's per-thread table (messages/s, all threads together)"
+    echo
+    echo "$MESSAGE_BYTES-character messages, 262,144 calls per run shared by the threads (quick: 2,000);"
+    echo "200,000 warm-up messages; ring and queues hold a whole run. \"vs seqring\": the seqring row"
+    echo "each ratio divides by. ![throughput](peers/throughput.png)"
+    echo
+    tp_table 7 "Call phase (first call to last return)"
+    echo
+    tp_table 8 "Drained (call phase + until every line is in the file)"
+    echo
+  fi
+  if has_phase latency; then
+    echo "## Response time: seqring vs Log4j 2 all-async (microseconds)"
+    echo
+    echo "64-character messages on a fixed schedule; response time counts from when each call was due."
+    for cfg in $LAT_CONFIGS; do echo "![latency $cfg](peers/latency_$cfg.png)"; done
+    echo
+    lat_table
+    echo
+  fi
+  if has_phase ring; then
+    echo "## Ring topologies: seqring vs the LMAX Disruptor (8-byte events)"
+    echo
+    echo "ring_perf's 1-1, 1-1-batch (batches of 10) and 3-1 on 65,536-slot rings, each wait strategy;"
+    echo "median of the rounds' runs. ![ring](peers/ring.png)"
+    echo
+    ring_table
+    echo
+  fi
+  echo "## Configurations as run"
+  echo
+  for id in "${TP_IDS[@]}"; do
+    [ "$id" = seqring ] && continue
+    line=$(describe "throughput.$id")
+    [ -n "$line" ] && echo "- **$id**: ${line#- }"
+  done
+  echo "- **JVM** (every Java harness): \`$JAVA_OPTS\`; $("$JAVA" -version 2>&1 | head -n 1)"
+  echo
+  echo "Harness failures in this run:"
+  awk -F'\t' '$4 != 0 { n++; printf "- %s %s round %s: %s\n", $1, $2, $3, ($4 == 124 || $4 == 137) ? "hung (killed after " $5 " s)" : "crashed (exit " $4 ")" }
+    END { if (!n) print "- none" }' "$RAW/status.tsv"
+} > "$MD"
+cat "$MD"
+say "done in $(( $(date +%s) - start )) s: $MD, $OUT/"
