@@ -73,6 +73,10 @@ static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
 
 static inline void sr_atomic_fence_seq_cst(void)
 { atomic_thread_fence(memory_order_seq_cst); }
+static inline void sr_atomic_fence_acquire(void)
+{ atomic_thread_fence(memory_order_acquire); }
+static inline void sr_atomic_fence_release(void)
+{ atomic_thread_fence(memory_order_release); }
 
 static inline void sr_atomic_pause(void)
 {
@@ -143,6 +147,18 @@ static inline void sr_atomic_fence_seq_cst(void)
 	ck_pr_fence_memory();
 #endif
 }
+
+/*
+ * Acquire: earlier loads are ordered before later loads and stores.
+ * Release: earlier loads and stores are ordered before later stores.  On
+ * x86-64 (TSO) both are compiler barriers only: a sequence lock's reader and
+ * writer need nothing stronger (Boehm, "Can seqlocks get along with
+ * programming language memory models?", 2012).
+ */
+static inline void sr_atomic_fence_acquire(void)
+{ ck_pr_fence_acquire(); }
+static inline void sr_atomic_fence_release(void)
+{ ck_pr_fence_release(); }
 
 static inline void sr_atomic_pause(void)
 { ck_pr_stall(); }
