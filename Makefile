@@ -6,7 +6,7 @@
 #   make bench      release build, then perf/run_bench.sh build/release
 #   make bench-peers  release build, then perf/peers/run_peers.sh: seqring beside Log4j 2, Logback,
 #                   spdlog and the LMAX Disruptor (installs a JDK and their Debian packages;
-#                   about 30 minutes; PEERS_ARGS=--quick for a 2-minute smoke run)
+#                   about 20 minutes on 2 vCPUs; PEERS_ARGS=--quick for a 1-minute smoke run)
 #   make examples   release build, then run every example (EXAMPLE_ARGS=--quick for short runs)
 #   make install    release build, then install into PREFIX (default /usr/local)
 #   make clean      remove build/
