@@ -193,6 +193,7 @@ sr_log_config_default(sr_log_config *c)
 	c->full_policy = SR_LOG_FULL_BLOCK;
 	c->discard_level = SR_LOG_INFO;
 	c->synchronize_enqueue_when_full = true;
+	c->immediate_flush = true;
 	c->level = SR_LOG_INFO;
 	c->max_message_bytes = 4096;
 	c->max_line_bytes = 65536;
@@ -720,9 +721,13 @@ encode_linear(const sr_log_rec *h, const sr_fmt_gather *g, unsigned char *stack,
 	return rec;
 }
 
-/* Policy sync (or sync mode): render and write now, on this thread. */
+/*
+ * Policy sync (or sync mode): render on this thread and write now, or, when
+ * buffered (sync mode without immediate_flush, under sync_lock, which makes
+ * the caller the sinks' only user), append to the sinks' buffers.
+ */
 static void
-write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
+write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered)
 {
 	unsigned char rstack[2048];
 	char lstack[4096];
@@ -734,7 +739,10 @@ write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 	size_t len;
 	char *line = render_by_caller(log, h, rec + sizeof *h, h->size - sizeof *h,
 	    lstack, sizeof lstack, &len);
-	sr_log__dispatch_now(log, h->level, line, len);
+	if (buffered)
+		sr_log__dispatch_buffered(log, h->level, line, len);
+	else
+		sr_log__dispatch_now(log, h->level, line, len);
 	sr_atomic_faa_i64(&log->accepted, 1);
 	sr_atomic_faa_i64(&log->written, 1);
 	sr_atomic_faa_i64(&log->written_by_caller, 1);
@@ -801,7 +809,7 @@ ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 				count_drop(log, h->level);
 				return;
 			}
-			write_by_caller(log, h, g);
+			write_by_caller(log, h, g, false);
 			return;
 		}
 	}
@@ -824,9 +832,19 @@ sync_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 		return;
 	}
 	pthread_mutex_lock(&log->sync_lock);
+	if (!log->immediate_flush && sr_atomic_load_acquire_i32(&log->shut)) {
+		/*
+		 * pairs with the store-release in sr_log_shutdown: the sinks'
+		 * buffers were flushed for the last time (a caller that logs after
+		 * the shutdown began is counted as a drop, as in the other modes).
+		 */
+		pthread_mutex_unlock(&log->sync_lock);
+		count_drop(log, h->level);
+		return;
+	}
 	if (log->clk != NULL)
 		sr_log__clock_refresh(log, false); /* no consumer here: callers keep tsc calibrated */
-	write_by_caller(log, h, g);
+	write_by_caller(log, h, g, !log->immediate_flush);
 	pthread_mutex_unlock(&log->sync_lock);
 }
 
@@ -1377,6 +1395,7 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	log->describe = config->describe;
 	log->slot_size = config->slot_size;
 	log->synchronize_enqueue = config->synchronize_enqueue_when_full;
+	log->immediate_flush = config->immediate_flush;
 	log->bt_size = config->backtrace_size;
 	log->bt_level = config->backtrace_level;
 	log->bt_trigger = config->backtrace_trigger;
@@ -1527,6 +1546,7 @@ sr_log_shutdown(sr_log *log)
 	} else if (log->mode == SR_LOG_MODE_SYNC) {
 		pthread_mutex_lock(&log->sync_lock);
 		report_drops(log, true);
+		sr_log__sinks_flush(log);
 		pthread_mutex_unlock(&log->sync_lock);
 	}
 	sr_log__self.consumer_of = was;
@@ -1656,6 +1676,8 @@ sr_log_flush(sr_log *log)
 	}
 	pthread_mutex_lock(&log->sync_lock);
 	report_drops(log, true);
+	/* Lines buffered without immediate_flush (under this lock, see sync_emit). */
+	sr_log__sinks_flush(log);
 	pthread_mutex_unlock(&log->sync_lock);
 	return SR_OK;
 }

@@ -361,6 +361,16 @@ typedef struct sr_log_config {
 	sr_log_level discard_level;
 	/* Callers waiting for room queue on one mutex (ring mode, block).  Default true. */
 	bool synchronize_enqueue_when_full;
+	/*
+	 * Mode sync only.  true (default): each line is written (write(2)) before
+	 * the call returns.  false: lines collect in each sink's 64 KiB buffer
+	 * and are written when it fills, by sr_log_flush and at close, as Log4j
+	 * 2's synchronous appenders do with immediateFlush="false": several
+	 * times faster, but the lines still in the buffer are lost if the
+	 * process dies.  The ring and queue modes write once per batch whatever
+	 * this says.
+	 */
+	bool immediate_flush;
 	/* The root level (trace..off): categories without their own level inherit it.  Default info. */
 	sr_log_level level;
 	/*
@@ -445,6 +455,7 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_FULL_POLICY      block | drop | discard | sync
  *   SEQRING_LOG_DISCARD_LEVEL    trace .. fatal
  *   SEQRING_LOG_SYNC_ENQUEUE     0 | 1 (synchronize_enqueue_when_full)
+ *   SEQRING_LOG_IMMEDIATE_FLUSH  0 | 1 (immediate_flush, mode sync)
  *   SEQRING_LOG_MAX_MESSAGE      1024 to 1m bytes (max_message_bytes)
  *   SEQRING_LOG_MAX_LINE         256 to 16m bytes (max_line_bytes)
  *   SEQRING_LOG_LAYOUT           text | message | json | pattern

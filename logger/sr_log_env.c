@@ -38,6 +38,7 @@ static const char *const env_names[SR_SET_COUNT] = {
 	[SR_SET_FULL_POLICY] = "SEQRING_LOG_FULL_POLICY",
 	[SR_SET_DISCARD_LEVEL] = "SEQRING_LOG_DISCARD_LEVEL",
 	[SR_SET_SYNC_ENQUEUE] = "SEQRING_LOG_SYNC_ENQUEUE",
+	[SR_SET_IMMEDIATE_FLUSH] = "SEQRING_LOG_IMMEDIATE_FLUSH",
 	[SR_SET_MAX_MESSAGE] = "SEQRING_LOG_MAX_MESSAGE",
 	[SR_SET_MAX_LINE] = "SEQRING_LOG_MAX_LINE",
 	[SR_SET_LAYOUT] = "SEQRING_LOG_LAYOUT",
@@ -63,6 +64,7 @@ static const char *const field_names[SR_SET_COUNT] = {
 	[SR_SET_FULL_POLICY] = "full_policy",
 	[SR_SET_DISCARD_LEVEL] = "discard_level",
 	[SR_SET_SYNC_ENQUEUE] = "synchronize_enqueue_when_full",
+	[SR_SET_IMMEDIATE_FLUSH] = "immediate_flush",
 	[SR_SET_MAX_MESSAGE] = "max_message_bytes",
 	[SR_SET_MAX_LINE] = "max_line_bytes",
 	[SR_SET_LAYOUT] = "layout",
@@ -564,6 +566,7 @@ code_sources(const sr_log_config *c, uint8_t *src)
 	DIFF(SR_SET_FULL_POLICY, c->full_policy != d.full_policy);
 	DIFF(SR_SET_DISCARD_LEVEL, c->discard_level != d.discard_level);
 	DIFF(SR_SET_SYNC_ENQUEUE, c->synchronize_enqueue_when_full != d.synchronize_enqueue_when_full);
+	DIFF(SR_SET_IMMEDIATE_FLUSH, c->immediate_flush != d.immediate_flush);
 	DIFF(SR_SET_MAX_MESSAGE, c->max_message_bytes != d.max_message_bytes);
 	DIFF(SR_SET_MAX_LINE, c->max_line_bytes != d.max_line_bytes);
 	DIFF(SR_SET_LAYOUT, c->layout != d.layout);
@@ -629,6 +632,11 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		if (env_bool(err, set, v, &flag) != SR_OK)
 			return SR_EINVAL;
 		c->synchronize_enqueue_when_full = flag;
+		return SR_OK;
+	case SR_SET_IMMEDIATE_FLUSH:
+		if (env_bool(err, set, v, &flag) != SR_OK)
+			return SR_EINVAL;
+		c->immediate_flush = flag;
 		return SR_OK;
 	case SR_SET_MAX_MESSAGE:
 		if (!parse_size(v, &num) || num < 1024 || num > (1u << 20))
@@ -943,6 +951,7 @@ sr_log_describe(sr_log *log, FILE *out)
 	row(out, log, SR_SET_FULL_POLICY, sr_log_full_policy_name(log->policy));
 	row(out, log, SR_SET_DISCARD_LEVEL, sr_log_level_name(log->discard_level));
 	row(out, log, SR_SET_SYNC_ENQUEUE, b2s(log->synchronize_enqueue));
+	row(out, log, SR_SET_IMMEDIATE_FLUSH, b2s(log->immediate_flush));
 	snprintf(v, sizeof v, "%zu", log->max_record);
 	row(out, log, SR_SET_MAX_MESSAGE, v);
 	snprintf(v, sizeof v, "%zu", log->max_line);

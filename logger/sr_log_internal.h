@@ -131,7 +131,8 @@ void sr_log__spec_free(sr_log_spec *spec);
 /* The settings sr_log_describe prints, in order (sr_log_settings.source). */
 enum sr_log_setting {
 	SR_SET_LEVEL, SR_SET_MODE, SR_SET_RING_SLOTS, SR_SET_SLOT_SIZE, SR_SET_WAIT,
-	SR_SET_FULL_POLICY, SR_SET_DISCARD_LEVEL, SR_SET_SYNC_ENQUEUE, SR_SET_MAX_MESSAGE,
+	SR_SET_FULL_POLICY, SR_SET_DISCARD_LEVEL, SR_SET_SYNC_ENQUEUE, SR_SET_IMMEDIATE_FLUSH,
+	SR_SET_MAX_MESSAGE,
 	SR_SET_MAX_LINE, SR_SET_LAYOUT, SR_SET_PATTERN, SR_SET_CLOCK, SR_SET_SINKS,
 	SR_SET_THREAD_NAME, SR_SET_CLOSE_AT_EXIT, SR_SET_BACKTRACE, SR_SET_BACKTRACE_LEVEL,
 	SR_SET_BACKTRACE_TRIGGER, SR_SET_CRASH_HANDLER, SR_SET_DESCRIBE, SR_SET_COUNT
@@ -227,6 +228,7 @@ struct sr_log {
 	sr_log_clock_state *clk;  /* tsc only */
 	sr_log_settings settings;
 	bool synchronize_enqueue;
+	bool immediate_flush;     /* sync mode: false buffers lines in the sinks (under sync_lock) */
 	bool describe;
 	size_t slot_size;
 	char *pattern_text;

@@ -64,8 +64,10 @@
 #define DISABLED_BLOCK 1000
 #define CALL_FORMAT "x=%d y=%f s=%s"
 
-enum row { ROW_EMPTY, ROW_BARE, ROW_BARE_EAGER, ROW_RING, ROW_QUEUE, ROW_SYNC, ROW_DISABLED, ROW_COUNT };
-static const char *const row_names[ROW_COUNT] = { "empty", "bare", "bare-eager", "ring", "queue", "sync", "disabled" };
+enum row { ROW_EMPTY, ROW_BARE, ROW_BARE_EAGER, ROW_RING, ROW_QUEUE, ROW_SYNC, ROW_SYNC_BUFFERED,
+	ROW_DISABLED, ROW_COUNT };
+static const char *const row_names[ROW_COUNT] = { "empty", "bare", "bare-eager", "ring", "queue", "sync",
+	"sync-buffered", "disabled" };
 static const char *const row_calls[ROW_COUNT] = {
 	"(timer only)",
 	"claim 1 slot + copy record bytes + publish",
@@ -73,6 +75,7 @@ static const char *const row_calls[ROW_COUNT] = {
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
+	"the same, immediate_flush off",
 	"SR_DEBUG(c, ...) at level info",
 };
 
@@ -259,7 +262,9 @@ open_logger(harness *h, int row, int devnull, const options *o, char *err)
 	sr_log_config cfg;
 	sr_log_config_default(&cfg);
 	cfg.mode = row == ROW_QUEUE ? SR_LOG_MODE_QUEUE :
-	    row == ROW_SYNC ? SR_LOG_MODE_SYNC : SR_LOG_MODE_RING;
+	    row == ROW_SYNC || row == ROW_SYNC_BUFFERED ? SR_LOG_MODE_SYNC : SR_LOG_MODE_RING;
+	/* sync-buffered: lines collect in the sink's buffer (Log4j 2's immediateFlush="false"). */
+	cfg.immediate_flush = row != ROW_SYNC_BUFFERED;
 	sr_sink_config sink = sr_sink_fd(devnull);
 	cfg.sinks = &sink;
 	cfg.sink_count = 1;
@@ -456,7 +461,8 @@ usage(FILE *f)
 	    "usage: caller [options]\n"
 	    "  Per-call cost on the caller's thread, timed call by call with the TSC:\n"
 	    "  SR_INFO(c, \"x=%%d y=%%f s=%%s\", i, d, s) (16-byte s), consumer writing to /dev/null.\n"
-	    "  --rows LIST     empty,bare,bare-eager,ring,queue,sync,disabled or all (default all)\n"
+	    "  --rows LIST     empty,bare,bare-eager,ring,queue,sync,sync-buffered,\n"
+	    "                  disabled or all (default all)\n"
 	    "  --calls N       timed calls per row per run (default 200000)\n"
 	    "  --burst N       calls back to back before an untimed drain (default 1000)\n"
 	    "  --runs N        interleaved rounds, median reported (default 5, at most %d)\n"
@@ -500,7 +506,7 @@ parse_rows(const char *list, bool *rows, char *err)
 	}
 	if (n == 0) {
 		snprintf(err, ERR_MAX, "--rows: empty list: expected empty, bare, bare-eager, ring, queue, sync, "
-		    "disabled or all");
+		    "sync-buffered, disabled or all");
 		return -1;
 	}
 	return 0;
@@ -686,7 +692,7 @@ main(int argc, char **argv)
 			status = 1;
 		}
 	}
-	for (int r = ROW_RING; r <= ROW_SYNC; r++) {
+	for (int r = ROW_RING; r <= ROW_SYNC_BUFFERED; r++) {
 		if (!o.rows[r])
 			continue;
 		sr_log_flush(h.log[r]);
@@ -734,9 +740,9 @@ main(int argc, char **argv)
 			continue;
 		double net = r == ROW_DISABLED ? p50[r] : p50[r] - timer;
 		char vs_bare[32] = "", ring_is[32] = "";
-		if (o.rows[ROW_BARE] && r >= ROW_RING && r <= ROW_SYNC && net_bare > 0)
+		if (o.rows[ROW_BARE] && r >= ROW_RING && r <= ROW_SYNC_BUFFERED && net_bare > 0)
 			snprintf(vs_bare, sizeof vs_bare, "%.2fx", net / net_bare);
-		if (o.rows[ROW_RING] && (r == ROW_QUEUE || r == ROW_SYNC) && net_ring > 0)
+		if (o.rows[ROW_RING] && (r == ROW_QUEUE || r == ROW_SYNC || r == ROW_SYNC_BUFFERED) && net_ring > 0)
 			snprintf(ring_is, sizeof ring_is, "%.1fx lower", net / net_ring);
 		printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", row_names[r], row_calls[r],
 		    p50[r], p99[r], p999[r], net, vs_bare, ring_is);

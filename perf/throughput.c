@@ -107,6 +107,7 @@ typedef struct options {
 	const char *sink_dir;
 	const char *out;
 	bool truncate;
+	bool sync_immediate;    /* sync mode's immediate_flush (default false, as Log4j 2's test) */
 } options;
 
 /* What one run measured. */
@@ -135,6 +136,9 @@ usage(FILE *f)
 	    "  --warmup N            messages logged and flushed before each run (default 200000; 0: none)\n"
 	    "  --runs N              measured repetitions (default 5, at most %d)\n"
 	    "  --policy NAME         full-queue policy: block (default), drop, discard, sync\n"
+	    "  --sync-flush WHEN     sync mode: buffered (default: lines written when the 64 KiB\n"
+	    "                        buffer fills, as Log4j 2's test with immediateFlush=false)\n"
+	    "                        or immediate (a write(2) per line, the logger's default)\n"
 	    "  --capacity N|run|logger  messages the ring and the queue hold: run (default, the\n"
 	    "                        run's calls, as Log4j 2's ring held its run), a count, or\n"
 	    "                        'logger' for the logger's defaults (262,144 slots)\n"
@@ -370,6 +374,7 @@ logger_open(const options *o, const variant *v, int index, const char *msg, live
 	c.mode = v->kind == V_RING ? SR_LOG_MODE_RING : v->kind == V_QUEUE ? SR_LOG_MODE_QUEUE
 	    : SR_LOG_MODE_SYNC;
 	c.full_policy = o->policy;
+	c.immediate_flush = o->sync_immediate;
 	c.slot_size = (size_t)o->slot_size;
 	if (o->capacity > 0) {
 		/* The ring counts slots, the queue messages (sr_log_config.ring_slots). */
@@ -703,6 +708,13 @@ main(int argc, char **argv)
 			}
 			o.runs = (int)n;
 			runs_given = true;
+		} else if (strcmp(a, "--sync-flush") == 0) {
+			if (strcmp(val, "buffered") == 0 || strcmp(val, "immediate") == 0) {
+				o.sync_immediate = strcmp(val, "immediate") == 0;
+			} else {
+				snprintf(err, ERR_MAX, "--sync-flush '%s' is invalid: expected buffered or immediate", val);
+				goto bad;
+			}
 		} else if (strcmp(a, "--policy") == 0) {
 			sr_error e;
 			if (sr_log_full_policy_parse(val, &o.policy, &e) != SR_OK) {
@@ -938,6 +950,11 @@ main(int argc, char **argv)
 	    "drained/s: messages in the file over the call phase plus `sr_log_flush`.\n");
 	printf("- ceiling: the same number of lines of the same length written with `fwrite` through "
 	    "a 64 KiB stdio buffer to a fresh file, one thread, no formatting.\n");
+	if (o.want[V_SYNC])
+		printf("- sync: %s.\n", o.sync_immediate ?
+		    "immediate_flush (a write(2) per line before the call returns, the logger's default)" :
+		    "immediate_flush off (lines written when the sink's 64 KiB buffer fills and at the "
+		    "flush, as Log4j 2's synchronous appenders in its test, immediateFlush=\"false\")");
 	if (o.capacity > 0)
 		printf("- Capacity: the ring has %" PRId64 " slots of %" PRId64 " B (a message takes %" PRId64
 		    " slots: room for %" PRId64 " messages), the queue %" PRId64 " messages: a whole run "

@@ -1141,12 +1141,13 @@ writer(void *arg)
 }
 
 static void
-close_drains(sr_log_mode mode)
+close_drains_ex(sr_log_mode mode, bool immediate_flush)
 {
 	char *path = temp_path();
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.mode = mode;
+	c.immediate_flush = immediate_flush;
 	c.ring_slots = 1024;
 	sr_sink_config s = sr_sink_file(path);
 	s.file_mode = 0600;
@@ -1174,9 +1175,78 @@ close_drains(sr_log_mode mode)
 	unlink(path);
 }
 
-Test(log, close_drains_everything_ring, .timeout = 30) { close_drains(SR_LOG_MODE_RING); }
-Test(log, close_drains_everything_queue, .timeout = 30) { close_drains(SR_LOG_MODE_QUEUE); }
-Test(log, close_drains_everything_sync, .timeout = 30) { close_drains(SR_LOG_MODE_SYNC); }
+Test(log, close_drains_everything_ring, .timeout = 30) { close_drains_ex(SR_LOG_MODE_RING, true); }
+Test(log, close_drains_everything_queue, .timeout = 30) { close_drains_ex(SR_LOG_MODE_QUEUE, true); }
+Test(log, close_drains_everything_sync, .timeout = 30) { close_drains_ex(SR_LOG_MODE_SYNC, true); }
+Test(log, close_drains_everything_sync_buffered, .timeout = 30) { close_drains_ex(SR_LOG_MODE_SYNC, false); }
+
+static size_t
+file_size(const char *path)
+{
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "%s", path);
+	return (size_t)st.st_size;
+}
+
+/* Sync mode without immediate_flush: lines wait in the sink's buffer until it fills or a flush. */
+Test(log, sync_mode_without_immediate_flush_writes_when_the_buffer_fills_or_on_flush, .timeout = 30)
+{
+	char *path = temp_path();
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	c.mode = SR_LOG_MODE_SYNC;
+	c.immediate_flush = false;
+	c.layout = SR_LOG_LAYOUT_MESSAGE;
+	sr_sink_config s = sr_sink_file(path);
+	s.buffer_bytes = 4096;
+	c.sinks = &s;
+	c.sink_count = 1;
+	sr_error err;
+	sr_log *log = sr_log_open(&c, &err);
+	cr_assert_not_null(log, "%s", err.message);
+	sr_category *root = sr_log_root(log);
+	for (int i = 0; i < 10; i++)
+		SR_INFO(root, "line %03d %s", i, "0123456789012345678901234567890123456789"); /* 50 bytes */
+	cr_expect_eq(file_size(path), 0, "ten lines stay in the 4 KiB buffer");
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	cr_expect_eq(file_size(path), 10 * 50, "sr_log_flush writes them");
+	for (int i = 10; i < 200; i++)
+		SR_INFO(root, "line %03d %s", i, "0123456789012345678901234567890123456789");
+	size_t partial = file_size(path);
+	cr_expect_gt(partial, 10 * 50, "a full buffer is written without a flush");
+	cr_expect_lt(partial, 200 * 50, "what is left stays buffered");
+	cr_expect_eq(partial % 50, 0, "only whole lines are written: %zu bytes", partial);
+	sr_log_counters st;
+	sr_log_stats(log, &st);
+	cr_expect_eq(st.written, 200);
+	cr_assert_eq(sr_log_close(&log), SR_OK);
+	cr_expect_eq(file_size(path), 200 * 50, "close writes the rest");
+	cr_expect_eq(count_lines(path, "line 199 "), 1);
+	unlink(path);
+}
+
+/* The default writes each line before the call returns. */
+Test(log, sync_mode_with_immediate_flush_writes_every_line_at_once)
+{
+	char *path = temp_path();
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	cr_expect(c.immediate_flush, "immediate_flush is the default");
+	c.mode = SR_LOG_MODE_SYNC;
+	c.layout = SR_LOG_LAYOUT_MESSAGE;
+	sr_sink_config s = sr_sink_file(path);
+	c.sinks = &s;
+	c.sink_count = 1;
+	sr_error err;
+	sr_log *log = sr_log_open(&c, &err);
+	cr_assert_not_null(log, "%s", err.message);
+	SR_INFO(sr_log_root(log), "line %03d %s", 1, "0123456789012345678901234567890123456789");
+	cr_expect_eq(file_size(path), 50);
+	sr_log_close(&log);
+	unlink(path);
+}
 
 Test(log, file_sink_defaults_and_append)
 {
