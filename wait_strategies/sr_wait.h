@@ -24,7 +24,9 @@
  *  block     mutex + condition variable; every publish locks the mutex and
  *            broadcasts (the Disruptor's BlockingWaitStrategy).  No idle CPU;
  *            each publish pays a lock/unlock, and a futex wake when a waiter
- *            sleeps.
+ *            sleeps.  The waiter spins ~0.5 us (16 pauses) before it takes
+ *            the mutex, so that a steadily fed consumer does not sleep, and
+ *            cost its producer a wake, each time it catches up.
  *  liteblock as block, but a waiter announces that it is about to sleep and a
  *            publisher signals only then; while the consumer is awake, a
  *            publish costs a fence and a load, no lock and no system call.
