@@ -710,10 +710,19 @@ render_spec(sr_fmt_buf *out, const char *text, const spec *s, cursor *c, int err
 	}
 }
 
-void
-sr_fmt_render(sr_fmt_buf *out, const char *format,
+static bool render_spec_safe(sr_fmt_buf *out, const char *text, const spec *s, cursor *c,
+    int errno_value);
+
+/*
+ * Walks format: literal text is copied, each conversion rendered from the
+ * record (by snprintf, or with safe, by the async-signal-safe renderers).
+ * A record that does not match its format renders "<bad record>" there.
+ * Inlined into both callers, so that `safe` costs the hot path nothing.
+ */
+static inline void
+render_walk(sr_fmt_buf *out, const char *format,
     const unsigned char *values, size_t values_len,
-    const unsigned char *strings, size_t strings_len, int errno_value)
+    const unsigned char *strings, size_t strings_len, int errno_value, bool safe)
 {
 	cursor c = { values, values_len, 0, strings, strings_len, 0 };
 	const char *p = format;
@@ -729,12 +738,22 @@ sr_fmt_render(sr_fmt_buf *out, const char *format,
 		}
 		sr_fmt_buf_put(out, p, (size_t)(pct - p));
 		spec s;
-		if (parse_spec(pct, &s) != SR_FMT_OK || !render_spec(out, pct, &s, &c, errno_value)) {
+		if (parse_spec(pct, &s) != SR_FMT_OK ||
+		    !(safe ? render_spec_safe(out, pct, &s, &c, errno_value) :
+		      render_spec(out, pct, &s, &c, errno_value))) {
 			sr_fmt_buf_put(out, "<bad record>", 12);
 			return;
 		}
 		p = pct + s.len;
 	}
+}
+
+void
+sr_fmt_render(sr_fmt_buf *out, const char *format,
+    const unsigned char *values, size_t values_len,
+    const unsigned char *strings, size_t strings_len, int errno_value)
+{
+	render_walk(out, format, values, values_len, strings, strings_len, errno_value, false);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -947,134 +966,122 @@ safe_double(sr_fmt_buf *out, const safe_spec *o, char conv, double x)
 	put_padded(out, o, prefix, plen, body, n, true);
 }
 
+/* One conversion with the async-signal-safe renderers; false when the record does not match. */
+static bool
+render_spec_safe(sr_fmt_buf *out, const char *text, const spec *s, cursor *c, int errno_value)
+{
+	if (s->conv == '%') {
+		sr_fmt_buf_putc(out, '%');
+		return true;
+	}
+	int w = 0, pr = -1;
+	if (s->width_star && !take_bytes(c, &w, 4))
+		return false;
+	if (s->prec_star && !take_bytes(c, &pr, 4))
+		return false;
+	safe_spec o;
+	safe_spec_read(text, s, w, pr, &o);
+	switch (s->type) {
+	case SR_FMT_ARG_INT:
+	case SR_FMT_ARG_LONG: {
+		long long x = 0;
+		if (s->type == SR_FMT_ARG_INT) {
+			int i;
+			if (!take_bytes(c, &i, 4))
+				return false;
+			x = i;
+		} else if (!take_bytes(c, &x, 8)) {
+			return false;
+		}
+		if (s->conv == 'c') {
+			char ch = (char)x;
+			put_padded(out, &o, "", 0, &ch, 1, false);
+			break;
+		}
+		bool is_signed = s->conv == 'd' || s->conv == 'i';
+		/* Narrow as printf does for hh and h; 4-byte values are ints. */
+		if (s->type == SR_FMT_ARG_INT) {
+			int i = (int)x;
+			if (is_signed)
+				x = s->length == LEN_HH ? (signed char)i : s->length == LEN_H ? (short)i : i;
+			else
+				x = s->length == LEN_HH ? (unsigned char)i :
+				    s->length == LEN_H ? (unsigned short)i : (long long)(unsigned)i;
+		}
+		unsigned long long u = is_signed && x < 0 ? 0ULL - (unsigned long long)x
+		    : (unsigned long long)x;
+		safe_integer(out, &o, s->conv, is_signed && x < 0, u);
+		break;
+	}
+	case SR_FMT_ARG_DOUBLE:
+	case SR_FMT_ARG_LDOUBLE: {
+		double x;
+		if (s->type == SR_FMT_ARG_DOUBLE) {
+			if (!take_bytes(c, &x, 8))
+				return false;
+		} else {
+			long double lx = 0;
+			unsigned char raw[16];
+			if (!take_bytes(c, raw, 16))
+				return false;
+			memcpy(&lx, raw, 10);
+			x = (double)lx;
+		}
+		safe_double(out, &o, s->conv, x);
+		break;
+	}
+	case SR_FMT_ARG_PTR: {
+		void *x;
+		if (!take_bytes(c, &x, 8))
+			return false;
+		if (x == NULL) {
+			put_padded(out, &o, "", 0, "(nil)", 5, false);
+		} else {
+			safe_spec h = o;
+			h.alt = true;
+			safe_integer(out, &h, 'x', false, (unsigned long long)(uintptr_t)x);
+		}
+		break;
+	}
+	case SR_FMT_ARG_STR: {
+		uint32_t len;
+		if (!take_bytes(c, &len, 4))
+			return false;
+		const char *str = "(null)";
+		size_t n = 6;
+		if (len != SR_FMT_NULL_STRING) {
+			if (c->soff + (size_t)len + 1 > c->slen || c->strings[c->soff + len] != '\0')
+				return false;
+			str = (const char *)c->strings + c->soff;
+			n = len;
+			c->soff += (size_t)len + 1;
+		} else if (o.prec >= 0 && o.prec < 6) {
+			n = 0;
+		}
+		if (o.prec >= 0 && (size_t)o.prec < n)
+			n = (size_t)o.prec;
+		put_padded(out, &o, "", 0, str, n, false);
+		break;
+	}
+	default:
+		if (s->conv == 'm') {
+			safe_spec none = { .width = -1, .prec = -1 };
+			sr_fmt_buf_put(out, "errno ", 6);
+			safe_integer(out, &none, 'd', errno_value < 0,
+			    errno_value < 0 ? 0ULL - (unsigned long long)errno_value : (unsigned long long)errno_value);
+			break;
+		}
+		return false;
+	}
+	return true;
+}
+
 void
 sr_fmt_render_safe(sr_fmt_buf *out, const char *format,
     const unsigned char *values, size_t values_len,
     const unsigned char *strings, size_t strings_len, int errno_value)
 {
-	cursor c = { values, values_len, 0, strings, strings_len, 0 };
-	const char *p = format;
-	if (p == NULL) {
-		sr_fmt_buf_put(out, "<bad record>", 12);
-		return;
-	}
-	for (;;) {
-		const char *pct = strchr(p, '%');
-		if (pct == NULL) {
-			sr_fmt_buf_put(out, p, strlen(p));
-			return;
-		}
-		sr_fmt_buf_put(out, p, (size_t)(pct - p));
-		spec s;
-		if (parse_spec(pct, &s) != SR_FMT_OK)
-			goto bad;
-		p = pct + s.len;
-		if (s.conv == '%') {
-			sr_fmt_buf_putc(out, '%');
-			continue;
-		}
-		int w = 0, pr = -1;
-		if (s.width_star && !take_bytes(&c, &w, 4))
-			goto bad;
-		if (s.prec_star && !take_bytes(&c, &pr, 4))
-			goto bad;
-		safe_spec o;
-		safe_spec_read(pct, &s, w, pr, &o);
-		switch (s.type) {
-		case SR_FMT_ARG_INT:
-		case SR_FMT_ARG_LONG: {
-			long long x = 0;
-			if (s.type == SR_FMT_ARG_INT) {
-				int i;
-				if (!take_bytes(&c, &i, 4))
-					goto bad;
-				x = i;
-			} else if (!take_bytes(&c, &x, 8)) {
-				goto bad;
-			}
-			if (s.conv == 'c') {
-				char ch = (char)x;
-				put_padded(out, &o, "", 0, &ch, 1, false);
-				break;
-			}
-			bool is_signed = s.conv == 'd' || s.conv == 'i';
-			/* Narrow as printf does for hh and h; 4-byte values are ints. */
-			if (s.type == SR_FMT_ARG_INT) {
-				int i = (int)x;
-				if (is_signed)
-					x = s.length == LEN_HH ? (signed char)i : s.length == LEN_H ? (short)i : i;
-				else
-					x = s.length == LEN_HH ? (unsigned char)i :
-					    s.length == LEN_H ? (unsigned short)i : (long long)(unsigned)i;
-			}
-			unsigned long long u = is_signed && x < 0 ? 0ULL - (unsigned long long)x
-			    : (unsigned long long)x;
-			safe_integer(out, &o, s.conv, is_signed && x < 0, u);
-			break;
-		}
-		case SR_FMT_ARG_DOUBLE:
-		case SR_FMT_ARG_LDOUBLE: {
-			double x;
-			if (s.type == SR_FMT_ARG_DOUBLE) {
-				if (!take_bytes(&c, &x, 8))
-					goto bad;
-			} else {
-				long double lx = 0;
-				unsigned char raw[16];
-				if (!take_bytes(&c, raw, 16))
-					goto bad;
-				memcpy(&lx, raw, 10);
-				x = (double)lx;
-			}
-			safe_double(out, &o, s.conv, x);
-			break;
-		}
-		case SR_FMT_ARG_PTR: {
-			void *x;
-			if (!take_bytes(&c, &x, 8))
-				goto bad;
-			if (x == NULL) {
-				put_padded(out, &o, "", 0, "(nil)", 5, false);
-			} else {
-				safe_spec h = o;
-				h.alt = true;
-				safe_integer(out, &h, 'x', false, (unsigned long long)(uintptr_t)x);
-			}
-			break;
-		}
-		case SR_FMT_ARG_STR: {
-			uint32_t len;
-			if (!take_bytes(&c, &len, 4))
-				goto bad;
-			const char *str = "(null)";
-			size_t n = 6;
-			if (len != SR_FMT_NULL_STRING) {
-				if (c.soff + (size_t)len + 1 > c.slen || c.strings[c.soff + len] != '\0')
-					goto bad;
-				str = (const char *)c.strings + c.soff;
-				n = len;
-				c.soff += (size_t)len + 1;
-			} else if (o.prec >= 0 && o.prec < 6) {
-				n = 0;
-			}
-			if (o.prec >= 0 && (size_t)o.prec < n)
-				n = (size_t)o.prec;
-			put_padded(out, &o, "", 0, str, n, false);
-			break;
-		}
-		default:
-			if (s.conv == 'm') {
-				safe_spec none = { .width = -1, .prec = -1 };
-				sr_fmt_buf_put(out, "errno ", 6);
-				safe_integer(out, &none, 'd', errno_value < 0,
-				    errno_value < 0 ? 0ULL - (unsigned long long)errno_value : (unsigned long long)errno_value);
-				break;
-			}
-			goto bad;
-		}
-	}
-bad:
-	sr_fmt_buf_put(out, "<bad record>", 12);
+	render_walk(out, format, values, values_len, strings, strings_len, errno_value, true);
 }
 
 void

@@ -166,6 +166,56 @@ bench_open_output(const char *path)
 	return f;
 }
 
+FILE *
+bench_open_csv(const char *path, bool truncate, const char *header, char *err, size_t errsize)
+{
+	if (!bench_make_parent_dirs(path)) {
+		snprintf(err, errsize, "--out '%s': cannot create its directory: %s", path, strerror(errno));
+		return NULL;
+	}
+	FILE *f = fopen(path, truncate ? "w" : "a");
+	if (f == NULL) {
+		snprintf(err, errsize, "--out '%s': cannot write: %s", path, strerror(errno));
+		return NULL;
+	}
+	fseek(f, 0, SEEK_END);
+	if (ftell(f) == 0)
+		fputs(header, f);
+	return f;
+}
+
+bool
+bench_parse_name_set(const char *flag, const char *noun, const char *list,
+    const char *const *names, int count, bool *want, char *err, size_t errsize)
+{
+	bool all = strcmp(list, "all") == 0;
+	for (int k = 0; k < count; k++)
+		want[k] = all;
+	if (all)
+		return true;
+	for (const char *p = list;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int k = 0;
+		while (k < count && !(strlen(names[k]) == len && strncmp(p, names[k], len) == 0))
+			k++;
+		if (k == count) {
+			char expected[256] = "";
+			for (int i = 0; i < count; i++) {
+				size_t used = strlen(expected);
+				snprintf(expected + used, sizeof expected - used, "%s%s", i ? ", " : "", names[i]);
+			}
+			snprintf(err, errsize, "%s '%.64s': '%.*s' is not a %s: expected %s or all", flag, list,
+			    (int)(len > 32 ? 32 : len), p, noun, expected);
+			return false;
+		}
+		want[k] = true;
+		if (comma == NULL)
+			return true;
+		p = comma + 1;
+	}
+}
+
 const char *
 bench_fmt_rate(double v, char *buf, size_t size)
 {

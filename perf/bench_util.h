@@ -37,6 +37,20 @@ bool bench_parse_seconds(const char *text, double *out);
 bool bench_make_parent_dirs(const char *path);
 /* fopen(path, "w") after creating the parent directories; prints why on failure. */
 FILE *bench_open_output(const char *path);
+/*
+ * A results CSV: appended to (emptied first with truncate), after creating its
+ * directory; header (a line with its newline) is written when the file is
+ * empty.  NULL on failure, with "--out 'PATH': why" in err (errsize bytes).
+ */
+FILE *bench_open_csv(const char *path, bool truncate, const char *header, char *err, size_t errsize);
+
+/*
+ * Parses a comma-separated set of names (or "all") into want[count]: which of
+ * names[] the list picks.  false with "FLAG 'LIST': 'X' is not a NOUN:
+ * expected A, B or all" in err (errsize bytes) for an unknown name.
+ */
+bool bench_parse_name_set(const char *flag, const char *noun, const char *list,
+    const char *const *names, int count, bool *want, char *err, size_t errsize);
 
 /* "123.4 M" style rendering of a rate into buf. */
 const char *bench_fmt_rate(double per_sec, char *buf, size_t size);

@@ -478,38 +478,7 @@ usage(FILE *f)
 static int
 parse_rows(const char *list, bool *rows, char *err)
 {
-	memset(rows, 0, ROW_COUNT * sizeof *rows);
-	if (strcmp(list, "all") == 0) {
-		for (int r = 0; r < ROW_COUNT; r++)
-			rows[r] = true;
-		return 0;
-	}
-	char buf[256];
-	if (strlen(list) >= sizeof buf) {
-		snprintf(err, ERR_MAX, "--rows list is too long (at most %zu bytes)", sizeof buf - 1);
-		return -1;
-	}
-	strcpy(buf, list);
-	char *save = NULL;
-	int n = 0;
-	for (char *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		int r = 0;
-		while (r < ROW_COUNT && strcmp(tok, row_names[r]) != 0)
-			r++;
-		if (r == ROW_COUNT) {
-			snprintf(err, ERR_MAX, "--rows: unknown row '%.64s': expected empty, bare, bare-eager, "
-			    "ring, queue, sync, disabled or all", tok);
-			return -1;
-		}
-		rows[r] = true;
-		n++;
-	}
-	if (n == 0) {
-		snprintf(err, ERR_MAX, "--rows: empty list: expected empty, bare, bare-eager, ring, queue, sync, "
-		    "sync-buffered, disabled or all");
-		return -1;
-	}
-	return 0;
+	return bench_parse_name_set("--rows", "row", list, row_names, ROW_COUNT, rows, err, ERR_MAX) ? 0 : -1;
 }
 
 static int
@@ -734,12 +703,11 @@ main(int argc, char **argv)
 	double timer = o.rows[ROW_EMPTY] ? p50[ROW_EMPTY] : 0.0;
 	FILE *csv = NULL;
 	if (o.out[0] != '\0') {
-		bool fresh = o.truncate || access(o.out, F_OK) != 0;
-		if (!bench_make_parent_dirs(o.out) || (csv = fopen(o.out, o.truncate ? "w" : "a")) == NULL) {
-			fprintf(stderr, PROG ": cannot write %s: %s\n", o.out, strerror(errno));
+		csv = bench_open_csv(o.out, o.truncate,
+		    "mode,call,runs,calls_per_run,p50_ns,p99_ns,p999_ns,timer_p50_ns,ticks_per_ns\n", err, ERR_MAX);
+		if (csv == NULL) {
+			fprintf(stderr, PROG ": %s\n", err);
 			status = 1;
-		} else if (fresh) {
-			fprintf(csv, "mode,call,runs,calls_per_run,p50_ns,p99_ns,p999_ns,timer_p50_ns,ticks_per_ns\n");
 		}
 	}
 	printf("## Caller cost per call (`perf/caller`)\n\n");

@@ -294,29 +294,7 @@ parse_counts(const char *flag, const char *list, int64_t *out, int *n, int64_t m
 static bool
 parse_modes(const char *list, options *o, char *err)
 {
-	bool all = strcmp(list, "all") == 0;
-	for (int k = 0; k < V_KIND_COUNT; k++)
-		o->want[k] = all;
-	if (all)
-		return true;
-	const char *p = list;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		int k;
-		for (k = 0; k < V_KIND_COUNT; k++)
-			if (strlen(kind_names[k]) == len && strncmp(p, kind_names[k], len) == 0)
-				break;
-		if (k == V_KIND_COUNT) {
-			snprintf(err, ERR_MAX, "--modes '%.64s': '%.*s' is not a mode: expected ring, queue, "
-			    "sync or all", list, (int)(len > 32 ? 32 : len), p);
-			return false;
-		}
-		o->want[k] = true;
-		if (comma == NULL)
-			return true;
-		p = comma + 1;
-	}
+	return bench_parse_name_set("--modes", "mode", list, kind_names, V_KIND_COUNT, o->want, err, ERR_MAX);
 }
 
 /* --wait: the strategies, parsed by bench_parse_wait_list, as ring variants. */
@@ -893,19 +871,12 @@ main(int argc, char **argv)
 	double elapsed = (double)(bench_now_ns() - t_begin) / 1e9;
 
 	/* CSV. */
-	if (!bench_make_parent_dirs(o.out)) {
-		fprintf(stderr, "%s: --out '%s': cannot create its directory: %s\n", PROG, o.out, strerror(errno));
-		return 1;
-	}
-	FILE *csv = fopen(o.out, o.truncate ? "w" : "a");
+	FILE *csv = bench_open_csv(o.out, o.truncate, "mode,wait,threads,rate_per_thread,kind,p50_ns,"
+	    "p90_ns,p99_ns,p999_ns,p9999_ns,max_ns,samples\n", err, ERR_MAX);
 	if (csv == NULL) {
-		fprintf(stderr, "%s: --out '%s': cannot write: %s\n", PROG, o.out, strerror(errno));
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 1;
 	}
-	fseek(csv, 0, SEEK_END);
-	if (ftell(csv) == 0)
-		fprintf(csv, "mode,wait,threads,rate_per_thread,kind,p50_ns,p90_ns,p99_ns,p999_ns,p9999_ns,"
-		    "max_ns,samples\n");
 	for (int i = 0; i < nrows; i++) {
 		const row *r = &rows[i];
 		if (!r->ok)

@@ -201,28 +201,7 @@ parse_threads(const char *list, options *o, char *err)
 static bool
 parse_modes(const char *list, options *o, char *err)
 {
-	for (int k = 0; k < V_KIND_COUNT; k++)
-		o->want[k] = strcmp(list, "all") == 0;
-	if (strcmp(list, "all") == 0)
-		return true;
-	const char *p = list;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		int k;
-		for (k = 0; k < V_KIND_COUNT; k++)
-			if (strlen(kind_names[k]) == len && strncmp(p, kind_names[k], len) == 0)
-				break;
-		if (k == V_KIND_COUNT) {
-			snprintf(err, ERR_MAX, "--modes '%s': '%.*s' is not a mode: expected ring, queue, "
-			    "sync, ceiling or all", list, (int)len, p);
-			return false;
-		}
-		o->want[k] = true;
-		if (comma == NULL)
-			return true;
-		p = comma + 1;
-	}
+	return bench_parse_name_set("--modes", "mode", list, kind_names, V_KIND_COUNT, o->want, err, ERR_MAX);
 }
 
 /* --wait: the strategies, parsed by bench_parse_wait_list, as ring variants. */
@@ -895,19 +874,12 @@ main(int argc, char **argv)
 			summarize(&cells[vi][ti]);
 
 	/* CSV: appended, header when the file is new or empty, or with --truncate. */
-	if (!bench_make_parent_dirs(o.out)) {
-		fprintf(stderr, "%s: --out '%s': cannot create its directory: %s\n", PROG, o.out, strerror(errno));
-		return 1;
-	}
-	FILE *csv = fopen(o.out, o.truncate ? "w" : "a");
+	FILE *csv = bench_open_csv(o.out, o.truncate, "mode,wait,policy,threads,message_bytes,"
+	    "calls_per_sec,drained_per_sec,runs,min_calls_per_sec,max_calls_per_sec\n", err, ERR_MAX);
 	if (csv == NULL) {
-		fprintf(stderr, "%s: --out '%s': cannot write: %s\n", PROG, o.out, strerror(errno));
+		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 1;
 	}
-	fseek(csv, 0, SEEK_END);
-	if (ftell(csv) == 0)
-		fprintf(csv, "mode,wait,policy,threads,message_bytes,calls_per_sec,drained_per_sec,runs,"
-		    "min_calls_per_sec,max_calls_per_sec\n");
 	for (int vi = 0; vi < nvars; vi++) {
 		for (int ti = 0; ti < o.nthreads; ti++) {
 			const cell *c = &cells[vi][ti];
