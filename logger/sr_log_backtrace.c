@@ -18,19 +18,35 @@
  * rendered exactly as it would have been when it was logged; its call site
  * and category outlive it as every record's do.
  */
-#include "sr_log_internal.h"
+#include "sr_log_backtrace_internal.h"
+#include "sr_log_layout_internal.h"
+#include "sr_log_sink_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* One kept message: its whole record (header and arguments). */
+typedef struct bt_entry {
+	unsigned char *rec;
+	size_t len, cap;
+} bt_entry;
+
+/* The consumer's ring of kept messages. */
+struct sr_log_backtrace {
+	bt_entry *entries;        /* opt.bt_size of them */
+	int head, count;
+};
+
 int
 sr_log__bt_open(sr_log *log, sr_error *err)
 {
-	if (log->bt_size == 0)
+	if (log->opt.bt_size == 0)
 		return SR_OK;
-	log->bt = calloc((size_t)log->bt_size, sizeof *log->bt);
-	if (log->bt == NULL)
-		return sr_error_set(err, SR_ENOMEM, "cannot allocate a backtrace of %d messages", log->bt_size);
+	log->bt = calloc(1, sizeof *log->bt);
+	if (log->bt != NULL)
+		log->bt->entries = calloc((size_t)log->opt.bt_size, sizeof *log->bt->entries);
+	if (log->bt == NULL || log->bt->entries == NULL)
+		return sr_error_set(err, SR_ENOMEM, "cannot allocate a backtrace of %d messages", log->opt.bt_size);
 	return SR_OK;
 }
 
@@ -39,8 +55,9 @@ sr_log__bt_free(sr_log *log)
 {
 	if (log->bt == NULL)
 		return;
-	for (int i = 0; i < log->bt_size; i++)
-		free(log->bt[i].rec);
+	for (int i = 0; log->bt->entries != NULL && i < log->opt.bt_size; i++)
+		free(log->bt->entries[i].rec);
+	free(log->bt->entries);
 	free(log->bt);
 	log->bt = NULL;
 }
@@ -48,17 +65,19 @@ sr_log__bt_free(sr_log *log)
 void
 sr_log__bt_keep(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
 {
-	int slot = (log->bt_head + log->bt_count) % log->bt_size;
-	if (log->bt_count == log->bt_size) {
+	struct sr_log_backtrace *bt = log->bt;
+	int size = log->opt.bt_size;
+	int slot = (bt->head + bt->count) % size;
+	if (bt->count == size) {
 		/* Full: the oldest goes. */
-		slot = log->bt_head;
-		log->bt_head = (log->bt_head + 1) % log->bt_size;
-		/* Relaxed: a counter for sr_log_stats. */
-		sr_atomic_faa_i64(&log->bt_discarded, 1);
+		slot = bt->head;
+		bt->head = (bt->head + 1) % size;
+		/* A counter for sr_log_stats; no data rides on it. */
+		sr_atomic_faa_i64(&log->totals.backtrace_discarded, 1);
 	} else {
-		log->bt_count++;
+		bt->count++;
 	}
-	sr_log_bt_entry *e = &log->bt[slot];
+	bt_entry *e = &bt->entries[slot];
 	size_t need = sizeof *h + body_len;
 	if (e->cap < need) {
 		/* Grown once to the largest record seen in this slot, then reused. */
@@ -76,16 +95,19 @@ sr_log__bt_keep(sr_log *log, const sr_log_rec *h, const unsigned char *body, siz
 }
 
 void
-sr_log__bt_dump(sr_log *log, int level)
+sr_log__bt_dump(sr_log *log, int level, char *line)
 {
+	struct sr_log_backtrace *bt = log->bt;
+	if (bt == NULL || bt->count == 0)
+		return;
 	uint64_t written = 0;
-	for (int i = 0; i < log->bt_count; i++) {
-		sr_log_bt_entry *e = &log->bt[(log->bt_head + i) % log->bt_size];
+	for (int i = 0; i < bt->count; i++) {
+		bt_entry *e = &bt->entries[(bt->head + i) % log->opt.bt_size];
 		if (e->len < sizeof(sr_log_rec))
 			continue;
 		sr_log_rec h;
 		memcpy(&h, e->rec, sizeof h);
-		sr_fmt_buf b = { log->line, 0, log->max_line, 0 };
+		sr_fmt_buf b = { line, 0, log->opt.max_line, 0 };
 		sr_log__render_record_ex(log, &h, e->rec + sizeof h, e->len - sizeof h, true, false, &b);
 		sr_log__finish_line(log, &b);
 		/* The trigger's level decides which sinks get the context. */
@@ -93,8 +115,8 @@ sr_log__bt_dump(sr_log *log, int level)
 		e->len = 0;
 		written++;
 	}
-	log->bt_head = 0;
-	log->bt_count = 0;
+	bt->head = 0;
+	bt->count = 0;
 	if (written > 0)
-		sr_atomic_faa_i64(&log->bt_written, (int64_t)written); /* relaxed use: a counter */
+		sr_atomic_faa_i64(&log->totals.backtrace_written, (int64_t)written); /* a counter only */
 }

@@ -30,7 +30,7 @@
  * handler) could find the version odd forever, so readers give up after a
  * bounded number of tries and use what they read.
  */
-#include "sr_log_internal.h"
+#include "sr_log_clock_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -38,6 +38,24 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+
+/*
+ * The tsc clock's calibration (sr_log_clock.c): two segments of the
+ * tsc -> ns mapping (seg[0] the previous, seg[1] the current), each
+ * { tsc0, ns0, tsc1, slewed rate bits, rate bits }, behind a sequence lock.
+ */
+#define SR_LOG_CLOCK_FIELDS 5
+typedef struct sr_log_clock_state {
+	sr_atomic_i64 version;    /* odd while a refresh writes the segments */
+	sr_atomic_i64 seg[2][SR_LOG_CLOCK_FIELDS];
+	sr_atomic_i64 next_refresh;   /* tsc at which a refresh is due */
+	sr_atomic_i32 refreshing;     /* 1 while a thread refreshes */
+	/* The refresher's own (under `refreshing`). */
+	int64_t last_tsc, last_ns;
+	double rate;              /* measured ns per tick */
+	int64_t period_ns;
+	uint64_t refreshes, steps;
+} sr_log_clock_state;
 
 #define NS_PER_S INT64_C(1000000000)
 /* Refreshes at 50 ms, 200 ms, then every second. */
@@ -201,7 +219,7 @@ sr_log__clock_open(sr_log *log, sr_log_clock kind, sr_error *err)
 	if (kind == SR_LOG_CLOCK_AUTO)
 		kind = SR_LOG_CLOCK_REALTIME;
 #endif
-	log->clock = kind;
+	log->opt.clock = kind;
 	if (kind != SR_LOG_CLOCK_TSC)
 		return SR_OK;
 #if defined(__x86_64__)
@@ -251,7 +269,7 @@ int64_t
 sr_log__clock_to_ns(const sr_log *log, int64_t raw)
 {
 	const sr_log_clock_state *c = log->clk;
-	if (log->clock != SR_LOG_CLOCK_TSC || c == NULL)
+	if (log->opt.clock != SR_LOG_CLOCK_TSC || c == NULL)
 		return raw;
 	segment s;
 	for (int tries = 0;; tries++) {

@@ -42,7 +42,11 @@
  * (written under crash_lock before the handler can run, read by it), and
  * the flag that elects the first crashing thread.
  */
-#include "sr_log_internal.h"
+#include "sr_log_backtrace_internal.h"
+#include "sr_log_layout_internal.h"
+#include "sr_log_ring_internal.h"
+#include "sr_log_sink_internal.h"
+#include "sr_log_thread_internal.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -66,14 +70,6 @@ static bool handlers_installed;                 /* under crash_lock */
 static sr_atomic_i32 crash_owner;               /* 1 once a thread is flushing */
 static sr_atomic_i32 crash_done;                /* 1 once it has flushed */
 
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void
 nap(void)
 {
@@ -82,60 +78,42 @@ nap(void)
 }
 
 void
-sr_log__crash_checkpoint(sr_log *log)
+sr_log__crash_checkpoint(sr_log_ring *r)
 {
 	/* Relaxed: a hint polled per record; the park below is what the handler waits for. */
-	if (__builtin_expect(sr_atomic_load_relaxed_i32(&log->crash_state) != SR_LOG_CRASH_TAKEOVER, 1))
+	if (__builtin_expect(sr_atomic_load_relaxed_i32(&r->crash_state) != SR_LOG_CRASH_TAKEOVER, 1))
 		return;
 	/*
 	 * pairs with the handler's load-acquire of crash_parked: our writes to
 	 * the sinks' buffers and handled_seq are visible to it.
 	 */
-	sr_atomic_store_release_i32(&log->crash_parked, 1);
+	sr_atomic_store_release_i32(&r->crash_parked, 1);
 	for (;;)
 		pause(); /* the process is about to die; never touch the sinks again */
 }
 
-/* Writes one rendered line to the file and descriptor sinks that take `level`. */
-static void
-write_line(sr_log *log, int level, const char *line, size_t len)
-{
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log_sink *s = &log->sinks[i];
-		if ((s->cfg.kind == SR_SINK_FILE || s->cfg.kind == SR_SINK_FD) && level >= (int)s->cfg.level)
-			sr_log__sink_write_raw(s, line, len);
-	}
-}
-
 /* Renders and writes records after..hi (ring sequences), in the handler. */
 static void
-write_records(sr_log *log, int64_t from, int64_t hi)
+write_records(sr_log *log, sr_log_ring *r, int64_t from, int64_t hi)
 {
-	size_t slot_size = (size_t)1 << log->slot_shift;
 	int64_t s = from;
 	while (s <= hi) {
 		sr_log_rec h;
-		memcpy(&h, sr_ring_slot(log->ring, s), sizeof h);
-		int kind = h.kind & SR_REC_KIND_MASK;
-		if (h.size < sizeof h || h.size > log->max_record) {
+		const unsigned char *rec;
+		int64_t k = sr_log__record_decode(r->ring, s, log->opt.max_record, r->crash_rec, &h, &rec);
+		if (k == 0) {
 			s++;
 			continue;
 		}
-		int64_t k = (int64_t)((h.size + slot_size - 1) >> log->slot_shift);
 		if (s + k - 1 > hi)
 			break; /* not published in full (cannot happen: records publish top-down) */
-		if (kind == SR_REC_MESSAGE || kind == SR_REC_FORMAT_ERROR) {
-			/* A message let in only for the backtrace is not written. */
-			bool kept_only = log->bt_size > 0 && h.cat != NULL &&
-			    (int)h.level < sr_atomic_load_relaxed_i32(&h.cat->write_level);
-			if (!kept_only) {
-				sr_ring_read(log->ring, s, log->crash_rec, h.size);
-				sr_fmt_buf b = { log->crash_line, 0, log->max_line, 0 };
-				sr_log__render_record_ex(log, &h, log->crash_rec + sizeof h, h.size - sizeof h,
-				    false, true, &b);
-				sr_log__finish_line(log, &b);
-				write_line(log, h.level, b.data, b.len);
-			}
+		int kind = h.kind & SR_REC_KIND_MASK;
+		/* A message let in only for the backtrace is not written. */
+		if ((kind == SR_REC_MESSAGE || kind == SR_REC_FORMAT_ERROR) && !sr_log__bt_only(log, &h)) {
+			sr_fmt_buf b = { r->crash_line, 0, log->opt.max_line, 0 };
+			sr_log__render_record_ex(log, &h, rec + sizeof h, h.size - sizeof h, false, true, &b);
+			sr_log__finish_line(log, &b);
+			sr_log__sinks_write_raw(log, h.level, b.data, b.len);
 		}
 		s += k;
 	}
@@ -144,24 +122,25 @@ write_records(sr_log *log, int64_t from, int64_t hi)
 static void
 flush_one_log(sr_log *log)
 {
+	sr_log_ring *r = sr_log__ring_of(log);
 	/* pairs with the store-release in sr_log_shutdown: a stopped logger has written all */
-	if (sr_atomic_load_acquire_i32(&log->shut) || log->proc == NULL)
+	if (sr_atomic_load_acquire_i32(&log->shut) || r == NULL || r->proc == NULL)
 		return;
-	sr_sequence *progress = sr_processor_sequence(log->proc);
+	sr_sequence *progress = sr_processor_sequence(r->proc);
 	int64_t next = sr_sequence_get(progress) + 1;
-	int64_t target = sr_sequencer_highest_published(log->seq, next, sr_sequencer_cursor(log->seq));
+	int64_t target = sr_sequencer_highest_published(r->seq, next, sr_sequencer_cursor(r->seq));
 	bool self = sr_log__self.consumer_of == log;
-	bool alive = log->consumer_started && sr_processor_state_get(log->proc) == SR_PROCESSOR_RUNNING;
+	bool alive = r->consumer_started && sr_processor_state_get(r->proc) == SR_PROCESSOR_RUNNING;
 	if (!self && alive) {
 		/* A note for a debugger: the consumer acts only on TAKEOVER.  Nothing rides on it. */
-		sr_atomic_store_relaxed_i32(&log->crash_state, SR_LOG_CRASH_DRAIN);
-		int64_t deadline = mono_ns() + DRAIN_NS;
+		sr_atomic_store_relaxed_i32(&r->crash_state, SR_LOG_CRASH_DRAIN);
+		int64_t deadline = sr_monotonic_ns() + DRAIN_NS;
 		/* pairs with the consumer's store-release of its sequence after each batch */
-		while (sr_sequence_get(progress) < target && mono_ns() < deadline)
+		while (sr_sequence_get(progress) < target && sr_monotonic_ns() < deadline)
 			nap();
 		if (sr_sequence_get(progress) >= target) {
 			/* Written by the consumer; the logger carries on if the process does. */
-			sr_atomic_store_relaxed_i32(&log->crash_state, SR_LOG_CRASH_NONE);
+			sr_atomic_store_relaxed_i32(&r->crash_state, SR_LOG_CRASH_NONE);
 			return;
 		}
 	}
@@ -170,29 +149,23 @@ flush_one_log(sr_log *log)
 	 * poll in sr_log__crash_checkpoint; the data flows the other way, with
 	 * crash_parked).
 	 */
-	sr_atomic_store_relaxed_i32(&log->crash_state, SR_LOG_CRASH_TAKEOVER);
+	sr_atomic_store_relaxed_i32(&r->crash_state, SR_LOG_CRASH_TAKEOVER);
 	if (!self && alive) {
-		int64_t deadline = mono_ns() + PARK_NS;
+		int64_t deadline = sr_monotonic_ns() + PARK_NS;
 		/* pairs with the store-release in sr_log__crash_checkpoint */
-		while (!sr_atomic_load_acquire_i32(&log->crash_parked) && mono_ns() < deadline)
+		while (!sr_atomic_load_acquire_i32(&r->crash_parked) && sr_monotonic_ns() < deadline)
 			nap();
 	}
 	/* What the consumer buffered but has not written: lines of records up to handled_seq. */
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log_sink *s = &log->sinks[i];
-		if ((s->cfg.kind == SR_SINK_FILE || s->cfg.kind == SR_SINK_FD) && s->len > 0 && s->len <= s->cap) {
-			sr_log__sink_write_raw(s, s->buf, s->len);
-			s->len = 0;
-		}
-	}
+	sr_log__sinks_write_buffers_raw(log);
 	/* pairs with the consumer's store-release of handled_seq after each record */
-	int64_t handled = sr_atomic_load_acquire_i64(&log->handled_seq);
+	int64_t handled = sr_atomic_load_acquire_i64(&r->handled_seq);
 	/*
 	 * handled_seq ends a record and is never behind the consumer's
 	 * sequence (which moves at the end of a batch), so this starts a record.
 	 */
 	int64_t from = handled + 1 > next ? handled + 1 : next;
-	write_records(log, from, target);
+	write_records(log, r, from, target);
 }
 
 /* Hands the signal to what was there before us. */
@@ -240,9 +213,9 @@ crash_handler(int sig, siginfo_t *info, void *uctx)
 		/* pairs with the load-acquire of other crashing threads below */
 		sr_atomic_store_release_i32(&crash_done, 1);
 	} else {
-		int64_t deadline = mono_ns() + OTHER_THREAD_NS;
+		int64_t deadline = sr_monotonic_ns() + OTHER_THREAD_NS;
 		/* pairs with the flushing thread's store-release of crash_done */
-		while (!sr_atomic_load_acquire_i32(&crash_done) && mono_ns() < deadline)
+		while (!sr_atomic_load_acquire_i32(&crash_done) && sr_monotonic_ns() < deadline)
 			nap();
 	}
 	chain(idx, sig, info, uctx);
@@ -254,20 +227,21 @@ sr_log_install_crash_handler(sr_log *log, sr_error *err)
 {
 	if (log == NULL)
 		return sr_error_set(err, SR_EINVAL, "logger is NULL");
-	if (log->mode != SR_LOG_MODE_RING)
+	sr_log_ring *r = sr_log__ring_of(log);
+	if (r == NULL)
 		return sr_error_set(err, SR_EINVAL,
-		    "the crash handler needs mode ring (this logger's is %s)", sr_log_mode_name(log->mode));
+		    "the crash handler needs mode ring (this logger's is %s)", sr_log_mode_name(log->opt.mode));
 	/* pairs with the store-release in sr_log_shutdown */
 	if (sr_atomic_load_acquire_i32(&log->shut))
 		return sr_error_set(err, SR_ESTATE, "the logger is shut down");
 	int rc = SR_OK;
 	pthread_mutex_lock(&crash_lock);
-	if (sr_atomic_load_relaxed_i32(&log->crash_installed))
+	if (sr_atomic_load_relaxed_i32(&r->crash_installed))
 		goto out;
-	if (log->crash_rec == NULL) {
-		log->crash_rec = malloc(log->max_record);
-		log->crash_line = malloc(log->max_line + SR_FMT_LINE_RESERVE);
-		if (log->crash_rec == NULL || log->crash_line == NULL) {
+	if (r->crash_rec == NULL) {
+		r->crash_rec = malloc(log->opt.max_record);
+		r->crash_line = malloc(log->opt.max_line + SR_FMT_LINE_RESERVE);
+		if (r->crash_rec == NULL || r->crash_line == NULL) {
 			rc = sr_error_set(err, SR_ENOMEM, "cannot allocate the crash handler's buffers");
 			goto out;
 		}
@@ -309,7 +283,7 @@ sr_log_install_crash_handler(sr_log *log, sr_error *err)
 	}
 	/* pairs with the handler's load-acquire: the logger is complete when it is seen */
 	sr_atomic_store_release_ptr(&crash_logs[slot], log);
-	sr_atomic_store_relaxed_i32(&log->crash_installed, 1);
+	sr_atomic_store_relaxed_i32(&r->crash_installed, 1);
 out:
 	pthread_mutex_unlock(&crash_lock);
 	return rc;
@@ -320,7 +294,8 @@ sr_log_remove_crash_handler(sr_log *log)
 {
 	if (log == NULL)
 		return SR_EINVAL;
-	if (!sr_atomic_load_relaxed_i32(&log->crash_installed))
+	sr_log_ring *r = sr_log__ring_of(log);
+	if (r == NULL || !sr_atomic_load_relaxed_i32(&r->crash_installed))
 		return SR_OK;
 	pthread_mutex_lock(&crash_lock);
 	bool any = false;
@@ -331,7 +306,7 @@ sr_log_remove_crash_handler(sr_log *log)
 		else if (sr_atomic_load_acquire_ptr(&crash_logs[i]) != NULL)
 			any = true;
 	}
-	sr_atomic_store_relaxed_i32(&log->crash_installed, 0);
+	sr_atomic_store_relaxed_i32(&r->crash_installed, 0);
 	if (!any && handlers_installed) {
 		for (int i = 0; i < NSIGNALS; i++) {
 			struct sigaction cur;
@@ -344,4 +319,11 @@ sr_log_remove_crash_handler(sr_log *log)
 	}
 	pthread_mutex_unlock(&crash_lock);
 	return SR_OK;
+}
+
+bool
+sr_log__crash_installed(const sr_log *log)
+{
+	const sr_log_ring *r = sr_log__ring_of(log);
+	return r != NULL && sr_atomic_load_relaxed_i32(&r->crash_installed) != 0;
 }

@@ -1,23 +1,19 @@
 /*
- * sr_log_env.c: configuration from the outside, and saying what is in force.
- *
- *   - level specs in RUST_LOG's form ("warn,net.http=info,db"), parsed here
- *     for config.level_spec, SEQRING_LOG and sr_log_set_level_spec;
- *   - the SEQRING_LOG_* variables, each parsed and range-checked with a
- *     message that names the variable, its value and what is valid, and
- *     applied over the code's configuration (sr_log__resolve);
- *   - sr_log_describe: every setting, its value and its source, the level
- *     directives and the level of every known category.
+ * sr_log_env.c: configuration from the outside: the SEQRING_LOG* variables,
+ * each parsed and range-checked with a message that names the variable, its
+ * value and what is valid, applied over the code's configuration
+ * (sr_log__resolve).  The reference is docs/configuration.md.
  *
  * Why the environment wins over the code: the person who sets SEQRING_LOG
  * on a running deployment is the operator, who knows what this run needs;
  * the code's values are the developer's defaults.  A program that must not
- * be reconfigured from outside sets config.ignore_environment.  The seed
- * that motivated this (a level set in an environment variable that never
- * reached the logger) is why nothing here is silently ignored: a bad value
- * or an unknown SEQRING_LOG_* name fails sr_log_open.
+ * be reconfigured from outside sets config.ignore_environment.  Nothing
+ * here is silently ignored: a level set in a variable that never reaches the
+ * logger is the failure this prevents, so a bad value or an unknown
+ * SEQRING_LOG_* name fails sr_log_open.
  */
-#include "sr_log_internal.h"
+#include "sr_log_env_internal.h"
+#include "sr_wait.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -86,163 +82,10 @@ sr_log__env_name(int setting)
 	return setting >= 0 && setting < SR_SET_COUNT ? env_names[setting] : "?";
 }
 
-static const char *const source_names[] = { "default", "code", "environment", "run time" };
-
-/* ---------------------------------------------------------------------------------------- */
-/* Level specs                                                                              */
-
-static bool
-is_space(char c)
+const char *
+sr_log__field_name(int setting)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-void
-sr_log__spec_free(sr_log_spec *spec)
-{
-	for (size_t i = 0; i < spec->n; i++)
-		free(spec->d[i].prefix);
-	free(spec->d);
-	memset(spec, 0, sizeof *spec);
-}
-
-/* Parses a level name; false when it is none. */
-static bool
-level_of(const char *s, size_t n, int *level)
-{
-	static const char *const names[] = { "trace", "debug", "info", "warn", "error", "fatal", "off" };
-	for (int i = 0; i < SR_LOG_LEVEL_COUNT; i++) {
-		if (strlen(names[i]) == n && strncasecmp(s, names[i], n) == 0) {
-			*level = i;
-			return true;
-		}
-	}
-	if (n == 7 && strncasecmp(s, "warning", 7) == 0) {
-		*level = SR_LOG_WARN;
-		return true;
-	}
-	return false;
-}
-
-#define LEVELS_EXPECTED "expected trace, debug, info, warn, error, fatal or off"
-
-int
-sr_log__spec_parse(const char *spec, sr_log_spec *out, char *msg, size_t msg_size)
-{
-	memset(out, 0, sizeof *out);
-	if (spec == NULL) {
-		if (msg != NULL)
-			snprintf(msg, msg_size, "the spec is NULL");
-		return SR_EINVAL;
-	}
-	size_t cap = 0;
-	const char *p = spec;
-	for (;;) {
-		const char *end = strchr(p, ',');
-		if (end == NULL)
-			end = p + strlen(p);
-		/* One directive, trimmed. */
-		const char *a = p, *b = end;
-		while (a < b && is_space(*a))
-			a++;
-		while (b > a && is_space(b[-1]))
-			b--;
-		size_t n = (size_t)(b - a);
-		if (n > 0) {
-			const char *eq = memchr(a, '=', n);
-			int level;
-			if (eq == NULL && level_of(a, n, &level)) {
-				if (out->has_root) {
-					if (msg != NULL)
-						snprintf(msg, msg_size, "'%.*s': a second default level (the first is %s)",
-						    (int)(n > 64 ? 64 : n), a, sr_log_level_name(out->root));
-					return SR_EINVAL;
-				}
-				out->has_root = true;
-				out->root = level;
-			} else {
-				const char *name_end = eq != NULL ? eq : b;
-				while (name_end > a && is_space(name_end[-1]))
-					name_end--;
-				size_t nlen = (size_t)(name_end - a);
-				if (eq != NULL) {
-					const char *lv = eq + 1;
-					while (lv < b && is_space(*lv))
-						lv++;
-					if (!level_of(lv, (size_t)(b - lv), &level)) {
-						if (msg != NULL)
-							snprintf(msg, msg_size, "'%.*s': level '%.*s' is invalid: " LEVELS_EXPECTED,
-							    (int)(n > 64 ? 64 : n), a, (int)(b - lv > 32 ? 32 : b - lv), lv);
-						return SR_EINVAL;
-					}
-				} else {
-					/*
-					 * RUST_LOG reads a bare name as "name=trace"; here it is an
-					 * error, because the likeliest bare word is a misspelt level
-					 * ("wran"), which would otherwise pass silently.
-					 */
-					if (msg != NULL)
-						snprintf(msg, msg_size, "'%.*s' is not a level (" LEVELS_EXPECTED
-						    "; for a category, write '%.*s=trace')", (int)(n > 64 ? 64 : n), a,
-						    (int)(n > 64 ? 64 : n), a);
-					return SR_EINVAL;
-				}
-				char *name = strndup(a, nlen);
-				if (name == NULL) {
-					if (msg != NULL)
-						snprintf(msg, msg_size, "out of memory");
-					return SR_ENOMEM;
-				}
-				if (memchr(a, '/', n) != NULL || !sr_log__valid_category_name(name)) {
-					if (msg != NULL) {
-						if (nlen == 0)
-							snprintf(msg, msg_size, "'%.*s': the category before '=' is empty",
-							    (int)(n > 64 ? 64 : n), a);
-						else if (memchr(a, '/', n) != NULL)
-							snprintf(msg, msg_size, "'%.*s': '/' filters are not supported",
-							    (int)(n > 64 ? 64 : n), a);
-						else
-							snprintf(msg, msg_size,
-							    "'%.*s': '%.*s' is neither a level (trace, debug, info, warn, error, "
-							    "fatal, off) nor a category name (dot-separated parts of printable "
-							    "characters without spaces, ',' or '=')",
-							    (int)(n > 64 ? 64 : n), a, (int)(nlen > 64 ? 64 : nlen), a);
-					}
-					free(name);
-					return SR_EINVAL;
-				}
-				for (size_t i = 0; i < out->n; i++) {
-					if (strcmp(out->d[i].prefix, name) == 0) {
-						if (msg != NULL)
-							snprintf(msg, msg_size, "'%.*s': category '%.64s' appears twice",
-							    (int)(n > 64 ? 64 : n), a, name);
-						free(name);
-						return SR_EINVAL;
-					}
-				}
-				if (out->n == cap) {
-					size_t c = cap ? cap * 2 : 8;
-					sr_log_rule *grown = realloc(out->d, c * sizeof *grown);
-					if (grown == NULL) {
-						free(name);
-						if (msg != NULL)
-							snprintf(msg, msg_size, "out of memory");
-						return SR_ENOMEM;
-					}
-					out->d = grown;
-					cap = c;
-				}
-				out->d[out->n].prefix = name;
-				out->d[out->n].level = level;
-				out->d[out->n].source = SR_SRC_DEFAULT;
-				out->n++;
-			}
-		}
-		if (*end == '\0')
-			break;
-		p = end + 1;
-	}
-	return SR_OK;
+	return setting >= 0 && setting < SR_SET_COUNT ? field_names[setting] : "?";
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -253,7 +96,7 @@ static bool
 parse_size(const char *v, uint64_t *out)
 {
 	const char *p = v;
-	while (is_space(*p))
+	while (sr_log__is_space(*p))
 		p++;
 	if (!isdigit((unsigned char)*p))
 		return false;
@@ -272,7 +115,7 @@ parse_size(const char *v, uint64_t *out)
 	}
 	if (mult > 1 && (*p == 'b' || *p == 'B'))
 		p++;
-	while (is_space(*p))
+	while (sr_log__is_space(*p))
 		p++;
 	if (*p != '\0' || (x != 0 && mult > UINT64_MAX / x))
 		return false;
@@ -316,8 +159,8 @@ static int
 env_level(sr_error *err, int setting, const char *v, int max, sr_log_level *out)
 {
 	int level;
-	if (!level_of(v, strlen(v), &level) || level > max)
-		return env_bad(err, setting, v, max == SR_LOG_OFF ? LEVELS_EXPECTED :
+	if (!sr_log__level_of(v, strlen(v), &level) || level > max)
+		return env_bad(err, setting, v, max == SR_LOG_OFF ? SR_LOG_LEVELS_EXPECTED :
 		    "expected trace, debug, info, warn, error or fatal");
 	*out = (sr_log_level)level;
 	return SR_OK;
@@ -392,11 +235,11 @@ check_unknown(sr_error *err)
 			if (best <= 3 || best * 5 <= strlen(name))
 				return sr_error_set(err, SR_EINVAL,
 				    "%.64s is not a seqring setting: did you mean %s? (the SEQRING_LOG_* "
-				    "variables are listed in sr_log.h and logger/README-config.md)", name,
+				    "variables are listed in sr_log_config.h and docs/configuration.md)", name,
 				    env_names[best_i]);
 			return sr_error_set(err, SR_EINVAL,
 			    "%.64s is not a seqring setting (the SEQRING_LOG_* variables are listed in "
-			    "sr_log.h and logger/README-config.md)", name);
+			    "sr_log_config.h and docs/configuration.md)", name);
 		}
 	}
 	return SR_OK;
@@ -421,10 +264,10 @@ parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
 	char *save_sink = NULL;
 	for (char *item = strtok_r(text, ";", &save_sink); item != NULL;
 	     item = strtok_r(NULL, ";", &save_sink)) {
-		while (is_space(*item))
+		while (sr_log__is_space(*item))
 			item++;
 		char *end = item + strlen(item);
-		while (end > item && is_space(end[-1]))
+		while (end > item && sr_log__is_space(end[-1]))
 			*--end = '\0';
 		if (*item == '\0')
 			continue;
@@ -459,7 +302,7 @@ parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
 		}
 		bool is_file = s->kind == SR_SINK_FILE;
 		for (char *opt = strtok_r(NULL, ",", &save_opt); opt != NULL; opt = strtok_r(NULL, ",", &save_opt)) {
-			while (is_space(*opt))
+			while (sr_log__is_space(*opt))
 				opt++;
 			char *eq = strchr(opt, '=');
 			if (eq == NULL) {
@@ -473,8 +316,8 @@ parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
 			bool flag;
 			if (strcmp(key, "level") == 0) {
 				int level;
-				if (!level_of(val, strlen(val), &level)) {
-					snprintf(why, sizeof why, "level '%.32s' is invalid: " LEVELS_EXPECTED, val);
+				if (!sr_log__level_of(val, strlen(val), &level)) {
+					snprintf(why, sizeof why, "level '%.32s' is invalid: " SR_LOG_LEVELS_EXPECTED, val);
 					return sink_bad(err, all, count, why);
 				}
 				s->level = (sr_log_level)level;
@@ -748,274 +591,5 @@ sr_log__resolve(const sr_log_config *config, sr_log_resolved *r, sr_error *err)
 			return sr_error_set(err, rc, "SEQRING_LOG '%.64s%s' is invalid: %s", spec,
 			    strlen(spec) > 64 ? "..." : "", msg);
 	}
-	return SR_OK;
-}
-
-/* Adds or replaces a rule at open (no lock: the logger is not shared yet). */
-static int
-put_rule(sr_log *log, const char *prefix, int level, uint8_t source)
-{
-	for (size_t i = 0; i < log->nrules; i++) {
-		if (strcmp(log->rules[i].prefix, prefix) == 0) {
-			log->rules[i].level = level;
-			log->rules[i].source = source;
-			return SR_OK;
-		}
-	}
-	if (log->nrules == log->rules_cap) {
-		size_t cap = log->rules_cap ? log->rules_cap * 2 : 8;
-		sr_log_rule *grown = realloc(log->rules, cap * sizeof *grown);
-		if (grown == NULL)
-			return SR_ENOMEM;
-		log->rules = grown;
-		log->rules_cap = cap;
-	}
-	char *copy = strdup(prefix);
-	if (copy == NULL)
-		return SR_ENOMEM;
-	log->rules[log->nrules++] = (sr_log_rule){ copy, level, source };
-	return SR_OK;
-}
-
-int
-sr_log__apply_specs(sr_log *log, const sr_log_resolved *r, sr_error *err)
-{
-	sr_log_config d;
-	sr_log_config_default(&d);
-	log->root_level = r->cfg.level;
-	log->root_source = r->cfg.level != d.level ? SR_SRC_CODE : SR_SRC_DEFAULT;
-	const sr_log_spec *specs[2] = { &r->code_spec, &r->env_spec };
-	const uint8_t sources[2] = { SR_SRC_CODE, SR_SRC_ENV };
-	for (int k = 0; k < 2; k++) {
-		const sr_log_spec *s = specs[k];
-		if (s->has_root) {
-			log->root_level = s->root;
-			log->root_source = sources[k];
-		}
-		for (size_t i = 0; i < s->n; i++)
-			if (put_rule(log, s->d[i].prefix, s->d[i].level, sources[k]) != SR_OK)
-				return sr_error_set(err, SR_ENOMEM, "cannot store the level directives");
-	}
-	return SR_OK;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Run-time specs                                                                           */
-
-int
-sr_log_set_level_spec(sr_log *log, const char *spec, sr_error *err)
-{
-	if (log == NULL)
-		return sr_error_set(err, SR_EINVAL, "logger is NULL");
-	sr_log_spec s;
-	char msg[SR_ERROR_MESSAGE_MAX];
-	int rc = sr_log__spec_parse(spec, &s, msg, sizeof msg);
-	if (rc != SR_OK) {
-		sr_log__spec_free(&s);
-		return sr_error_set(err, rc, "level spec '%.64s%s' is invalid: %s", spec != NULL ? spec : "(null)",
-		    spec != NULL && strlen(spec) > 64 ? "..." : "", msg);
-	}
-	/* Everything is allocated before the lock, so the swap cannot fail half-way. */
-	sr_log_rule *rules = s.n > 0 ? malloc(s.n * sizeof *rules) : NULL;
-	if (s.n > 0 && rules == NULL) {
-		sr_log__spec_free(&s);
-		return sr_error_set(err, SR_ENOMEM, "cannot allocate %zu level directives", s.n);
-	}
-	for (size_t i = 0; i < s.n; i++) {
-		rules[i] = s.d[i];
-		rules[i].source = SR_SRC_RUNTIME;
-	}
-	pthread_mutex_lock(&log->cat_lock);
-	/* pairs with the store-release in sr_log_shutdown */
-	if (sr_atomic_load_acquire_i32(&log->shut)) {
-		pthread_mutex_unlock(&log->cat_lock);
-		free(rules);
-		sr_log__spec_free(&s);
-		return sr_error_set(err, SR_ESTATE, "the logger is shut down");
-	}
-	sr_log_rule *old = log->rules;
-	size_t nold = log->nrules;
-	log->rules = rules;
-	log->nrules = s.n;
-	log->rules_cap = s.n;
-	if (s.has_root) {
-		log->root_level = s.root;
-		log->root_source = SR_SRC_RUNTIME;
-	}
-	sr_log__update_categories(log);
-	pthread_mutex_unlock(&log->cat_lock);
-	for (size_t i = 0; i < nold; i++)
-		free(old[i].prefix);
-	free(old);
-	free(s.d); /* the prefixes moved into the rules */
-	return SR_OK;
-}
-
-static int
-cmp_rule(const void *a, const void *b)
-{
-	return strcmp(((const sr_log_rule *)a)->prefix, ((const sr_log_rule *)b)->prefix);
-}
-
-/* The spec in force, into a buffer (cat_lock held). */
-static size_t
-spec_locked(sr_log *log, char *buf, size_t size)
-{
-	sr_fmt_buf b = { buf, 0, size > 0 ? size - 1 : 0, 0 };
-	const char *root = sr_log_level_name(log->root_level);
-	sr_fmt_buf_put(&b, root, strlen(root));
-	sr_log_rule *sorted = log->nrules > 0 ? malloc(log->nrules * sizeof *sorted) : NULL;
-	if (sorted != NULL) {
-		memcpy(sorted, log->rules, log->nrules * sizeof *sorted);
-		qsort(sorted, log->nrules, sizeof *sorted, cmp_rule);
-	}
-	for (size_t i = 0; i < log->nrules; i++) {
-		const sr_log_rule *r = sorted != NULL ? &sorted[i] : &log->rules[i];
-		sr_fmt_buf_putc(&b, ',');
-		sr_fmt_buf_put(&b, r->prefix, strlen(r->prefix));
-		sr_fmt_buf_putc(&b, '=');
-		const char *l = sr_log_level_name(r->level);
-		sr_fmt_buf_put(&b, l, strlen(l));
-	}
-	free(sorted);
-	if (size > 0)
-		buf[b.len] = '\0';
-	return b.want;
-}
-
-int
-sr_log_level_spec(sr_log *log, char *buf, size_t size)
-{
-	if (log == NULL || (buf == NULL && size > 0))
-		return SR_EINVAL;
-	pthread_mutex_lock(&log->cat_lock);
-	size_t n = spec_locked(log, buf, size);
-	pthread_mutex_unlock(&log->cat_lock);
-	return n > INT32_MAX ? INT32_MAX : (int)n;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Describe                                                                                 */
-
-static void
-row(FILE *out, const sr_log *log, int set, const char *value)
-{
-	uint8_t src = log->settings.source[set];
-	fprintf(out, "  %-30s %-36s %s", field_names[set], value, source_names[src]);
-	if (src == SR_SRC_ENV && log->settings.env_value[set] != NULL)
-		fprintf(out, " (%s='%s')", env_names[set], log->settings.env_value[set]);
-	else if (src == SR_SRC_ENV)
-		fprintf(out, " (implied by SEQRING_LOG_PATTERN)");
-	else if (log->settings.environment_read)
-		fprintf(out, " (%s unset)", env_names[set]);
-	fputc('\n', out);
-}
-
-static const char *
-b2s(bool b)
-{
-	return b ? "true" : "false";
-}
-
-int
-sr_log_describe(sr_log *log, FILE *out)
-{
-	if (log == NULL || out == NULL)
-		return SR_EINVAL;
-	char v[512];
-	fprintf(out, "seqring log configuration (environment %s)\n",
-	    log->settings.environment_read ? "read: SEQRING_LOG* override the code" :
-	    "ignored: config.ignore_environment");
-	fprintf(out, "  %-30s %-36s %s\n", "setting", "value", "source");
-
-	pthread_mutex_lock(&log->cat_lock);
-	spec_locked(log, v, sizeof v);
-	bool runtime = log->root_source == SR_SRC_RUNTIME;
-	for (size_t i = 0; i < log->nrules; i++)
-		runtime = runtime || log->rules[i].source == SR_SRC_RUNTIME;
-	pthread_mutex_unlock(&log->cat_lock);
-	row(out, log, SR_SET_LEVEL, v);
-	if (runtime)
-		fprintf(out, "  %-30s %-36s %s\n", "", "(changed at run time since open)", "run time");
-	row(out, log, SR_SET_MODE, sr_log_mode_name(log->mode));
-	snprintf(v, sizeof v, "%" PRId64, log->capacity);
-	row(out, log, SR_SET_RING_SLOTS, v);
-	snprintf(v, sizeof v, "%zu", log->slot_size);
-	row(out, log, SR_SET_SLOT_SIZE, v);
-	/* The strategy in canonical form, with every parameter spelled out. */
-	sr_wait_config wc;
-	if (sr_wait_config_parse(log->wait_spec, &wc, NULL) != SR_OK ||
-	    sr_wait_config_format(&wc, v, sizeof v) < 0)
-		snprintf(v, sizeof v, "%s", log->wait_spec);
-	row(out, log, SR_SET_WAIT, v);
-	row(out, log, SR_SET_FULL_POLICY, sr_log_full_policy_name(log->policy));
-	row(out, log, SR_SET_DISCARD_LEVEL, sr_log_level_name(log->discard_level));
-	row(out, log, SR_SET_SYNC_ENQUEUE, b2s(log->synchronize_enqueue));
-	row(out, log, SR_SET_IMMEDIATE_FLUSH, b2s(log->immediate_flush));
-	snprintf(v, sizeof v, "%zu", log->max_record);
-	row(out, log, SR_SET_MAX_MESSAGE, v);
-	snprintf(v, sizeof v, "%zu", log->max_line);
-	row(out, log, SR_SET_MAX_LINE, v);
-	row(out, log, SR_SET_LAYOUT, sr_log_layout_name(log->layout));
-	snprintf(v, sizeof v, "%s", log->pattern_text != NULL ? log->pattern_text : "(none)");
-	row(out, log, SR_SET_PATTERN, v);
-	row(out, log, SR_SET_CLOCK, sr_log_clock_name(log->clock));
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log__sink_describe(&log->sinks[i].cfg, v, sizeof v);
-		if (i == 0) {
-			row(out, log, SR_SET_SINKS, v);
-		} else {
-			char name[32];
-			snprintf(name, sizeof name, "sinks[%d]", i);
-			fprintf(out, "  %-30s %s\n", name, v);
-		}
-	}
-	row(out, log, SR_SET_THREAD_NAME, log->thread_name);
-	row(out, log, SR_SET_CLOSE_AT_EXIT, b2s(log->close_at_exit));
-	snprintf(v, sizeof v, "%d%s", log->bt_size, log->bt_size == 0 ? " (off)" : "");
-	row(out, log, SR_SET_BACKTRACE, v);
-	row(out, log, SR_SET_BACKTRACE_LEVEL, sr_log_level_name(log->bt_level));
-	row(out, log, SR_SET_BACKTRACE_TRIGGER, sr_log_level_name(log->bt_trigger));
-	row(out, log, SR_SET_CRASH_HANDLER, b2s(sr_atomic_load_relaxed_i32(&log->crash_installed) != 0));
-	row(out, log, SR_SET_DESCRIBE, b2s(log->describe));
-
-	pthread_mutex_lock(&log->cat_lock);
-	fprintf(out, "level directives (a category takes its longest dotted prefix's level):\n");
-	fprintf(out, "  %-30s %-8s %s\n", "(root)", sr_log_level_name(log->root_level),
-	    source_names[log->root_source]);
-	sr_log_rule *sorted = log->nrules > 0 ? malloc(log->nrules * sizeof *sorted) : NULL;
-	if (sorted != NULL) {
-		memcpy(sorted, log->rules, log->nrules * sizeof *sorted);
-		qsort(sorted, log->nrules, sizeof *sorted, cmp_rule);
-	}
-	for (size_t i = 0; sorted != NULL && i < log->nrules; i++)
-		fprintf(out, "  %-30s %-8s %s\n", sorted[i].prefix, sr_log_level_name(sorted[i].level),
-		    source_names[sorted[i].source]);
-	fprintf(out, "categories (configured level, from which directive; effective level%s):\n",
-	    log->min_sink_level > SR_LOG_TRACE ? ", raised to the lowest sink level" : "");
-	/* Known categories: created ones, and directive prefixes not (yet) created. */
-	for (size_t i = 0; i < log->ncats; i++) {
-		const sr_category *c = log->cats[i];
-		long r = sr_log__rule_for(log, c->name);
-		int conf = r >= 0 ? log->rules[r].level : log->root_level;
-		fprintf(out, "  %-30s %-8s from %-20s effective %s", c->name[0] ? c->name : "root",
-		    sr_log_level_name(conf), r >= 0 ? log->rules[r].prefix : "(root)",
-		    sr_log_level_name(sr_atomic_load_relaxed_i32(&c->write_level)));
-		if (log->bt_size > 0)
-			fprintf(out, ", kept for the backtrace from %s",
-			    sr_log_level_name(sr_atomic_load_relaxed_i32(&c->level)));
-		fputc('\n', out);
-	}
-	for (size_t i = 0; sorted != NULL && i < log->nrules; i++) {
-		bool created = false;
-		for (size_t k = 0; k < log->ncats && !created; k++)
-			created = strcmp(log->cats[k]->name, sorted[i].prefix) == 0;
-		if (!created)
-			fprintf(out, "  %-30s %-8s from %-20s (no handle yet)\n", sorted[i].prefix,
-			    sr_log_level_name(sorted[i].level), sorted[i].prefix);
-	}
-	pthread_mutex_unlock(&log->cat_lock);
-	free(sorted);
-	fflush(out);
 	return SR_OK;
 }

@@ -31,7 +31,8 @@
  * except a write(2) to a blocking descriptor whose reader stopped reading:
  * that is the sink's nature (and what the full-queue policies are for).
  */
-#include "sr_log_internal.h"
+#include "sr_log_sink_internal.h"
+#include "sr_log_thread_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -133,8 +134,8 @@ describe(const sr_log_sink *s, char *buf, size_t size)
 	}
 }
 
-static void
-report_once(sr_log_sink *s, const char *what)
+void
+sr_log__sink_report_once(sr_log_sink *s, const char *what)
 {
 	/* exchange: of several threads failing at once, one reports */
 	if (sr_atomic_exchange_i32(&s->reported, 1) != 0)
@@ -148,8 +149,8 @@ report_once(sr_log_sink *s, const char *what)
 		report(msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
-static void
-add(sr_atomic_i64 *counter, int64_t delta)
+void
+sr_log__sink_add(sr_atomic_i64 *counter, int64_t delta)
 {
 	sr_atomic_faa_i64(counter, delta);
 }
@@ -194,15 +195,15 @@ write_all(sr_log_sink *s, const char *p, size_t n, size_t *done)
 }
 
 /* Writes bytes as they are; false when the write failed (counted).  s->lock held. */
-static bool
-plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written)
+bool
+sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written)
 {
 	*written = 0;
 	if (n == 0)
 		return true;
 	if (s->broken || s->closed || s->fd < 0) {
-		add(&s->errors, 1);
-		add(&s->lost_bytes, (int64_t)n);
+		sr_log__sink_add(&s->errors, 1);
+		sr_log__sink_add(&s->lost_bytes, (int64_t)n);
 		return false;
 	}
 	sigpipe_guard g;
@@ -231,185 +232,32 @@ plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written)
 		sigpipe_consume();
 	if (guard)
 		sigpipe_restore(&g);
-	add(&s->bytes, (int64_t)done);
+	sr_log__sink_add(&s->bytes, (int64_t)done);
 	*written = done;
 	if (e == 0) {
-		add(&s->writes, 1);
+		sr_log__sink_add(&s->writes, 1);
 		return true;
 	}
-	add(&s->errors, 1);
-	add(&s->lost_bytes, (int64_t)(n - done));
+	sr_log__sink_add(&s->errors, 1);
+	sr_log__sink_add(&s->lost_bytes, (int64_t)(n - done));
 	if (e == EPIPE)
 		s->broken = true;
 	char what[160];
 	snprintf(what, sizeof what, "write failed: %s%s", strerror(e),
 	    e == EPIPE ? " (the reader is gone: the sink is closed)" :
 	    e == EAGAIN ? " (the descriptor stayed full)" : "");
-	report_once(s, what);
+	sr_log__sink_report_once(s, what);
 	return false;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Rotation                                                                                 */
-
-static bool
-rotates(const sr_log_sink *s)
-{
-	return s->cfg.kind == SR_SINK_FILE && (s->cfg.max_file_bytes > 0 || s->cfg.rotate_daily);
-}
-
-static int64_t
-utc_day(time_t t)
-{
-	int64_t sec = (int64_t)t;
-	return sec >= 0 ? sec / 86400 : -((-sec + 86399) / 86400);
-}
-
-static int64_t
-today(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return utc_day(ts.tv_sec);
-}
-
-static const char *
-numbered(sr_log_sink *s, int k)
-{
-	snprintf(s->rot_name, s->rot_name_size, "%s.%d", s->path, k);
-	return s->rot_name;
-}
-
-/* Opens (creates) the sink's file and learns its size and day.  s->lock held or at open. */
-static int
-open_file(sr_log_sink *s)
-{
-	int fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-	    (mode_t)(s->cfg.file_mode != 0 ? s->cfg.file_mode : 0640));
-	if (fd < 0)
-		return errno;
-	s->fd = fd;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		s->file_bytes = (uint64_t)st.st_size;
-		s->file_day = utc_day(st.st_mtime);
-	} else {
-		s->file_bytes = 0;
-		s->file_day = today();
-	}
-	return 0;
-}
-
-/* Shifts the numbered files up, moves the file to .1 and starts a new one.  s->lock held. */
-static void
-rotate(sr_log_sink *s)
-{
-	char what[200];
-	int keep = s->cfg.keep_files;
-	bool moved = true;
-	if (keep == 0) {
-		if (unlink(s->path) != 0 && errno != ENOENT)
-			moved = false;
-	} else {
-		if (unlink(numbered(s, keep)) != 0 && errno != ENOENT) {
-			snprintf(what, sizeof what, "rotation: cannot delete %.120s: %s", s->rot_name, strerror(errno));
-			report_once(s, what);
-		}
-		/* Renaming onto an existing name replaces it, so the order matters: oldest first. */
-		char *from = s->rot_name + s->rot_name_size;  /* the second half of the scratch */
-		for (int k = keep - 1; k >= 1; k--) {
-			snprintf(from, s->rot_name_size, "%s.%d", s->path, k);
-			if (rename(from, numbered(s, k + 1)) != 0 && errno != ENOENT) {
-				snprintf(what, sizeof what, "rotation: cannot rename %.80s: %s", from, strerror(errno));
-				report_once(s, what);
-			}
-		}
-		if (rename(s->path, numbered(s, 1)) != 0)
-			moved = false;
-	}
-	if (!moved) {
-		/* Keep appending to the same file rather than lose or truncate anything. */
-		snprintf(what, sizeof what, "rotation: cannot move %.120s aside: %s", s->path, strerror(errno));
-		add(&s->errors, 1);
-		report_once(s, what);
-		s->file_bytes = 0;
-		s->file_day = today();
-		return;
-	}
-	close(s->fd);
-	s->fd = -1;
-	int e = open_file(s);
-	if (e != 0) {
-		snprintf(what, sizeof what, "rotation: cannot open a new %.120s: %s", s->path, strerror(e));
-		add(&s->errors, 1);
-		report_once(s, what);
-		return;
-	}
-	add(&s->rotations, 1);
-}
-
-/*
- * Writes whole lines, rotating between two lines when the next would cross
- * max_file_bytes or the UTC date changed.  s->lock held.
- */
-static void
-rotating_write_locked(sr_log_sink *s, const char *p, size_t n)
-{
-	uint64_t max = s->cfg.max_file_bytes;
-	while (n > 0) {
-		if (s->closed || s->broken) {
-			plain_write_locked(s, p, n, &(size_t){ 0 });
-			return;
-		}
-		if (s->fd < 0 && open_file(s) != 0) {
-			add(&s->errors, 1);
-			add(&s->lost_bytes, (int64_t)n);
-			return;
-		}
-		if (s->cfg.rotate_daily && s->file_bytes > 0 && today() != s->file_day) {
-			rotate(s);
-			continue;
-		}
-		size_t chunk = n;
-		if (max > 0 && s->file_bytes + n > max) {
-			size_t room = s->file_bytes < max ? (size_t)(max - s->file_bytes) : 0;
-			const char *nl = room > 0 ? memrchr(p, '\n', room < n ? room : n) : NULL;
-			if (nl != NULL) {
-				chunk = (size_t)(nl - p) + 1;
-			} else if (s->file_bytes > 0) {
-				/*
-				 * After it, file_bytes is 0 (a new file, or the old one when
-				 * the rename failed), so the next pass writes at least a line.
-				 */
-				rotate(s);
-				continue;
-			} else {
-				/* An empty file and a first line longer than the limit: it gets the file alone. */
-				nl = memchr(p, '\n', n);
-				chunk = nl != NULL ? (size_t)(nl - p) + 1 : n;
-			}
-		}
-		size_t written;
-		bool ok = plain_write_locked(s, p, chunk, &written);
-		s->file_bytes += written;
-		if (!ok) {
-			if (n > chunk)
-				add(&s->lost_bytes, (int64_t)(n - chunk));
-			return;
-		}
-		p += chunk;
-		n -= chunk;
-	}
 }
 
 /* Writes bytes to a file or descriptor sink; the caller holds s->lock. */
 static void
 sink_write_locked(sr_log_sink *s, const char *p, size_t n)
 {
-	if (rotates(s))
-		rotating_write_locked(s, p, n);
+	if (sr_log__sink_rotates(s))
+		sr_log__sink_rotating_write_locked(s, p, n);
 	else
-		plain_write_locked(s, p, n, &(size_t){ 0 });
+		sr_log__sink_plain_write_locked(s, p, n, &(size_t){ 0 });
 }
 
 static void
@@ -419,15 +267,15 @@ callback_locked(sr_log_sink *s, int level, const char *line, size_t len)
 	int rc = s->cfg.write(s->cfg.ctx, (sr_log_level)level, line, len);
 	sr_log__self.in_sink--;
 	if (rc == 0) {
-		add(&s->writes, 1);
-		add(&s->bytes, (int64_t)len);
+		sr_log__sink_add(&s->writes, 1);
+		sr_log__sink_add(&s->bytes, (int64_t)len);
 		return;
 	}
-	add(&s->errors, 1);
-	add(&s->lost_bytes, (int64_t)len);
+	sr_log__sink_add(&s->errors, 1);
+	sr_log__sink_add(&s->lost_bytes, (int64_t)len);
 	char what[64];
 	snprintf(what, sizeof what, "write callback returned %d", rc);
-	report_once(s, what);
+	sr_log__sink_report_once(s, what);
 }
 
 int
@@ -438,10 +286,15 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 		configs = &fallback;
 		count = 1;
 	}
-	log->nsinks = 0;
+	if (log->sinks == NULL) {
+		log->sinks = calloc(1, sizeof *log->sinks);
+		if (log->sinks == NULL)
+			return sr_error_set(err, SR_ENOMEM, "cannot allocate the sinks");
+	}
+	log->sinks->n = 0;
 	for (int i = 0; i < count; i++) {
 		const sr_sink_config *c = &configs[i];
-		sr_log_sink *s = &log->sinks[i];
+		sr_log_sink *s = &log->sinks->s[i];
 		memset(s, 0, sizeof *s);
 		s->cfg = *c;
 		s->index = i;
@@ -458,7 +311,7 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 				goto nomem;
 			}
 			s->cfg.path = s->path;
-			int e = open_file(s);
+			int e = sr_log__sink_open_file(s);
 			if (e != 0) {
 				free(s->path);
 				free(s->rot_name);
@@ -508,15 +361,19 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 			}
 		}
 		pthread_mutex_init(&s->lock, NULL);
-		log->nsinks = i + 1;
+		log->sinks->n = i + 1;
 	}
+	log->sinks->min_level = SR_LOG_OFF;
+	for (int i = 0; i < log->sinks->n; i++)
+		if ((int)log->sinks->s[i].cfg.level < log->sinks->min_level)
+			log->sinks->min_level = (int)log->sinks->s[i].cfg.level;
 	return SR_OK;
 nomem:
-	sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", log->nsinks);
+	sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", log->sinks->n);
 fail:
 	/* Undo the sinks opened so far; descriptors the caller gave stay open. */
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log_sink *s = &log->sinks[i];
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
 		if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0)
 			close(s->fd);
 		pthread_mutex_destroy(&s->lock);
@@ -524,7 +381,7 @@ fail:
 		free(s->path);
 		free(s->rot_name);
 	}
-	log->nsinks = 0;
+	log->sinks->n = 0;
 	return err != NULL ? err->code : SR_ESYS;
 }
 
@@ -542,8 +399,8 @@ flush_one(sr_log_sink *s)
 void
 sr_log__sinks_flush(sr_log *log)
 {
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log_sink *s = &log->sinks[i];
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
 		flush_one(s);
 		if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.flush != NULL && s->batch_messages > 0) {
 			pthread_mutex_lock(&s->lock);
@@ -553,7 +410,7 @@ sr_log__sinks_flush(sr_log *log)
 			pthread_mutex_unlock(&s->lock);
 		}
 		if (s->batch_messages > 0) {
-			add(&s->messages, (int64_t)s->batch_messages);
+			sr_log__sink_add(&s->messages, (int64_t)s->batch_messages);
 			s->batch_messages = 0;
 		}
 	}
@@ -562,8 +419,8 @@ sr_log__sinks_flush(sr_log *log)
 void
 sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 {
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log_sink *s = &log->sinks[i];
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
 		if (level < (int)s->cfg.level)
 			continue;
 		s->batch_messages++;
@@ -595,11 +452,11 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 void
 sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
 {
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log_sink *s = &log->sinks[i];
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
 		if (level < (int)s->cfg.level)
 			continue;
-		add(&s->messages, 1);
+		sr_log__sink_add(&s->messages, 1);
 		if (s->cfg.kind == SR_SINK_NULL)
 			continue;
 		pthread_mutex_lock(&s->lock);
@@ -617,8 +474,8 @@ void
 sr_log__sinks_close(sr_log *log)
 {
 	sr_log__sinks_flush(log);
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log_sink *s = &log->sinks[i];
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
 		pthread_mutex_lock(&s->lock);
 		if (!s->closed) {
 			s->closed = true;
@@ -637,14 +494,17 @@ sr_log__sinks_close(sr_log *log)
 void
 sr_log__sinks_free(sr_log *log)
 {
-	for (int i = 0; i < log->nsinks; i++) {
-		sr_log_sink *s = &log->sinks[i];
+	if (log->sinks == NULL)
+		return;
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
 		pthread_mutex_destroy(&s->lock);
 		free(s->buf);
 		free(s->path);
 		free(s->rot_name);
 	}
-	log->nsinks = 0;
+	free(log->sinks);
+	log->sinks = NULL;
 }
 
 sr_sink_config
@@ -674,8 +534,8 @@ sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files)
 	return c;
 }
 
-void
-sr_log__sink_describe(const sr_sink_config *c, char *buf, size_t size)
+static void
+describe_config(const sr_sink_config *c, char *buf, size_t size)
 {
 	int n;
 	switch (c->kind) {
@@ -702,8 +562,8 @@ sr_log__sink_describe(const sr_sink_config *c, char *buf, size_t size)
 	}
 }
 
-void
-sr_log__sink_write_raw(sr_log_sink *s, const char *p, size_t n)
+static void
+write_raw(sr_log_sink *s, const char *p, size_t n)
 {
 	/* Signal context: write and poll only; a full descriptor gets ten 100 ms chances. */
 	int full = 0;
@@ -711,7 +571,7 @@ sr_log__sink_write_raw(sr_log_sink *s, const char *p, size_t n)
 		/* As plain_write_locked: end a line a failed write left open. */
 		static const char cut[] = " " SR_FMT_TRUNCATION_MARKER "\n";
 		s->midline = false;
-		sr_log__sink_write_raw(s, cut, sizeof cut - 1);
+		write_raw(s, cut, sizeof cut - 1);
 	}
 	while (n > 0 && s->fd >= 0) {
 		ssize_t w = write(s->fd, p, n);
@@ -756,4 +616,78 @@ sr_sink_callback(sr_sink_write_fn write, void *ctx)
 	c.write = write;
 	c.ctx = ctx;
 	return c;
+}
+
+int
+sr_log__sinks_min_level(const sr_log *log)
+{
+	return log->sinks != NULL ? log->sinks->min_level : SR_LOG_OFF;
+}
+
+void
+sr_log__sinks_stats(const sr_log *log, sr_log_counters *st)
+{
+	st->sink_count = log->sinks->n;
+	for (int i = 0; i < log->sinks->n; i++) {
+		const sr_log_sink *s = &log->sinks->s[i];
+		sr_log_sink_counters *o = &st->sinks[i];
+		o->messages = (uint64_t)sr_atomic_load_relaxed_i64(&s->messages);
+		o->bytes = (uint64_t)sr_atomic_load_relaxed_i64(&s->bytes);
+		o->writes = (uint64_t)sr_atomic_load_relaxed_i64(&s->writes);
+		o->errors = (uint64_t)sr_atomic_load_relaxed_i64(&s->errors);
+		o->lost_bytes = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_bytes);
+		o->rotations = (uint64_t)sr_atomic_load_relaxed_i64(&s->rotations);
+		st->sink_errors += o->errors;
+	}
+}
+
+bool
+sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size)
+{
+	if (i < 0 || i >= log->sinks->n)
+		return false;
+	describe_config(&log->sinks->s[i].cfg, buf, size);
+	return true;
+}
+
+void
+sr_log__sinks_abandon(sr_log *log)
+{
+	if (log->sinks == NULL)
+		return;
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
+		if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0) {
+			close(s->fd);
+			s->fd = -1;
+		}
+	}
+}
+
+static bool
+takes_raw(const sr_log_sink *s)
+{
+	return s->cfg.kind == SR_SINK_FILE || s->cfg.kind == SR_SINK_FD;
+}
+
+void
+sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t len)
+{
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
+		if (takes_raw(s) && level >= (int)s->cfg.level)
+			write_raw(s, line, len);
+	}
+}
+
+void
+sr_log__sinks_write_buffers_raw(sr_log *log)
+{
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
+		if (takes_raw(s) && s->len > 0 && s->len <= s->cap) {
+			write_raw(s, s->buf, s->len);
+			s->len = 0;
+		}
+	}
 }

@@ -53,7 +53,7 @@
 
 #include "bench_util.h"
 #include "sr_log.h"
-#include "sr_log_format.h"
+#include "sr_log_codec_internal.h"
 #include "sr_processor.h"
 
 #define PROG "caller"

@@ -212,7 +212,7 @@ body_rdtscp(void *ctx)
 
 #ifdef MICRO_HAVE_LOG
 #include "sr_log.h"
-#include "sr_log_format.h"
+#include "sr_log_codec_internal.h"
 
 /*
  * Argument mixes, each a format and its arguments:
@@ -341,7 +341,7 @@ encode(codec_ctx *c, ...)
 	sr_fmt_gather_args(&g, &c->sig, 4096, &ap);
 	va_end(ap);
 	sr_fmt_fit(&g, 0, 4096);
-	sr_fmt_writer w = { c->record, 0, SIZE_MAX };
+	sr_ring_writer w = { c->record, 0, SIZE_MAX };
 	sr_fmt_write(&g, &w);
 	c->values_len = g.value_bytes;
 	c->strings_len = g.string_bytes;

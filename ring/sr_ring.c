@@ -38,6 +38,9 @@ sr_ring_create(int64_t slot_count, size_t slot_size,
 	ring->mask = slot_count - 1;
 	ring->slot_size = slot_size;
 	ring->bytes = (size_t)slot_count * slot_size;
+	ring->slot_shift = -1;
+	if ((slot_size & (slot_size - 1)) == 0)
+		ring->slot_shift = __builtin_ctzll((unsigned long long)slot_size);
 
 	/* Round up so aligned_alloc's size is a multiple of its alignment. */
 	size_t alloc = (ring->bytes + SR_CACHELINE - 1) / SR_CACHELINE * SR_CACHELINE;

@@ -41,6 +41,7 @@ typedef struct sr_ring {
 	int64_t slot_count;
 	int64_t mask;           /* slot_count - 1 */
 	size_t bytes;           /* slot_count * slot_size */
+	int slot_shift;         /* log2(slot_size) when it is a power of two, else -1 */
 } sr_ring;
 
 /*
@@ -65,7 +66,12 @@ sr_ring_slot(const sr_ring *ring, int64_t sequence)
 static inline int64_t
 sr_ring_slots_for(const sr_ring *ring, size_t bytes)
 {
-	return bytes == 0 ? 1 : (int64_t)((bytes + ring->slot_size - 1) / ring->slot_size);
+	if (bytes == 0)
+		return 1;
+	/* A shift where the slot size allows it: this runs once per record on hot paths. */
+	if (__builtin_expect(ring->slot_shift >= 0, 1))
+		return (int64_t)((bytes + ring->slot_size - 1) >> ring->slot_shift);
+	return (int64_t)((bytes + ring->slot_size - 1) / ring->slot_size);
 }
 
 /*
@@ -109,6 +115,91 @@ static inline size_t
 sr_ring_contiguous_bytes(const sr_ring *ring, int64_t sequence)
 {
 	return ring->bytes - (size_t)(sequence & ring->mask) * ring->slot_size;
+}
+
+/*
+ * Streamed access to a record that spans claimed slots: a writer (or
+ * reader) starts at a sequence's slot and moves through the bytes of the
+ * following sequences, wrapping at the physical end of the array, one piece
+ * at a time.  The caller owns every slot it touches (claimed and not yet
+ * published for a writer; published and not yet released for a reader);
+ * the stream does not check.  A writer over a plain buffer (wrap SIZE_MAX)
+ * lets one encoder fill either a ring or a linear buffer.
+ */
+typedef struct sr_ring_stream {
+	unsigned char *base;
+	size_t pos;             /* offset of the next byte from base */
+	size_t wrap;            /* the array's size in bytes: pos goes back to 0 there */
+} sr_ring_stream;
+
+typedef sr_ring_stream sr_ring_writer;
+typedef sr_ring_stream sr_ring_reader;
+
+/* A stream at the start of sequence's slot. */
+static inline sr_ring_stream
+sr_ring_stream_at(const sr_ring *ring, int64_t sequence)
+{
+	sr_ring_stream s = { ring->slots, (size_t)(sequence & ring->mask) * ring->slot_size, ring->bytes };
+	return s;
+}
+
+/* A writer over a linear buffer (never wraps): the same encoder for a ring or a buffer. */
+static inline sr_ring_writer
+sr_ring_writer_linear(void *buffer)
+{
+	sr_ring_writer w = { (unsigned char *)buffer, 0, SIZE_MAX };
+	return w;
+}
+
+/* Appends len bytes (at most the ring's size). */
+static inline void
+sr_ring_writer_put(sr_ring_writer *w, const void *src, size_t len)
+{
+	if (__builtin_expect(w->pos + len <= w->wrap, 1)) {
+		memcpy(w->base + w->pos, src, len);
+		w->pos += len;
+		if (w->pos == w->wrap)
+			w->pos = 0;
+	} else {
+		size_t first = w->wrap - w->pos;
+		memcpy(w->base + w->pos, src, first);
+		memcpy(w->base, (const unsigned char *)src + first, len - first);
+		w->pos = len - first;
+	}
+}
+
+/* Takes the next len bytes (at most the ring's size) into dst. */
+static inline void
+sr_ring_reader_get(sr_ring_reader *r, void *dst, size_t len)
+{
+	if (__builtin_expect(r->pos + len <= r->wrap, 1)) {
+		memcpy(dst, r->base + r->pos, len);
+		r->pos += len;
+		if (r->pos == r->wrap)
+			r->pos = 0;
+	} else {
+		size_t first = r->wrap - r->pos;
+		memcpy(dst, r->base + r->pos, first);
+		memcpy((unsigned char *)dst + first, r->base, len - first);
+		r->pos = len - first;
+	}
+}
+
+/*
+ * The next len bytes in place when they do not cross the physical end
+ * (advancing past them), else NULL (and nothing moves): a reader then copies
+ * them out with sr_ring_reader_get.
+ */
+static inline const void *
+sr_ring_reader_peek(sr_ring_reader *r, size_t len)
+{
+	if (r->pos + len > r->wrap)
+		return NULL;
+	const void *p = r->base + r->pos;
+	r->pos += len;
+	if (r->pos == r->wrap)
+		r->pos = 0;
+	return p;
 }
 
 #ifdef __cplusplus

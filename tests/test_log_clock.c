@@ -13,7 +13,7 @@
 
 #include <inttypes.h>
 
-#include "sr_log_internal.h"
+#include "sr_log_clock_internal.h"
 
 static int64_t
 realtime_ns(void)

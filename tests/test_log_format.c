@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sr_log_format.h"
+#include "sr_log_codec_internal.h"
 
 static long cases;
 static long failures;

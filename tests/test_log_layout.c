@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "sr_log_internal.h"
+#include "sr_log_layout_internal.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Pattern: dates and widths on fixed events                                                */
@@ -440,7 +440,7 @@ safe_vs_printf(const char *format, ...)
 	size_t bytes = sr_fmt_fit(&g, 0, 1 << 20);
 	unsigned char rec[4096];
 	cr_assert_leq(bytes, sizeof rec);
-	sr_fmt_writer w = { rec, 0, SIZE_MAX };
+	sr_ring_writer w = { rec, 0, SIZE_MAX };
 	sr_fmt_write(&g, &w);
 	char got[512 + SR_FMT_LINE_RESERVE];
 	sr_fmt_buf b = { got, 0, 511, 0 };

@@ -49,7 +49,7 @@
 
 #include "fuzz_support.h"
 #include "sr_log.h"
-#include "sr_log_format.h"
+#include "sr_log_codec_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -524,7 +524,7 @@ check_record(const char *format, const sr_fmt_sig *sig, const args *a, uint8_t c
 	/* Linear, into exactly `body` bytes. */
 	unsigned char *rec = malloc(body > 0 ? body : 1);
 	FUZZ_CHECK(rec != NULL, "malloc");
-	sr_fmt_writer w = { rec, 0, SIZE_MAX };
+	sr_ring_writer w = { rec, 0, SIZE_MAX };
 	sr_fmt_write(&g, &w);
 	FUZZ_CHECK(w.pos == body, "\"%s\": wrote %zu bytes, fit said %zu", format, w.pos, body);
 
@@ -534,7 +534,7 @@ check_record(const char *format, const sr_fmt_sig *sig, const args *a, uint8_t c
 		size_t start = (size_t)fuzz_u8(pool) * 7 % ring;
 		unsigned char *buf = malloc(ring);
 		FUZZ_CHECK(buf != NULL, "malloc");
-		sr_fmt_writer rw = { buf, start, ring };
+		sr_ring_writer rw = { buf, start, ring };
 		sr_fmt_write(&g, &rw);
 		FUZZ_CHECK(rw.pos == (start + body) % ring, "\"%s\": wrapped writer ends at %zu, expected %zu",
 		    format, rw.pos, (start + body) % ring);

@@ -8,7 +8,7 @@
  * functions, so rendering is async-signal-safe when the event says so (the
  * crash handler).  Widths are in bytes.
  */
-#include "sr_log_internal.h"
+#include "sr_log_layout_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,493 +1,16 @@
 /*
- * sr_log_format.c: parsing a call site's format once, gathering and encoding
- * a call's arguments (caller side), decoding and rendering them (consumer
- * side).  See sr_log_format.h for the record layout and what is supported.
+ * sr_log_render.c: a record's message rendered from its format and decoded
+ * arguments (the consumer's side of the codec): with snprintf, one call per
+ * conversion, so that the text equals snprintf's; or, in the crash handler,
+ * with async-signal-safe routines of its own.
  */
-#include "sr_log_format.h"
+#include "sr_log_codec_internal.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length modifiers. */
-enum {
-	LEN_NONE = 0, LEN_HH, LEN_H, LEN_L, LEN_LL, LEN_J, LEN_Z, LEN_T, LEN_BIG_L
-};
-
-/* Longest conversion spec accepted (flags may repeat; nothing sane is longer). */
-#define SPEC_MAX 64
-
-/* One conversion spec, from its '%' through its conversion character. */
-typedef struct spec {
-	size_t len;
-	char conv;
-	uint8_t length;
-	bool plain;         /* no flags, width or precision: fast paths apply */
-	bool width_star;
-	bool prec_star;
-	int32_t prec;       /* static precision, or -1 */
-	uint8_t type;       /* enum sr_fmt_arg of the value, 0 for %% and %m */
-} spec;
-
-static bool
-is_flag(char c)
-{
-	return c == '-' || c == '+' || c == ' ' || c == '#' || c == '0' || c == '\'' || c == 'I';
-}
-
-static bool
-is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/*
- * Parses the spec at p (p[0] == '%').  Returns SR_FMT_OK, or an error with
- * s->len covering the offending text (for the message).
- */
-static int
-parse_spec(const char *p, spec *s)
-{
-	const char *q = p + 1;
-	memset(s, 0, sizeof *s);
-	s->prec = -1;
-	s->plain = true;
-
-	/* %1$d: digits then '$' (a '0' flag followed by digits is not this). */
-	const char *d = q;
-	while (is_digit(*d))
-		d++;
-	if (d > q && *d == '$') {
-		const char *e = d + 1;
-		while (*e != '\0' && (e - p) < SPEC_MAX && !((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z')))
-			e++;
-		while (*e == 'h' || *e == 'l')
-			e++;
-		s->len = (size_t)(e - p) + (*e != '\0');
-		return SR_FMT_E_POSITIONAL;
-	}
-
-	while (is_flag(*q)) {
-		s->plain = false;
-		q++;
-	}
-	if (*q == '*') {
-		s->width_star = true;
-		s->plain = false;
-		q++;
-	} else if (is_digit(*q)) {
-		long long w = 0;
-		s->plain = false;
-		while (is_digit(*q)) {
-			w = w * 10 + (*q - '0');
-			if (w > INT_MAX) {
-				while (is_digit(*q))
-					q++;
-				s->len = (size_t)(q - p) + (*q != '\0');
-				return SR_FMT_E_RANGE;
-			}
-			q++;
-		}
-	}
-	if (*q == '.') {
-		s->plain = false;
-		q++;
-		if (*q == '*') {
-			s->prec_star = true;
-			q++;
-		} else {
-			long long v = 0;
-			while (is_digit(*q)) {
-				v = v * 10 + (*q - '0');
-				if (v > INT_MAX) {
-					while (is_digit(*q))
-						q++;
-					s->len = (size_t)(q - p) + (*q != '\0');
-					return SR_FMT_E_RANGE;
-				}
-				q++;
-			}
-			s->prec = (int32_t)v;
-		}
-	}
-	switch (*q) {
-	case 'h':
-		q++;
-		if (*q == 'h') {
-			s->length = LEN_HH;
-			q++;
-		} else {
-			s->length = LEN_H;
-		}
-		break;
-	case 'l':
-		q++;
-		if (*q == 'l') {
-			s->length = LEN_LL;
-			q++;
-		} else {
-			s->length = LEN_L;
-		}
-		break;
-	case 'q': q++; s->length = LEN_LL; break;
-	case 'j': q++; s->length = LEN_J; break;
-	case 'z': q++; s->length = LEN_Z; break;
-	case 't': q++; s->length = LEN_T; break;
-	case 'L': q++; s->length = LEN_BIG_L; break;
-	default: break;
-	}
-	s->conv = *q;
-	s->len = (size_t)(q - p) + (*q != '\0');
-	if (*q == '\0')
-		return SR_FMT_E_INCOMPLETE;
-	if (s->len > SPEC_MAX)
-		return SR_FMT_E_UNSUPPORTED;
-
-	switch (s->conv) {
-	case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
-		s->type = (s->length == LEN_NONE || s->length == LEN_HH || s->length == LEN_H) ?
-		    SR_FMT_ARG_INT : SR_FMT_ARG_LONG;
-		return SR_FMT_OK;
-	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
-		if (s->length == LEN_NONE || s->length == LEN_L) {
-			s->type = SR_FMT_ARG_DOUBLE;
-			return SR_FMT_OK;
-		}
-		if (s->length == LEN_BIG_L) {
-			s->type = SR_FMT_ARG_LDOUBLE;
-			return SR_FMT_OK;
-		}
-		return SR_FMT_E_UNSUPPORTED;
-	case 'c':
-		if (s->length == LEN_L)
-			return SR_FMT_E_WIDE;
-		if (s->length != LEN_NONE)
-			return SR_FMT_E_UNSUPPORTED;
-		s->type = SR_FMT_ARG_INT;
-		return SR_FMT_OK;
-	case 's':
-		if (s->length == LEN_L)
-			return SR_FMT_E_WIDE;
-		if (s->length != LEN_NONE)
-			return SR_FMT_E_UNSUPPORTED;
-		s->type = SR_FMT_ARG_STR;
-		return SR_FMT_OK;
-	case 'C': case 'S':
-		return SR_FMT_E_WIDE;
-	case 'p':
-		if (s->length != LEN_NONE)
-			return SR_FMT_E_UNSUPPORTED;
-		s->type = SR_FMT_ARG_PTR;
-		return SR_FMT_OK;
-	case 'n':
-		return SR_FMT_E_N;
-	case 'm':
-		if (s->length != LEN_NONE || s->width_star || s->prec_star)
-			return SR_FMT_E_UNSUPPORTED;
-		return SR_FMT_OK;
-	case '%':
-		/* Only the plain "%%": anything else is a malformed spec. */
-		return s->len == 2 ? SR_FMT_OK : SR_FMT_E_UNSUPPORTED;
-	default:
-		return SR_FMT_E_UNSUPPORTED;
-	}
-}
-
-static size_t
-arg_bytes(uint8_t type)
-{
-	switch (type) {
-	case SR_FMT_ARG_INT:
-	case SR_FMT_ARG_WIDTH:
-	case SR_FMT_ARG_PRECISION:
-	case SR_FMT_ARG_STR:
-		return 4;
-	case SR_FMT_ARG_LDOUBLE:
-		return 16;
-	default:
-		return 8;
-	}
-}
-
-static void
-error_message(int error, const char *spec_text, size_t spec_len, char *msg, size_t size)
-{
-	int n = (int)(spec_len > SPEC_MAX ? SPEC_MAX : spec_len);
-	switch (error) {
-	case SR_FMT_E_N:
-		snprintf(msg, size, "conversion '%.*s' is refused: it writes through a pointer", n, spec_text);
-		break;
-	case SR_FMT_E_WIDE:
-		snprintf(msg, size, "conversion '%.*s' is not supported: wide characters", n, spec_text);
-		break;
-	case SR_FMT_E_POSITIONAL:
-		snprintf(msg, size, "conversion '%.*s' is not supported: positional arguments", n, spec_text);
-		break;
-	case SR_FMT_E_INCOMPLETE:
-		snprintf(msg, size, "conversion '%.*s' is incomplete at the end of the format", n, spec_text);
-		break;
-	case SR_FMT_E_RANGE:
-		snprintf(msg, size, "conversion '%.*s' has a width or precision above %d", n, spec_text, INT_MAX);
-		break;
-	case SR_FMT_E_TOO_MANY:
-		snprintf(msg, size, "the format takes more than %d arguments (at '%.*s')",
-		    SR_SITE_MAX_ARGS, n, spec_text);
-		break;
-	default:
-		if (spec_text == NULL)
-			snprintf(msg, size, "the format is NULL");
-		else
-			snprintf(msg, size, "conversion '%.*s' is not supported", n, spec_text);
-		break;
-	}
-}
-
-static int
-add_arg(sr_fmt_sig *sig, uint8_t type, int32_t precision)
-{
-	if (sig->nargs >= SR_SITE_MAX_ARGS)
-		return SR_FMT_E_TOO_MANY;
-	sig->type[sig->nargs] = type;
-	sig->precision[sig->nargs] = precision;
-	sig->nargs++;
-	sig->value_bytes = (uint16_t)(sig->value_bytes + arg_bytes(type));
-	if (type == SR_FMT_ARG_STR)
-		sig->nstrings++;
-	return SR_FMT_OK;
-}
-
-int
-sr_fmt_parse(const char *format, sr_fmt_sig *sig, char *msg, size_t msg_size)
-{
-	memset(sig, 0, sizeof *sig);
-	if (msg != NULL && msg_size > 0)
-		msg[0] = '\0';
-	if (format == NULL) {
-		sig->error = SR_FMT_E_UNSUPPORTED;
-		if (msg != NULL)
-			error_message(SR_FMT_E_UNSUPPORTED, NULL, 0, msg, msg_size);
-		return sig->error;
-	}
-	const char *p = format;
-	for (;;) {
-		const char *pct = strchr(p, '%');
-		if (pct == NULL)
-			return SR_FMT_OK;
-		spec s;
-		int e = parse_spec(pct, &s);
-		if (e == SR_FMT_OK && s.width_star)
-			e = add_arg(sig, SR_FMT_ARG_WIDTH, 0);
-		if (e == SR_FMT_OK && s.prec_star)
-			e = add_arg(sig, SR_FMT_ARG_PRECISION, 0);
-		if (e == SR_FMT_OK && s.type != 0)
-			e = add_arg(sig, s.type, s.type != SR_FMT_ARG_STR ? 0 :
-			    s.prec_star ? SR_FMT_PREC_STAR : s.prec >= 0 ? s.prec : SR_FMT_PREC_NONE);
-		if (e != SR_FMT_OK) {
-			/* Nothing of a refused format may be used: clear the partial signature. */
-			memset(sig, 0, sizeof *sig);
-			sig->error = (uint8_t)e;
-			if (msg != NULL)
-				error_message(e, pct, s.len, msg, msg_size);
-			return e;
-		}
-		p = pct + s.len;
-	}
-}
-
-static uint16_t
-base_offset(const char *file)
-{
-	if (file == NULL)
-		return 0;
-	const char *slash = strrchr(file, '/');
-	size_t off = slash == NULL ? 0 : (size_t)(slash + 1 - file);
-	return off > UINT16_MAX ? 0 : (uint16_t)off;
-}
-
-const sr_fmt_sig *
-sr_site__parse(sr_site *site, sr_fmt_sig *scratch)
-{
-	if (sr_atomic_cas_i32(&site->state, SR_SITE_UNPARSED, SR_SITE_PARSING)) {
-		/* This thread won: only it writes sig and file_base, and only now. */
-		sr_fmt_parse(site->format, &site->sig, NULL, 0);
-		site->file_base = base_offset(site->file);
-		/* pairs with the load-acquire in sr_site_sig and sr_site_file_base */
-		sr_atomic_store_release_i32(&site->state, SR_SITE_READY);
-		return &site->sig;
-	}
-	/* pairs with the store-release above, made by the thread that won */
-	if (sr_atomic_load_acquire_i32(&site->state) == SR_SITE_READY)
-		return &site->sig;
-	/* Another thread is parsing right now: don't wait for it, do the same work. */
-	sr_fmt_parse(site->format, scratch, NULL, 0);
-	return scratch;
-}
-
-const char *
-sr_site_file_base(const sr_site *site)
-{
-	if (site->file == NULL)
-		return "?";
-	/* pairs with the store-release of SR_SITE_READY in sr_site__parse */
-	if (sr_atomic_load_acquire_i32(&site->state) == SR_SITE_READY)
-		return site->file + site->file_base;
-	return site->file + base_offset(site->file);
-}
-
-void
-sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_list *ap)
-{
-	unsigned char *v = g->values;
-	size_t off = 0;
-	int ns = 0;
-	int star_prec = -1;
-	/* Longer strings are cut anyway: measuring them further is wasted. */
-	if (str_cap == 0 || str_cap > UINT32_MAX - 1)
-		str_cap = UINT32_MAX - 1;
-	g->sig = sig;
-	g->truncated = false;
-	for (int i = 0; i < sig->nargs; i++) {
-		switch (sig->type[i]) {
-		case SR_FMT_ARG_INT:
-		case SR_FMT_ARG_WIDTH: {
-			int x = va_arg(*ap, int);
-			memcpy(v + off, &x, 4);
-			off += 4;
-			break;
-		}
-		case SR_FMT_ARG_PRECISION: {
-			int x = va_arg(*ap, int);
-			star_prec = x;
-			memcpy(v + off, &x, 4);
-			off += 4;
-			break;
-		}
-		case SR_FMT_ARG_LONG: {
-			/* long, long long, intmax_t, size_t, ptrdiff_t: one 8-byte class on LP64 */
-			long long x = va_arg(*ap, long long);
-			memcpy(v + off, &x, 8);
-			off += 8;
-			break;
-		}
-		case SR_FMT_ARG_DOUBLE: {
-			double x = va_arg(*ap, double);
-			memcpy(v + off, &x, 8);
-			off += 8;
-			break;
-		}
-		case SR_FMT_ARG_LDOUBLE: {
-			long double x = va_arg(*ap, long double);
-			memcpy(v + off, &x, 10);        /* the x87 value; the rest is padding */
-			memset(v + off + 10, 0, 6);
-			off += 16;
-			break;
-		}
-		case SR_FMT_ARG_PTR: {
-			void *x = va_arg(*ap, void *);
-			memcpy(v + off, &x, 8);
-			off += 8;
-			break;
-		}
-		case SR_FMT_ARG_STR: {
-			const char *s = va_arg(*ap, const char *);
-			uint32_t len;
-			if (s == NULL) {
-				len = SR_FMT_NULL_STRING;
-			} else {
-				int32_t p = sig->precision[i];
-				if (p == SR_FMT_PREC_STAR)
-					p = star_prec;  /* negative: as if absent */
-				size_t lim = p >= 0 && (size_t)p < str_cap ? (size_t)p : str_cap;
-				/* With a precision the array need not be NUL-terminated. */
-				len = (uint32_t)strnlen(s, lim);
-			}
-			g->str[ns] = s;
-			g->len[ns] = len;
-			g->take[ns] = len;
-			g->len_at[ns] = (uint16_t)off;
-			memcpy(v + off, &len, 4);
-			off += 4;
-			ns++;
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	g->value_bytes = (uint16_t)off;
-	g->nstrings = (uint8_t)ns;
-	g->string_bytes = 0;
-	for (int i = 0; i < ns; i++)
-		if (g->len[i] != SR_FMT_NULL_STRING)
-			g->string_bytes += (size_t)g->len[i] + 1;
-}
-
-size_t
-sr_fmt_fit(sr_fmt_gather *g, size_t header_bytes, size_t max_record)
-{
-	size_t fixed = header_bytes + g->value_bytes;
-	if (max_record == 0 || fixed + g->string_bytes <= max_record)
-		return fixed + g->string_bytes;
-
-	/*
-	 * Cut in order: each string may use what is left after reserving, for
-	 * each later string, room for the marker (or the whole string, if it is
-	 * shorter) and its NUL.  So every cut string ends with the marker and no
-	 * later string is starved by an earlier one.
-	 */
-	const size_t mark = SR_FMT_TRUNCATION_MARKER_LEN;
-	size_t budget = max_record > fixed ? max_record - fixed : 0;
-	size_t reserve = 0;
-	for (int i = 0; i < g->nstrings; i++)
-		if (g->len[i] != SR_FMT_NULL_STRING)
-			reserve += (g->len[i] < mark ? g->len[i] : mark) + 1;
-	size_t used = 0;
-	for (int i = 0; i < g->nstrings; i++) {
-		uint32_t len = g->len[i];
-		if (len == SR_FMT_NULL_STRING)
-			continue;
-		reserve -= (len < mark ? len : mark) + 1;
-		size_t avail = budget > used + reserve ? budget - used - reserve : 0;
-		size_t take;
-		if ((size_t)len + 1 <= avail) {
-			take = len;
-		} else {
-			take = avail > 0 ? avail - 1 : 0;
-			g->truncated = true;
-		}
-		g->take[i] = (uint32_t)take;
-		uint32_t t32 = (uint32_t)take;
-		memcpy(g->values + g->len_at[i], &t32, 4);
-		used += take + 1;
-	}
-	g->string_bytes = used;
-	return fixed + used;
-}
-
-void
-sr_fmt_write(const sr_fmt_gather *g, sr_fmt_writer *w)
-{
-	static const char nul = '\0';
-	sr_fmt_put(w, g->values, g->value_bytes);
-	for (int i = 0; i < g->nstrings; i++) {
-		uint32_t len = g->len[i];
-		if (len == SR_FMT_NULL_STRING)
-			continue;
-		uint32_t take = g->take[i];
-		if (take == len) {
-			sr_fmt_put(w, g->str[i], take);
-		} else if (take >= SR_FMT_TRUNCATION_MARKER_LEN) {
-			sr_fmt_put(w, g->str[i], take - SR_FMT_TRUNCATION_MARKER_LEN);
-			sr_fmt_put(w, SR_FMT_TRUNCATION_MARKER, SR_FMT_TRUNCATION_MARKER_LEN);
-		} else {
-			/* Only with a budget below SR_FMT_MIN_BUDGET: as much marker as fits. */
-			sr_fmt_put(w, SR_FMT_TRUNCATION_MARKER, take);
-		}
-		sr_fmt_put(w, &nul, 1);
-	}
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Rendering                                                                                */
@@ -576,10 +99,10 @@ take_bytes(cursor *c, void *dst, size_t n)
 
 /* Renders one conversion; false when the record does not match the format. */
 static bool
-render_spec(sr_fmt_buf *out, const char *text, const spec *s, cursor *c, int errno_value)
+render_spec(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c, int errno_value)
 {
 	int w = 0, pr = 0;
-	char fmt[SPEC_MAX + 1];
+	char fmt[SR_FMT_SPEC_MAX + 1];
 	if (s->conv == '%') {
 		sr_fmt_buf_putc(out, '%');
 		return true;
@@ -596,7 +119,7 @@ render_spec(sr_fmt_buf *out, const char *text, const spec *s, cursor *c, int err
 		int x;
 		if (!take_bytes(c, &x, 4))
 			return false;
-		if (s->plain && s->length == LEN_NONE) {
+		if (s->plain && s->length == SR_FMT_LEN_NONE) {
 			if (s->conv == 'd' || s->conv == 'i') {
 				put_signed(out, x);
 				return true;
@@ -627,19 +150,19 @@ render_spec(sr_fmt_buf *out, const char *text, const spec *s, cursor *c, int err
 		}
 		/* Pass the type the length modifier names, as the caller did. */
 		switch (s->length) {
-		case LEN_L:
+		case SR_FMT_LEN_L:
 			if (is_signed) RENDER_STARS(out, fmt, s, w, pr, (long)x);
 			else RENDER_STARS(out, fmt, s, w, pr, (unsigned long)x);
 			break;
-		case LEN_J:
+		case SR_FMT_LEN_J:
 			if (is_signed) RENDER_STARS(out, fmt, s, w, pr, (intmax_t)x);
 			else RENDER_STARS(out, fmt, s, w, pr, (uintmax_t)x);
 			break;
-		case LEN_Z:
+		case SR_FMT_LEN_Z:
 			if (is_signed) RENDER_STARS(out, fmt, s, w, pr, (ptrdiff_t)x);
 			else RENDER_STARS(out, fmt, s, w, pr, (size_t)x);
 			break;
-		case LEN_T:
+		case SR_FMT_LEN_T:
 			RENDER_STARS(out, fmt, s, w, pr, (ptrdiff_t)x);
 			break;
 		default: /* ll, q, L */
@@ -710,7 +233,7 @@ render_spec(sr_fmt_buf *out, const char *text, const spec *s, cursor *c, int err
 	}
 }
 
-static bool render_spec_safe(sr_fmt_buf *out, const char *text, const spec *s, cursor *c,
+static bool render_spec_safe(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c,
     int errno_value);
 
 /*
@@ -737,8 +260,8 @@ render_walk(sr_fmt_buf *out, const char *format,
 			return;
 		}
 		sr_fmt_buf_put(out, p, (size_t)(pct - p));
-		spec s;
-		if (parse_spec(pct, &s) != SR_FMT_OK ||
+		sr_fmt_spec s;
+		if (sr_fmt__parse_spec(pct, &s) != SR_FMT_OK ||
 		    !(safe ? render_spec_safe(out, pct, &s, &c, errno_value) :
 		      render_spec(out, pct, &s, &c, errno_value))) {
 			sr_fmt_buf_put(out, "<bad record>", 12);
@@ -767,13 +290,13 @@ typedef struct safe_spec {
 } safe_spec;
 
 static void
-safe_spec_read(const char *text, const spec *s, int star_w, int star_p, safe_spec *o)
+safe_spec_read(const char *text, const sr_fmt_spec *s, int star_w, int star_p, safe_spec *o)
 {
 	const char *q = text + 1;
 	memset(o, 0, sizeof *o);
 	o->width = -1;
 	o->prec = s->prec_star ? (star_p >= 0 ? star_p : -1) : s->prec;
-	for (; is_flag(*q); q++) {
+	for (; sr_fmt__is_flag(*q); q++) {
 		switch (*q) {
 		case '-': o->left = true; break;
 		case '0': o->zero = true; break;
@@ -789,9 +312,9 @@ safe_spec_read(const char *text, const spec *s, int star_w, int star_p, safe_spe
 			o->left = true;
 			o->width = star_w == INT_MIN ? INT_MAX : -star_w;
 		}
-	} else if (is_digit(*q)) {
+	} else if (sr_fmt__is_digit(*q)) {
 		int w = 0;
-		while (is_digit(*q))
+		while (sr_fmt__is_digit(*q))
 			w = w * 10 + (*q++ - '0');
 		o->width = w;
 	}
@@ -968,7 +491,7 @@ safe_double(sr_fmt_buf *out, const safe_spec *o, char conv, double x)
 
 /* One conversion with the async-signal-safe renderers; false when the record does not match. */
 static bool
-render_spec_safe(sr_fmt_buf *out, const char *text, const spec *s, cursor *c, int errno_value)
+render_spec_safe(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c, int errno_value)
 {
 	if (s->conv == '%') {
 		sr_fmt_buf_putc(out, '%');
@@ -1003,10 +526,10 @@ render_spec_safe(sr_fmt_buf *out, const char *text, const spec *s, cursor *c, in
 		if (s->type == SR_FMT_ARG_INT) {
 			int i = (int)x;
 			if (is_signed)
-				x = s->length == LEN_HH ? (signed char)i : s->length == LEN_H ? (short)i : i;
+				x = s->length == SR_FMT_LEN_HH ? (signed char)i : s->length == SR_FMT_LEN_H ? (short)i : i;
 			else
-				x = s->length == LEN_HH ? (unsigned char)i :
-				    s->length == LEN_H ? (unsigned short)i : (long long)(unsigned)i;
+				x = s->length == SR_FMT_LEN_HH ? (unsigned char)i :
+				    s->length == SR_FMT_LEN_H ? (unsigned short)i : (long long)(unsigned)i;
 		}
 		unsigned long long u = is_signed && x < 0 ? 0ULL - (unsigned long long)x
 		    : (unsigned long long)x;
@@ -1098,63 +621,4 @@ sr_fmt_render_error(sr_fmt_buf *out, const char *format)
 		sr_fmt_buf_put(out, format, strlen(format));
 		sr_fmt_buf_putc(out, '"');
 	}
-}
-
-int
-sr_fmt_vsnprintf(char *buf, size_t size, size_t max_record, const char *format, va_list ap)
-{
-	sr_fmt_sig sig;
-	char tmp_small[512];
-	char *tmp = tmp_small;
-	size_t tmp_size = size + SR_FMT_LINE_RESERVE;
-	if (tmp_size > sizeof tmp_small) {
-		tmp = malloc(tmp_size);
-		if (tmp == NULL)
-			return -1;
-	}
-	sr_fmt_buf out = { tmp, 0, size > 0 ? size - 1 : 0, 0 };
-	int rc;
-	if (sr_fmt_parse(format, &sig, NULL, 0) != SR_FMT_OK) {
-		sr_fmt_render_error(&out, format);
-		rc = -1;
-	} else {
-		sr_fmt_gather *g = malloc(sizeof *g);
-		unsigned char *rec = NULL;
-		rc = -1;
-		if (g != NULL) {
-			va_list aq;
-			va_copy(aq, ap);
-			sr_fmt_gather_args(g, &sig, max_record, &aq);
-			va_end(aq);
-			size_t bytes = sr_fmt_fit(g, 0, max_record);
-			rec = malloc(bytes + 1);
-			if (rec != NULL) {
-				sr_fmt_writer w = { rec, 0, SIZE_MAX };
-				sr_fmt_write(g, &w);
-				int e = errno;
-				sr_fmt_render(&out, format, rec, g->value_bytes,
-				    rec + g->value_bytes, g->string_bytes, e);
-				rc = out.want > INT_MAX ? -1 : (int)out.want;
-			}
-		}
-		free(rec);
-		free(g);
-	}
-	if (size > 0) {
-		memcpy(buf, tmp, out.len);
-		buf[out.len] = '\0';
-	}
-	if (tmp != tmp_small)
-		free(tmp);
-	return rc;
-}
-
-int
-sr_fmt_snprintf(char *buf, size_t size, size_t max_record, const char *format, ...)
-{
-	va_list ap;
-	va_start(ap, format);
-	int n = sr_fmt_vsnprintf(buf, size, max_record, format, ap);
-	va_end(ap);
-	return n;
 }

@@ -1,0 +1,66 @@
+/*
+ * sr_log_backend_internal.h: how records travel from the caller to the
+ * sinks, behind one small interface chosen once, at open (internal).
+ *
+ *   ring   the Disruptor path: callers copy records into a ring, one
+ *          consumer thread (a batch processor) formats and writes them
+ *          (sr_log_backend_ring.c);
+ *   queue  a baseline: callers format, then enqueue the line in a bounded
+ *          mutex + condition-variable queue drained by one thread
+ *          (sr_log_backend_queue.c);
+ *   sync   a baseline: callers format and write under one mutex
+ *          (sr_log_backend_sync.c).
+ *
+ * The frontend (sr_log_frontend.c) builds the record header and calls
+ * `emit`; the lifecycle (sr_log.c) calls the rest.  Each backend keeps its
+ * state in log->state, a struct its own file defines.
+ */
+#ifndef SR_LOG_BACKEND_INTERNAL_H
+#define SR_LOG_BACKEND_INTERNAL_H
+
+#include "sr_log_internal.h"
+#include "sr_wait.h"
+
+struct sr_log_backend {
+	/* Creates the state and starts the consumer, if any; on error the state may stay for destroy. */
+	int (*start)(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_error *err);
+	/* The hot path: take one record (h, then g's arguments; g is NULL for a header-only record). */
+	void (*emit)(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g);
+	/* sr_log_flush: every record taken before the call is in the sinks.  SR_OK or SR_ESTATE. */
+	int (*flush)(sr_log *log);
+	/* sr_log_dump_backtrace (NULL: the backend keeps no backtrace). */
+	int (*dump_backtrace)(sr_log *log);
+	/* Shutdown, on the closing thread: write what was taken and stop the consumer. */
+	void (*stop)(sr_log *log);
+	/* Frees the state (after stop, or after a failed start). */
+	void (*destroy)(sr_log *log);
+};
+
+extern const sr_log_backend sr_log__ring_backend;
+extern const sr_log_backend sr_log__queue_backend;
+extern const sr_log_backend sr_log__sync_backend;
+
+/* ---- sr_log_direct.c: a record rendered and written by its caller (sync, queue, policy sync) ---- */
+
+/*
+ * Encodes a record linearly into stack (stack_size bytes) or the heap;
+ * NULL when out of memory.  Free it when it is not stack.
+ */
+unsigned char *sr_log__encode_linear(const sr_log_rec *h, const sr_fmt_gather *g,
+    unsigned char *stack, size_t stack_size);
+/*
+ * Renders a linear record into stack (stack_size bytes), or into a heap
+ * buffer when the line is longer and max_line allows it; counts cut lines,
+ * format errors and cut records.  Returns the line (free it when it is not
+ * stack) and its length in *len.
+ */
+char *sr_log__render_by_caller(sr_log *log, const sr_log_rec *h, const unsigned char *body,
+    size_t body_len, char *stack, size_t stack_size, size_t *len);
+/*
+ * Renders on this thread and writes now or, when buffered (the caller is
+ * the sinks' only user: sync mode without immediate_flush, under its
+ * mutex), appends to the sinks' buffers; counts it as accepted and written.
+ */
+void sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered);
+
+#endif /* SR_LOG_BACKEND_INTERNAL_H */

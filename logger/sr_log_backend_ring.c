@@ -1,0 +1,314 @@
+/*
+ * sr_log_backend_ring.c: the ring backend, the Disruptor path.
+ *
+ * Callers (sr_log_frontend.c has built the header): try-claim
+ * sr_ring_slots_for(size) consecutive slots on the multi-producer sequencer
+ * (one CAS), write the record through a ring writer (it may cross the
+ * physical end of the array), publish the range top-down so that the
+ * consumer sees all of it or none; the wait strategy signals the consumer
+ * only when it may sleep.  Only a full ring leaves this path (when_full, out
+ * of line), to apply the full-queue policy.
+ *
+ * The consumer is a batch processor (sr_processor.h): each event starts or
+ * continues a record; a record's line goes to the sinks' buffers, and the
+ * end of each batch writes them (sr_log_consumer.c).
+ */
+#include "sr_log_backend_internal.h"
+#include "sr_log_backtrace_internal.h"
+#include "sr_log_consumer_internal.h"
+#include "sr_log_ring_internal.h"
+#include "sr_log_thread_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A caller blocked on a full ring re-checks for shutdown this often. */
+#define BLOCK_SLICE_NS (10 * 1000 * 1000)
+
+/* ---------------------------------------------------------------------------------------- */
+/* Callers                                                                                  */
+
+enum { FULL_CLAIMED, FULL_DROPPED, FULL_BY_CALLER };
+
+/* The ring had no room for k slots: apply the policy.  Out of line on purpose. */
+__attribute__((noinline)) static int
+when_full(sr_log *log, sr_log_ring *r, int level, int64_t k, int64_t *first)
+{
+	/* A consumer (or a sink's write) that waited for the consumer would wait forever. */
+	if (sr_log__must_not_wait())
+		goto drop;
+	switch (log->opt.policy) {
+	case SR_LOG_FULL_DROP:
+		goto drop;
+	case SR_LOG_FULL_SYNC:
+		return FULL_BY_CALLER;
+	case SR_LOG_FULL_DISCARD:
+		if (level <= log->opt.discard_level)
+			goto drop;
+		break;
+	default:
+		break;
+	}
+	/*
+	 * Block: the sequencer's full-ring wait (backoff, synchronized enqueue),
+	 * in slices, so that a caller stranded by a shutdown gives up.
+	 */
+	for (;;) {
+		int rc = sr_sequencer_claim_until(r->seq, k, sr_monotonic_ns() + BLOCK_SLICE_NS, first);
+		if (rc == SR_OK)
+			return FULL_CLAIMED;
+		/* pairs with the store-release in sr_log_shutdown */
+		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->shut))
+			goto drop;
+	}
+drop:
+	sr_log__count_drop(log, level);
+	return FULL_DROPPED;
+}
+
+static void
+ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
+{
+	sr_log_ring *r = log->state;
+	int64_t k = sr_ring_slots_for(r->ring, h->size);
+	int64_t first;
+	if (__builtin_expect(sr_sequencer_try_claim_n(r->seq, k, &first) != SR_OK, 0)) {
+		int full = when_full(log, r, h->level, k, &first);
+		if (full == FULL_DROPPED)
+			return;
+		if (full == FULL_BY_CALLER) {
+			/* A message let in for the backtrace only is not the caller's to write. */
+			if (sr_log__bt_only(log, h)) {
+				sr_log__count_drop(log, h->level);
+				return;
+			}
+			sr_log__write_by_caller(log, h, g, false);
+			return;
+		}
+	}
+	sr_ring_writer w = sr_ring_stream_at(r->ring, first);
+	sr_log__record_encode(&w, h, g);
+	/* Top-down: the consumer sees all k slots or none. */
+	sr_sequencer_publish_range(r->seq, first, first + k - 1);
+}
+
+/*
+ * Publishes a notice record (SR_REC_NOTICE, SR_REC_DUMP) and waits until the
+ * consumer has passed it: everything published before it is then written.
+ */
+static int
+ring_notice(sr_log *log, int kind)
+{
+	sr_log_ring *r = log->state;
+	int64_t s;
+	for (;;) {
+		int rc = sr_sequencer_claim_until(r->seq, 1, sr_monotonic_ns() + BLOCK_SLICE_NS, &s);
+		if (rc == SR_OK)
+			break;
+		/* pairs with the store-release in sr_log_shutdown */
+		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->shut))
+			return SR_ESTATE;
+	}
+	sr_log_rec h = sr_log__record_notice(kind);
+	sr_ring_writer w = sr_ring_stream_at(r->ring, s);
+	sr_log__record_encode(&w, &h, NULL);
+	sr_sequencer_publish(r->seq, s);
+	sr_backoff b = SR_BACKOFF_INIT;
+	/* pairs with the consumer's store-release of its sequence after the batch */
+	while (sr_sequence_get(sr_processor_sequence(r->proc)) < s) {
+		if (sr_atomic_load_acquire_i32(&log->shut) &&
+		    sr_processor_state_get(r->proc) != SR_PROCESSOR_RUNNING)
+			return SR_ESTATE;
+		sr_backoff_pause(&b);
+	}
+	return SR_OK;
+}
+
+static int
+ring_flush(sr_log *log)
+{
+	return ring_notice(log, SR_REC_NOTICE);
+}
+
+static int
+ring_dump_backtrace(sr_log *log)
+{
+	if (log->opt.bt_size == 0)
+		return SR_ESTATE;
+	return ring_notice(log, SR_REC_DUMP);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The consumer                                                                             */
+
+static void
+ring_end_of_batch(sr_log *log)
+{
+	sr_log__crash_checkpoint(log->state);
+	sr_log__end_of_batch(log);
+}
+
+static int
+on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch_flag)
+{
+	sr_log *log = ctx;
+	sr_log_ring *r = log->state;
+	(void)slot;
+	sr_log__crash_checkpoint(r);
+	/* Continuation slots of a multi-slot record were handled with its first. */
+	if (sequence >= r->skip_until) {
+		sr_log_rec h;
+		const unsigned char *rec;
+		int64_t k = sr_log__record_decode(r->ring, sequence, log->opt.max_record, r->scratch, &h, &rec);
+		if (k == 0) {
+			/* Not a record we wrote: skip the slot rather than read garbage. */
+			r->skip_until = sequence + 1;
+		} else {
+			r->skip_until = sequence + k;
+			sr_log__consume_record(log, &h, rec + sizeof h, h.size - sizeof h);
+			/*
+			 * pairs with the crash handler's load-acquire: the record's
+			 * line is in the sinks' buffers (or written) once it sees this.
+			 */
+			sr_atomic_store_release_i64(&r->handled_seq, sequence + k - 1);
+		}
+	}
+	if (end_of_batch_flag)
+		ring_end_of_batch(log);
+	return 0;
+}
+
+static void
+on_start(void *ctx)
+{
+	sr_log__consumer_thread_setup(ctx);
+}
+
+static void
+on_batch_start(void *ctx, int64_t batch_size, int64_t queue_depth)
+{
+	(void)batch_size;
+	sr_log__consumer_batch_start(ctx, queue_depth);
+}
+
+static void
+on_timeout(void *ctx, int64_t sequence)
+{
+	(void)sequence;
+	ring_end_of_batch(ctx);
+}
+
+static void
+on_shutdown(void *ctx)
+{
+	ring_end_of_batch(ctx);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Start, stop                                                                              */
+
+static int
+ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_error *err)
+{
+	sr_log_ring *r = calloc(1, sizeof *r);
+	if (r == NULL)
+		return sr_error_set(err, SR_ENOMEM, "cannot allocate the ring backend");
+	log->state = r;
+	sr_atomic_store_relaxed_i64(&r->handled_seq, -1);
+	r->skip_until = INT64_MIN;
+	r->ring = sr_ring_create(c->ring_slots, c->slot_size, NULL, NULL, err);
+	if (r->ring == NULL)
+		return err != NULL ? err->code : SR_ENOMEM;
+	sr_sequencer_config sc;
+	sr_sequencer_config_default(&sc, c->ring_slots, SR_PRODUCER_MULTI);
+	sc.synchronize_enqueue_when_full = c->synchronize_enqueue_when_full;
+	sc.wait = *wait;
+	r->seq = sr_sequencer_create(&sc, err);
+	if (r->seq == NULL)
+		return err != NULL ? err->code : SR_ENOMEM;
+	r->scratch = malloc(c->max_message_bytes);
+	if (r->scratch == NULL)
+		return sr_error_set(err, SR_ENOMEM, "cannot allocate the consumer's record buffer");
+	/*
+	 * Bounded batches: the processor advances its sequence (and so frees
+	 * slots for blocked callers) at the end of each batch; a batch may end
+	 * inside a multi-slot record, whose continuation slots are then skipped.
+	 */
+	int64_t max_batch = c->ring_slots >= 8192 ? 4096 : (c->ring_slots / 2 > 0 ? c->ring_slots / 2 : 1);
+	sr_processor_config pc = {
+		.ring = r->ring,
+		.sequencer = r->seq,
+		.handler = {
+			.ctx = log,
+			.on_event = on_event,
+			.on_start = on_start,
+			.on_batch_start = on_batch_start,
+			.on_timeout = on_timeout,
+			.on_shutdown = on_shutdown,
+		},
+		.max_batch_size = max_batch,
+	};
+	r->proc = sr_processor_create(&pc, err);
+	if (r->proc == NULL)
+		return err != NULL ? err->code : SR_ENOMEM;
+	int rc = sr_sequencer_add_gating(r->seq, sr_processor_sequence(r->proc));
+	if (rc != SR_OK)
+		return sr_error_set(err, rc, "cannot gate the ring on the consumer");
+	rc = sr_processor_start(r->proc, err);
+	if (rc != SR_OK)
+		return rc;
+	r->consumer_started = true;
+	return SR_OK;
+}
+
+/* After the consumer stopped: handle what was published after its drain target. */
+static void
+drain_leftovers(sr_log *log, sr_log_ring *r)
+{
+	sr_sequence *seq = sr_processor_sequence(r->proc);
+	int64_t next = sr_sequence_get(seq) + 1;
+	int64_t hi = sr_sequencer_highest_published(r->seq, next, sr_sequencer_cursor(r->seq));
+	for (int64_t s = next; s <= hi; s++)
+		on_event(log, sr_ring_slot(r->ring, s), s, s == hi);
+	if (hi >= next)
+		sr_sequence_set(seq, hi); /* pairs with callers' gating load-acquire */
+}
+
+static void
+ring_stop(sr_log *log)
+{
+	sr_log_ring *r = log->state;
+	if (r == NULL || !r->consumer_started)
+		return;
+	sr_processor_drain_and_halt(r->proc);
+	sr_processor_join(r->proc);
+	r->consumer_started = false;
+	drain_leftovers(log, r);
+	ring_end_of_batch(log);
+}
+
+static void
+ring_destroy(sr_log *log)
+{
+	sr_log_ring *r = log->state;
+	if (r == NULL)
+		return;
+	if (r->proc != NULL)
+		sr_processor_destroy(r->proc);
+	sr_sequencer_destroy(r->seq);
+	sr_ring_destroy(r->ring);
+	free(r->scratch);
+	free(r->crash_rec);
+	free(r->crash_line);
+	free(r);
+	log->state = NULL;
+}
+
+const sr_log_backend sr_log__ring_backend = {
+	.start = ring_start,
+	.emit = ring_emit,
+	.flush = ring_flush,
+	.dump_backtrace = ring_dump_backtrace,
+	.stop = ring_stop,
+	.destroy = ring_destroy,
+};

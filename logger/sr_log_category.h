@@ -1,0 +1,117 @@
+/*
+ * sr_log_category.h: category handles (dotted names with inherited levels),
+ * the level rules, and the level spec in SEQRING_LOG's form.  Part of the
+ * logging API (sr_log.h includes it).
+ */
+#ifndef SR_LOG_CATEGORY_H
+#define SR_LOG_CATEGORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sr_atomic.h"
+#include "sr_error.h"
+#include "sr_export.h"
+#include "sr_log_level.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sr_log sr_log;
+
+/*
+ * A category handle.  Logging macros read `level` (relaxed, one load); the
+ * rest is private.  Handles are stable until the logger is closed.
+ */
+typedef struct sr_category {
+	/*
+	 * The call-site threshold: a message at level >= this enters the
+	 * logger.  It is the effective level (write_level) or, with a
+	 * backtrace, the lower backtrace_level.  Relaxed: a change reaches
+	 * callers "soon", no ordering is needed (the record carries everything
+	 * the consumer reads).
+	 */
+	sr_atomic_i32 level;
+	int32_t id;
+	sr_log *log;
+	const char *name;
+	/*
+	 * Effective level: messages at or above it are written, those below it
+	 * (let in for the backtrace) are kept in the backtrace.  The higher of
+	 * the category's configured level and the lowest sink level.  Read
+	 * relaxed by the consumer and sr_category_level.
+	 */
+	sr_atomic_i32 write_level;
+} sr_category;
+
+/*
+ * The handle of a dotted category name ("net.http"), created on first use
+ * with the level of its longest configured prefix ("net.http" takes "net"'s
+ * level unless "net.http" has its own; "network" does not match "net").
+ * Names: 1 to 255 printable ASCII characters except space, ',' and '=', made
+ * of non-empty dot-separated parts.  Returns NULL with SR_EINVAL for a bad
+ * name or NULL log, SR_ENOMEM, SR_ESTATE after shutdown.
+ */
+sr_category *sr_log_category_get(sr_log *log, const char *name, sr_error *err);
+
+/*
+ * As sr_log_category_get, but never NULL: on any error it returns
+ * &sr_category_off, a handle whose level is off (every macro on it is a
+ * no-op), so that a library can log through sr_log_default() unconditionally.
+ */
+sr_category *sr_log_category(sr_log *log, const char *name);
+
+/* The root category (name "", printed "root"); NULL log gives &sr_category_off. */
+sr_category *sr_log_root(sr_log *log);
+
+/* The always-off handle (never written). */
+extern sr_category sr_category_off;
+
+/*
+ * Sets the level of a category name and of every name below it that has no
+ * longer prefix of its own ("net" affects "net.http" unless "net.http" was
+ * set); NULL or "" sets the root level.  SR_LOG_INHERIT removes the prefix's
+ * own level (not allowed for the root).  Every affected handle's effective
+ * level is updated at once; callers see it without locks.  Errors: SR_EINVAL
+ * (bad name, bad level), SR_ENOMEM, SR_ESTATE after shutdown.
+ */
+int sr_log_set_level(sr_log *log, const char *prefix, int level, sr_error *err);
+
+/* A handle's effective level (sr_category.write_level). */
+sr_log_level sr_category_level(const sr_category *category);
+
+/* The configured (not effective) level a name would get: its longest prefix's. */
+sr_log_level sr_log_level_for(sr_log *log, const char *name);
+
+/*
+ * Replaces the logger's levels with a spec in SEQRING_LOG's form, as in
+ * Rust's RUST_LOG: comma-separated directives, each a level (the root
+ * level: at most one) or `prefix=level`.  Unlike RUST_LOG, a bare name is
+ * an error, not "name=trace": the likeliest bare word is a misspelt level.
+ * Levels are trace, debug, info, warn (warning), error, fatal, off, any
+ * case; spaces around items are ignored; a prefix may appear once.  A
+ * category takes the level of its longest dotted prefix ("net.http.client"
+ * takes "net.http=info" over "net=warn"; "network" does not match "net").
+ * Every directive set before (by code, the environment or the API) is
+ * removed; the root level changes only when the spec has one.  The spec is
+ * checked whole first: on SR_EINVAL nothing changed and the message names
+ * the directive, e.g. "level spec 'warn,db=loud': 'db=loud': level 'loud'
+ * is invalid: expected trace, debug, info, warn, error, fatal or off".
+ * SR_ESTATE after shutdown.
+ */
+int sr_log_set_level_spec(sr_log *log, const char *spec, sr_error *err);
+
+/*
+ * Writes the levels in force as a spec ("info,db=error,net.http=debug":
+ * root first, then prefixes sorted), NUL-terminated, into buf.  Returns the
+ * spec's length (as snprintf: a value >= size means it was cut), or
+ * SR_EINVAL.
+ */
+int sr_log_level_spec(sr_log *log, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SR_LOG_CATEGORY_H */

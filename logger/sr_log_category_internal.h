@@ -1,0 +1,26 @@
+/*
+ * sr_log_category_internal.h: levels and categories, as the rest of the
+ * logger asks for them (internal; sr_log_category.c owns the state).
+ */
+#ifndef SR_LOG_CATEGORY_INTERNAL_H
+#define SR_LOG_CATEGORY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sr_log_env_internal.h"
+
+/* Creates the registry and the root category, with the rules of r (open time). */
+int sr_log__levels_open(sr_log *log, const sr_log_resolved *r, sr_error *err);
+void sr_log__levels_free(sr_log *log);
+/* Sets every handle's call-site level to off (shutdown began; log->shut is set). */
+void sr_log__levels_shut(sr_log *log);
+/*
+ * The spec in force ("info,db=error"), into buf; *runtime (if given) tells
+ * whether a level was changed at run time since open.  Returns its length.
+ */
+size_t sr_log__levels_spec(sr_log *log, char *buf, size_t size, bool *runtime);
+/* sr_log_describe's levels part: the directives and every known category. */
+void sr_log__levels_describe(sr_log *log, FILE *out);
+
+#endif /* SR_LOG_CATEGORY_INTERNAL_H */

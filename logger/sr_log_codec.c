@@ -1,0 +1,225 @@
+/*
+ * sr_log_codec.c: a call's arguments gathered from its va_list, fitted under
+ * the record's size limit and written after the record header (the caller's
+ * side of the codec), and sr_fmt_snprintf, the codec end to end.
+ */
+#include "sr_log_codec_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+void
+sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_list *ap)
+{
+	unsigned char *v = g->values;
+	size_t off = 0;
+	int ns = 0;
+	int star_prec = -1;
+	/* Longer strings are cut anyway: measuring them further is wasted. */
+	if (str_cap == 0 || str_cap > UINT32_MAX - 1)
+		str_cap = UINT32_MAX - 1;
+	g->sig = sig;
+	g->truncated = false;
+	for (int i = 0; i < sig->nargs; i++) {
+		switch (sig->type[i]) {
+		case SR_FMT_ARG_INT:
+		case SR_FMT_ARG_WIDTH: {
+			int x = va_arg(*ap, int);
+			memcpy(v + off, &x, 4);
+			off += 4;
+			break;
+		}
+		case SR_FMT_ARG_PRECISION: {
+			int x = va_arg(*ap, int);
+			star_prec = x;
+			memcpy(v + off, &x, 4);
+			off += 4;
+			break;
+		}
+		case SR_FMT_ARG_LONG: {
+			/* long, long long, intmax_t, size_t, ptrdiff_t: one 8-byte class on LP64 */
+			long long x = va_arg(*ap, long long);
+			memcpy(v + off, &x, 8);
+			off += 8;
+			break;
+		}
+		case SR_FMT_ARG_DOUBLE: {
+			double x = va_arg(*ap, double);
+			memcpy(v + off, &x, 8);
+			off += 8;
+			break;
+		}
+		case SR_FMT_ARG_LDOUBLE: {
+			long double x = va_arg(*ap, long double);
+			memcpy(v + off, &x, 10);        /* the x87 value; the rest is padding */
+			memset(v + off + 10, 0, 6);
+			off += 16;
+			break;
+		}
+		case SR_FMT_ARG_PTR: {
+			void *x = va_arg(*ap, void *);
+			memcpy(v + off, &x, 8);
+			off += 8;
+			break;
+		}
+		case SR_FMT_ARG_STR: {
+			const char *s = va_arg(*ap, const char *);
+			uint32_t len;
+			if (s == NULL) {
+				len = SR_FMT_NULL_STRING;
+			} else {
+				int32_t p = sig->precision[i];
+				if (p == SR_FMT_PREC_STAR)
+					p = star_prec;  /* negative: as if absent */
+				size_t lim = p >= 0 && (size_t)p < str_cap ? (size_t)p : str_cap;
+				/* With a precision the array need not be NUL-terminated. */
+				len = (uint32_t)strnlen(s, lim);
+			}
+			g->str[ns] = s;
+			g->len[ns] = len;
+			g->take[ns] = len;
+			g->len_at[ns] = (uint16_t)off;
+			memcpy(v + off, &len, 4);
+			off += 4;
+			ns++;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	g->value_bytes = (uint16_t)off;
+	g->nstrings = (uint8_t)ns;
+	g->string_bytes = 0;
+	for (int i = 0; i < ns; i++)
+		if (g->len[i] != SR_FMT_NULL_STRING)
+			g->string_bytes += (size_t)g->len[i] + 1;
+}
+
+size_t
+sr_fmt_fit(sr_fmt_gather *g, size_t header_bytes, size_t max_record)
+{
+	size_t fixed = header_bytes + g->value_bytes;
+	if (max_record == 0 || fixed + g->string_bytes <= max_record)
+		return fixed + g->string_bytes;
+
+	/*
+	 * Cut in order: each string may use what is left after reserving, for
+	 * each later string, room for the marker (or the whole string, if it is
+	 * shorter) and its NUL.  So every cut string ends with the marker and no
+	 * later string is starved by an earlier one.
+	 */
+	const size_t mark = SR_FMT_TRUNCATION_MARKER_LEN;
+	size_t budget = max_record > fixed ? max_record - fixed : 0;
+	size_t reserve = 0;
+	for (int i = 0; i < g->nstrings; i++)
+		if (g->len[i] != SR_FMT_NULL_STRING)
+			reserve += (g->len[i] < mark ? g->len[i] : mark) + 1;
+	size_t used = 0;
+	for (int i = 0; i < g->nstrings; i++) {
+		uint32_t len = g->len[i];
+		if (len == SR_FMT_NULL_STRING)
+			continue;
+		reserve -= (len < mark ? len : mark) + 1;
+		size_t avail = budget > used + reserve ? budget - used - reserve : 0;
+		size_t take;
+		if ((size_t)len + 1 <= avail) {
+			take = len;
+		} else {
+			take = avail > 0 ? avail - 1 : 0;
+			g->truncated = true;
+		}
+		g->take[i] = (uint32_t)take;
+		uint32_t t32 = (uint32_t)take;
+		memcpy(g->values + g->len_at[i], &t32, 4);
+		used += take + 1;
+	}
+	g->string_bytes = used;
+	return fixed + used;
+}
+
+void
+sr_fmt_write(const sr_fmt_gather *g, sr_ring_writer *w)
+{
+	static const char nul = '\0';
+	sr_ring_writer_put(w, g->values, g->value_bytes);
+	for (int i = 0; i < g->nstrings; i++) {
+		uint32_t len = g->len[i];
+		if (len == SR_FMT_NULL_STRING)
+			continue;
+		uint32_t take = g->take[i];
+		if (take == len) {
+			sr_ring_writer_put(w, g->str[i], take);
+		} else if (take >= SR_FMT_TRUNCATION_MARKER_LEN) {
+			sr_ring_writer_put(w, g->str[i], take - SR_FMT_TRUNCATION_MARKER_LEN);
+			sr_ring_writer_put(w, SR_FMT_TRUNCATION_MARKER, SR_FMT_TRUNCATION_MARKER_LEN);
+		} else {
+			/* Only with a budget below SR_FMT_MIN_BUDGET: as much marker as fits. */
+			sr_ring_writer_put(w, SR_FMT_TRUNCATION_MARKER, take);
+		}
+		sr_ring_writer_put(w, &nul, 1);
+	}
+}
+
+
+int
+sr_fmt_vsnprintf(char *buf, size_t size, size_t max_record, const char *format, va_list ap)
+{
+	sr_fmt_sig sig;
+	char tmp_small[512];
+	char *tmp = tmp_small;
+	size_t tmp_size = size + SR_FMT_LINE_RESERVE;
+	if (tmp_size > sizeof tmp_small) {
+		tmp = malloc(tmp_size);
+		if (tmp == NULL)
+			return -1;
+	}
+	sr_fmt_buf out = { tmp, 0, size > 0 ? size - 1 : 0, 0 };
+	int rc;
+	if (sr_fmt_parse(format, &sig, NULL, 0) != SR_FMT_OK) {
+		sr_fmt_render_error(&out, format);
+		rc = -1;
+	} else {
+		sr_fmt_gather *g = malloc(sizeof *g);
+		unsigned char *rec = NULL;
+		rc = -1;
+		if (g != NULL) {
+			va_list aq;
+			va_copy(aq, ap);
+			sr_fmt_gather_args(g, &sig, max_record, &aq);
+			va_end(aq);
+			size_t bytes = sr_fmt_fit(g, 0, max_record);
+			rec = malloc(bytes + 1);
+			if (rec != NULL) {
+				sr_ring_writer w = sr_ring_writer_linear(rec);
+				sr_fmt_write(g, &w);
+				int e = errno;
+				sr_fmt_render(&out, format, rec, g->value_bytes,
+				    rec + g->value_bytes, g->string_bytes, e);
+				rc = out.want > INT_MAX ? -1 : (int)out.want;
+			}
+		}
+		free(rec);
+		free(g);
+	}
+	if (size > 0) {
+		memcpy(buf, tmp, out.len);
+		buf[out.len] = '\0';
+	}
+	if (tmp != tmp_small)
+		free(tmp);
+	return rc;
+}
+
+int
+sr_fmt_snprintf(char *buf, size_t size, size_t max_record, const char *format, ...)
+{
+	va_list ap;
+	va_start(ap, format);
+	int n = sr_fmt_vsnprintf(buf, size, max_record, format, ap);
+	va_end(ap);
+	return n;
+}

@@ -1,0 +1,206 @@
+/*
+ * sr_log_codec_internal.h: the logger's deferred-format codec (internal).
+ *
+ * Encoding, on the caller's thread: the arguments of one call are gathered
+ * from its va_list by the site's signature (sr_log_site.h), fitted under the
+ * record's size limit (strings cut, each cut one ending with
+ * SR_FMT_TRUNCATION_MARKER), and written in binary after the record header:
+ *   the value area: each argument in format order, int 4 bytes,
+ *   long/long long/intmax/size_t/ptrdiff/pointer/double 8 bytes, long double
+ *   16 bytes, string 4 bytes (its length, or SR_FMT_NULL_STRING); then the
+ *   string area: each non-NULL string's bytes and a NUL, in order.
+ *   All copies through memcpy, no alignment assumed.
+ * Decoding, on the consumer: the format is walked again and each conversion
+ * rendered with one snprintf call on the decoded argument, so the text
+ * equals what snprintf would have printed for the same arguments.
+ *
+ * Files: sr_log_site.c (format parsing), sr_log_codec.c (gather, fit, write,
+ * sr_fmt_snprintf), sr_log_render.c (rendering) and sr_log_render_safe.c
+ * (the async-signal-safe renderer of the crash handler).  Not installed.
+ */
+#ifndef SR_LOG_CODEC_INTERNAL_H
+#define SR_LOG_CODEC_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sr_log_site.h"
+#include "sr_ring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest value area: every argument a long double. */
+#define SR_FMT_MAX_VALUE_BYTES (SR_SITE_MAX_ARGS * 16)
+/* The length stored for a NULL string argument. */
+#define SR_FMT_NULL_STRING UINT32_MAX
+
+
+/*
+ * The arguments of one call, gathered from its va_list: the value area ready
+ * to copy, and each string's address and length.
+ */
+typedef struct sr_fmt_gather {
+	const sr_fmt_sig *sig;
+	uint16_t value_bytes;
+	uint8_t nstrings;
+	bool truncated;                     /* a string was cut to fit */
+	size_t string_bytes;                /* bytes of the string area */
+	const char *str[SR_SITE_MAX_ARGS];
+	uint32_t len[SR_SITE_MAX_ARGS];     /* bytes the string has (or its precision allows) */
+	uint32_t take[SR_SITE_MAX_ARGS];    /* bytes stored, marker included */
+	uint16_t len_at[SR_SITE_MAX_ARGS];  /* offset of its length field in values */
+	unsigned char values[SR_FMT_MAX_VALUE_BYTES];
+} sr_fmt_gather;
+
+/*
+ * Reads every argument of sig from *ap into g (strings are measured, not
+ * copied; a string is measured no further than str_cap bytes, or its
+ * precision, since a record never holds more).  0 means no cap.
+ */
+void sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_list *ap);
+
+/*
+ * Decides how many bytes of each string fit when the record (header_bytes +
+ * value area + string area) may not exceed max_record: strings are kept
+ * whole when everything fits, else cut in order, each cut one ending with
+ * SR_FMT_TRUNCATION_MARKER.  Returns the record's size (<= max_record when
+ * max_record >= header_bytes + SR_FMT_MIN_BUDGET).
+ */
+size_t sr_fmt_fit(sr_fmt_gather *g, size_t header_bytes, size_t max_record);
+
+/* Smallest record budget beyond the header that fits any signature. */
+#define SR_FMT_MIN_BUDGET (SR_FMT_MAX_VALUE_BYTES + SR_SITE_MAX_ARGS * (SR_FMT_TRUNCATION_MARKER_LEN + 1))
+
+/* Writes the value area and the string area (after sr_fmt_fit). */
+void sr_fmt_write(const sr_fmt_gather *g, sr_ring_writer *w);
+
+/*
+ * A bounded text buffer.  Appends never overflow: what does not fit is cut,
+ * and `want` keeps counting what would have been written, so that a caller
+ * can tell (want > len) and retry with a bigger buffer.  data must have room
+ * for cap + SR_FMT_LINE_RESERVE bytes: the reserve holds the marker, the
+ * line end and snprintf's NUL after a cut.
+ */
+typedef struct sr_fmt_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	size_t want;
+} sr_fmt_buf;
+
+#define SR_FMT_LINE_RESERVE (SR_FMT_TRUNCATION_MARKER_LEN + 4)
+
+static inline void
+sr_fmt_buf_put(sr_fmt_buf *b, const char *s, size_t n)
+{
+	size_t room = b->cap - b->len;
+	size_t k = n < room ? n : room;
+	memcpy(b->data + b->len, s, k);
+	b->len += k;
+	b->want += n;
+}
+
+static inline void
+sr_fmt_buf_putc(sr_fmt_buf *b, char c)
+{
+	if (b->len < b->cap)
+		b->data[b->len++] = c;
+	b->want++;
+}
+
+static inline bool
+sr_fmt_buf_truncated(const sr_fmt_buf *b)
+{
+	return b->want > b->len;
+}
+
+/*
+ * Renders the message of a record: walks format, copying literal text and
+ * rendering each conversion from the value area (values, values_len bytes)
+ * and the string area (strings, strings_len bytes), with errno_value for %m.
+ * Inputs that do not match the format (a corrupt record) render as
+ * "<bad record>" instead of being read past their end.
+ */
+void sr_fmt_render(sr_fmt_buf *out, const char *format,
+    const unsigned char *values, size_t values_len,
+    const unsigned char *strings, size_t strings_len, int errno_value);
+
+/*
+ * As sr_fmt_render, with no call that is not async-signal-safe (no
+ * snprintf, no locale, no malloc), for the crash handler: integers,
+ * characters, strings and pointers come out as printf prints them (flags,
+ * width and precision included); floating-point values are printed by a
+ * simpler routine whose last digits may differ from printf's; %m prints
+ * "errno N".
+ */
+void sr_fmt_render_safe(sr_fmt_buf *out, const char *format,
+    const unsigned char *values, size_t values_len,
+    const unsigned char *strings, size_t strings_len, int errno_value);
+
+/*
+ * Renders a refused format's error text: "format error (<why>) in \"<fmt>\"".
+ */
+void sr_fmt_render_error(sr_fmt_buf *out, const char *format);
+
+/*
+ * snprintf through the deferred path: parses format, gathers the arguments,
+ * fits them in a record of at most max_record bytes (0: unlimited), encodes,
+ * decodes and renders into buf (size bytes, NUL-terminated when size > 0).
+ * Returns the length of the full text (as snprintf), or -1 when the format
+ * is refused (buf then holds the error text).  For tests and tools: the
+ * logger itself never formats on the caller's thread in ring mode.
+ */
+int sr_fmt_snprintf(char *buf, size_t size, size_t max_record, const char *format, ...);
+int sr_fmt_vsnprintf(char *buf, size_t size, size_t max_record, const char *format, va_list ap);
+
+/* ---- Conversion specs, shared by parsing (sr_log_site.c) and rendering (sr_log_render.c) ---- */
+
+/* Length modifiers of a spec. */
+enum {
+	SR_FMT_LEN_NONE = 0, SR_FMT_LEN_HH, SR_FMT_LEN_H, SR_FMT_LEN_L, SR_FMT_LEN_LL, SR_FMT_LEN_J,
+	SR_FMT_LEN_Z, SR_FMT_LEN_T, SR_FMT_LEN_BIG_L
+};
+
+/* Longest conversion spec accepted (flags may repeat; nothing sane is longer). */
+#define SR_FMT_SPEC_MAX 64
+
+/* One conversion spec, from its '%' through its conversion character. */
+typedef struct sr_fmt_spec {
+	size_t len;
+	char conv;
+	uint8_t length;
+	bool plain;         /* no flags, width or precision: fast paths apply */
+	bool width_star;
+	bool prec_star;
+	int32_t prec;       /* static precision, or -1 */
+	uint8_t type;       /* enum sr_fmt_arg of the value, 0 for %% and %m */
+} sr_fmt_spec;
+
+static inline bool
+sr_fmt__is_flag(char c)
+{
+	return c == '-' || c == '+' || c == ' ' || c == '#' || c == '0' || c == '\'' || c == 'I';
+}
+
+static inline bool
+sr_fmt__is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * Parses the spec at p (p[0] == '%').  Returns SR_FMT_OK, or an error with
+ * s->len covering the offending text (for the message).
+ */
+int sr_fmt__parse_spec(const char *p, sr_fmt_spec *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SR_LOG_CODEC_INTERNAL_H */

@@ -1,0 +1,282 @@
+/*
+ * sr_log_config.c: the configuration's defaults, names and validation:
+ * every field of sr_log_config and sr_sink_config is checked at open, and a
+ * bad one is refused with a message naming the field, its value and what
+ * is valid.  The reference is docs/configuration.md.
+ */
+#include "sr_log_config_internal.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const mode_names[] = { "ring", "queue", "sync" };
+static const char *const policy_names[] = { "block", "drop", "discard", "sync" };
+static const char *const layout_names[] = { "text", "message", "pattern", "json" };
+
+const char *
+sr_log_mode_name(int mode)
+{
+	return mode >= 0 && mode < 3 ? mode_names[mode] : "unknown";
+}
+
+const char *
+sr_log_full_policy_name(int policy)
+{
+	return policy >= 0 && policy < 4 ? policy_names[policy] : "unknown";
+}
+
+const char *
+sr_log_layout_name(int layout)
+{
+	return layout >= 0 && layout < 4 ? layout_names[layout] : "unknown";
+}
+
+int
+sr_log__parse_name(const char *name, const char *const *names, int count, int *out)
+{
+	if (name == NULL)
+		return -1;
+	for (int i = 0; i < count; i++) {
+		if (strcasecmp(name, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+
+int
+sr_log_mode_parse(const char *name, sr_log_mode *mode, sr_error *err)
+{
+	int v;
+	if (sr_log__parse_name(name, mode_names, 3, &v) != 0)
+		return sr_error_set(err, SR_EINVAL, "mode '%.64s' is invalid: expected ring, queue or sync",
+		    name != NULL ? name : "(null)");
+	if (mode != NULL)
+		*mode = (sr_log_mode)v;
+	return SR_OK;
+}
+
+int
+sr_log_layout_parse(const char *name, sr_log_layout *layout, sr_error *err)
+{
+	int v;
+	if (sr_log__parse_name(name, layout_names, 4, &v) != 0)
+		return sr_error_set(err, SR_EINVAL, "layout '%.64s' is invalid: expected text, message, pattern or json",
+		    name != NULL ? name : "(null)");
+	if (layout != NULL)
+		*layout = (sr_log_layout)v;
+	return SR_OK;
+}
+
+int
+sr_log_full_policy_parse(const char *name, sr_log_full_policy *policy, sr_error *err)
+{
+	int v;
+	if (sr_log__parse_name(name, policy_names, 4, &v) != 0)
+		return sr_error_set(err, SR_EINVAL,
+		    "full-queue policy '%.64s' is invalid: expected block, drop, discard or sync",
+		    name != NULL ? name : "(null)");
+	if (policy != NULL)
+		*policy = (sr_log_full_policy)v;
+	return SR_OK;
+}
+
+void
+sr_log_config_default(sr_log_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->mode = SR_LOG_MODE_RING;
+	c->ring_slots = 262144;
+	c->slot_size = 128;
+	c->wait_strategy = SR_LOG_DEFAULT_WAIT;
+	c->full_policy = SR_LOG_FULL_BLOCK;
+	c->discard_level = SR_LOG_INFO;
+	c->synchronize_enqueue_when_full = true;
+	c->immediate_flush = true;
+	c->level = SR_LOG_INFO;
+	c->max_message_bytes = 4096;
+	c->max_line_bytes = 65536;
+	c->layout = SR_LOG_LAYOUT_TEXT;
+	c->sinks = NULL;
+	c->sink_count = 0;
+	c->close_at_exit = false;
+	c->thread_name = NULL;
+	c->level_spec = NULL;
+	c->pattern = NULL;
+	c->clock = SR_LOG_CLOCK_AUTO;
+	c->backtrace_size = 0;
+	c->backtrace_level = SR_LOG_TRACE;
+	c->backtrace_trigger = SR_LOG_ERROR;
+	c->crash_handler = false;
+	c->describe = false;
+	c->ignore_environment = false;
+}
+
+static bool
+is_pow2(uint64_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+static int
+validate_sink(const sr_sink_config *s, int i, sr_error *err)
+{
+	if ((unsigned)s->kind > SR_SINK_CALLBACK)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.sinks[%d].kind %d is invalid: expected SR_SINK_FILE (0), SR_SINK_FD (1), "
+		    "SR_SINK_NULL (2) or SR_SINK_CALLBACK (3)", i, (int)s->kind);
+	if ((unsigned)s->level > SR_LOG_OFF)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.sinks[%d].level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_OFF (6)",
+		    i, (int)s->level);
+	switch (s->kind) {
+	case SR_SINK_FILE:
+		if (s->path == NULL || s->path[0] == '\0')
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].path is %s: expected the path of the log file",
+			    i, s->path == NULL ? "NULL" : "empty");
+		if (s->file_mode > 07777)
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].file_mode 0%o is invalid: expected 0 to 07777", i, s->file_mode);
+		if (s->max_file_bytes != 0 && (s->max_file_bytes < 4096 || s->max_file_bytes > (UINT64_C(1) << 50)))
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].max_file_bytes %" PRIu64 " is out of range: expected 0 (no rotation) "
+			    "or 4096 to %" PRIu64, i, s->max_file_bytes, UINT64_C(1) << 50);
+		if (s->keep_files < 0 || s->keep_files > 1000)
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].keep_files %d is out of range: expected 0 to 1000", i, s->keep_files);
+		break;
+	case SR_SINK_FD:
+		if (s->fd < 0 || fcntl(s->fd, F_GETFD) == -1)
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].fd %d is not an open file descriptor", i, s->fd);
+		if (s->pipe_bytes != 0 && (s->pipe_bytes < 4096 || s->pipe_bytes > (1 << 30)))
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].pipe_bytes %d is out of range: expected 0 (leave the pipe) "
+			    "or 4096 to %d", i, s->pipe_bytes, 1 << 30);
+		break;
+	case SR_SINK_CALLBACK:
+		if (s->write == NULL)
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].write is NULL: a callback sink needs a write function", i);
+		break;
+	default:
+		break;
+	}
+	if (s->kind == SR_SINK_FILE || s->kind == SR_SINK_FD) {
+		if (s->buffer_bytes < 256 || s->buffer_bytes > (64u << 20))
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].buffer_bytes %zu is out of range: expected 256 to %u",
+			    i, s->buffer_bytes, 64u << 20);
+		if (s->write_timeout_ms < 0 || s->write_timeout_ms > 60000)
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d].write_timeout_ms %d is out of range: expected 0 to 60000",
+			    i, s->write_timeout_ms);
+	}
+	return SR_OK;
+}
+
+int
+sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *err)
+{
+	if ((unsigned)c->mode > SR_LOG_MODE_SYNC)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.mode %d is invalid: expected SR_LOG_MODE_RING (0), SR_LOG_MODE_QUEUE (1) "
+		    "or SR_LOG_MODE_SYNC (2)", (int)c->mode);
+	if (c->ring_slots < 2 || c->ring_slots > SR_RING_MAX_SLOT_COUNT || !is_pow2((uint64_t)c->ring_slots))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.ring_slots %" PRId64 " is invalid: expected a power of two from 2 to %" PRId64,
+		    c->ring_slots, (int64_t)SR_RING_MAX_SLOT_COUNT);
+	if (c->slot_size < 64 || c->slot_size > SR_RING_MAX_SLOT_SIZE || !is_pow2(c->slot_size))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.slot_size %zu is invalid: expected a power of two from 64 to %u",
+		    c->slot_size, SR_RING_MAX_SLOT_SIZE);
+	const char *spec = c->wait_strategy != NULL ? c->wait_strategy : SR_LOG_DEFAULT_WAIT;
+	sr_error werr;
+	if (sr_wait_config_parse(spec, wait, &werr) != SR_OK)
+		return sr_error_set(err, SR_EINVAL, "config.wait_strategy '%.48s' is invalid: %s",
+		    spec, werr.message);
+	if ((unsigned)c->full_policy > SR_LOG_FULL_SYNC)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.full_policy %d is invalid: expected SR_LOG_FULL_BLOCK (0), SR_LOG_FULL_DROP (1), "
+		    "SR_LOG_FULL_DISCARD (2) or SR_LOG_FULL_SYNC (3)", (int)c->full_policy);
+	if ((unsigned)c->discard_level > SR_LOG_FATAL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.discard_level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_FATAL (5)",
+		    (int)c->discard_level);
+	if ((unsigned)c->level > SR_LOG_OFF)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_OFF (6)", (int)c->level);
+	if (c->max_message_bytes < 1024 || c->max_message_bytes > (1u << 20))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.max_message_bytes %zu is out of range: expected 1024 to %u",
+		    c->max_message_bytes, 1u << 20);
+	if (c->mode == SR_LOG_MODE_RING &&
+	    c->max_message_bytes > (uint64_t)c->ring_slots * c->slot_size)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.max_message_bytes %zu exceeds the ring (%" PRId64 " slots x %zu bytes): "
+		    "expected at most %" PRIu64, c->max_message_bytes, c->ring_slots, c->slot_size,
+		    (uint64_t)c->ring_slots * c->slot_size);
+	if (c->max_line_bytes < 256 || c->max_line_bytes > (16u << 20))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.max_line_bytes %zu is out of range: expected 256 to %u",
+		    c->max_line_bytes, 16u << 20);
+	if ((unsigned)c->layout > SR_LOG_LAYOUT_JSON)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.layout %d is invalid: expected SR_LOG_LAYOUT_TEXT (0), SR_LOG_LAYOUT_MESSAGE (1), "
+		    "SR_LOG_LAYOUT_PATTERN (2) or SR_LOG_LAYOUT_JSON (3)", (int)c->layout);
+	if (c->layout == SR_LOG_LAYOUT_PATTERN && c->pattern == NULL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.pattern is NULL: layout SR_LOG_LAYOUT_PATTERN needs a pattern");
+	if (c->layout != SR_LOG_LAYOUT_PATTERN && c->pattern != NULL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.pattern '%.64s' is set but config.layout is %s: a pattern needs SR_LOG_LAYOUT_PATTERN",
+		    c->pattern, sr_log_layout_name(c->layout));
+	if (c->layout == SR_LOG_LAYOUT_JSON && c->max_line_bytes < 1024)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.max_line_bytes %zu is too small for the json layout: expected at least 1024",
+		    c->max_line_bytes);
+	if ((unsigned)c->clock > SR_LOG_CLOCK_AUTO)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.clock %d is invalid: expected SR_LOG_CLOCK_REALTIME (0), SR_LOG_CLOCK_COARSE (1), "
+		    "SR_LOG_CLOCK_TSC (2) or SR_LOG_CLOCK_AUTO (3)", (int)c->clock);
+	if (c->backtrace_size < 0 || c->backtrace_size > 65536)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.backtrace_size %d is out of range: expected 0 (off) to 65536", c->backtrace_size);
+	if ((unsigned)c->backtrace_level > SR_LOG_FATAL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.backtrace_level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_FATAL (5)",
+		    (int)c->backtrace_level);
+	if ((unsigned)c->backtrace_trigger > SR_LOG_FATAL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.backtrace_trigger %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_FATAL (5)",
+		    (int)c->backtrace_trigger);
+	if (c->backtrace_size > 0 && c->mode != SR_LOG_MODE_RING)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.backtrace_size %d needs mode ring (mode is %s): the backtrace lives on the consumer",
+		    c->backtrace_size, sr_log_mode_name(c->mode));
+	if (c->crash_handler && c->mode != SR_LOG_MODE_RING)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.crash_handler needs mode ring (mode is %s): the other modes write as they go",
+		    sr_log_mode_name(c->mode));
+	if (c->sink_count < 0 || c->sink_count > SR_LOG_MAX_SINKS)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.sink_count %d is out of range: expected 0 to %d", c->sink_count, SR_LOG_MAX_SINKS);
+	if (c->sink_count > 0 && c->sinks == NULL)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.sinks is NULL but config.sink_count is %d", c->sink_count);
+	for (int i = 0; i < c->sink_count; i++) {
+		int rc = validate_sink(&c->sinks[i], i, err);
+		if (rc != SR_OK)
+			return rc;
+	}
+	if (c->thread_name != NULL && (c->thread_name[0] == '\0' || strlen(c->thread_name) > 15))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.thread_name '%.32s' is invalid: expected 1 to 15 characters", c->thread_name);
+	return SR_OK;
+}

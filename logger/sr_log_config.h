@@ -1,0 +1,424 @@
+/*
+ * sr_log_config.h: what sr_log_open takes: modes, full-queue policies,
+ * layouts, clocks, sinks and the sr_log_config struct, with their defaults,
+ * names and parsers.  The reference for every field and SEQRING_LOG*
+ * variable is docs/configuration.md.  Part of the logging API (sr_log.h
+ * includes it).
+ */
+#ifndef SR_LOG_CONFIG_H
+#define SR_LOG_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sr_error.h"
+#include "sr_export.h"
+#include "sr_log_level.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How messages travel from the caller to the sinks. */
+typedef enum sr_log_mode {
+	/*
+	 * The Disruptor path (default): callers copy arguments into a ring, one
+	 * consumer thread formats and writes.
+	 */
+	SR_LOG_MODE_RING = 0,
+	/*
+	 * Baseline, as Log4j 2's AsyncAppender or .NET's console logger: callers
+	 * format, then enqueue the text in a bounded queue (mutex + condition
+	 * variables) of ring_slots messages drained by one thread.
+	 */
+	SR_LOG_MODE_QUEUE = 1,
+	/*
+	 * Baseline, a synchronous logger: callers format and write under one
+	 * mutex, one write(2) per message per sink.  Full-queue policies do
+	 * not apply (there is no queue).
+	 */
+	SR_LOG_MODE_SYNC = 2
+} sr_log_mode;
+
+/*
+ * What a caller does when the ring (or queue) is full.  Whatever the policy,
+ * a message logged by a consumer thread itself (a sink callback, say) or from
+ * inside a sink write never waits: when it finds no room it is dropped and
+ * counted, so a logger cannot deadlock on itself.
+ */
+typedef enum sr_log_full_policy {
+	/*
+	 * Wait for room (default; .NET's Wait, Log4j 2's default).  Nothing is
+	 * lost, but a stalled sink stalls every caller.  Waiting backs off
+	 * (spin, yield, naps); with synchronize_enqueue_when_full, waiting
+	 * callers queue on one mutex so that only one of them polls.
+	 */
+	SR_LOG_FULL_BLOCK = 0,
+	/*
+	 * Drop the new message and count it (.NET's DropWrite).  Callers never
+	 * wait; warnings and errors may be lost too.
+	 */
+	SR_LOG_FULL_DROP = 1,
+	/*
+	 * Drop messages at or below discard_level (default info) and count them;
+	 * more severe ones wait (Log4j 2's Discard policy): warnings and errors
+	 * are never lost to a full queue.
+	 */
+	SR_LOG_FULL_DISCARD = 2,
+	/*
+	 * The caller formats and writes the message itself, under each sink's
+	 * lock (Log4j 2's synchronous fallback).  Nothing is lost and nobody
+	 * waits for the consumer, but such a message may come out before older
+	 * ones still in the ring.
+	 */
+	SR_LOG_FULL_SYNC = 3
+} sr_log_full_policy;
+
+/* How a message becomes a line. */
+typedef enum sr_log_layout {
+	/*
+	 * "2026-11-30T12:34:56.123456Z INFO  [main] net.http - GET / -> 200 (server.c:42)\n":
+	 * ISO-8601 UTC timestamp with microseconds, level, thread name (or id),
+	 * category ("root" for the root), message, file base name and line.
+	 */
+	SR_LOG_LAYOUT_TEXT = 0,
+	/* The message and a newline, nothing else. */
+	SR_LOG_LAYOUT_MESSAGE = 1,
+	/*
+	 * config.pattern, Log4j-like: "%d %-5p [%t] %c - %m%n".  Conversions:
+	 *   %d{fmt}  the timestamp, UTC; fmt is strftime-like: %Y %m %d %H %M %S
+	 *            %j %y %e %b %a %s %z (+0000) %Z (UTC) %% and %f, the
+	 *            fraction of the second: %3f ms, %6f us (%f), %9f ns, any
+	 *            of 1 to 9 digits.  %d alone: %Y-%m-%dT%H:%M:%S.%6fZ.
+	 *   %p level (INFO), %c category ("root" for the root), %t thread name
+	 *   (its id when it has none), %T thread id, %m message, %F file base
+	 *   name, %L line, %M function, %n newline, %% a percent sign.
+	 * Each conversion but %n and %% takes an optional width: %-10c pads on
+	 * the right to 10, %10c on the left, %.20c keeps the last 20
+	 * characters (as Log4j truncates), %-10.20c both.  Every line ends with
+	 * exactly one newline: a trailing %n is that newline, and a pattern
+	 * without one gets it.  A bad pattern is an error at open that names
+	 * its column (sr_log_pattern_check).
+	 */
+	SR_LOG_LAYOUT_PATTERN = 2,
+	/*
+	 * JSON Lines, one object per message, for log shippers (Vector, Fluent
+	 * Bit, Loki):
+	 *   {"ts":"2026-11-30T12:34:56.123456789Z","level":"info","category":"net.http",
+	 *    "thread":"main","tid":4242,"msg":"GET / -> 200","file":"server.c",
+	 *    "line":42,"function":"handle"}
+	 * Strings are escaped (quotes, backslashes, every control character)
+	 * and invalid UTF-8 is replaced by U+FFFD, so every line parses.  A
+	 * message too long for max_line_bytes is cut inside "msg" (ending in
+	 * "[truncated]") and the object stays whole.  Backtrace lines carry
+	 * "backtrace":true.
+	 */
+	SR_LOG_LAYOUT_JSON = 3
+} sr_log_layout;
+
+/* "text", "message", "pattern", "json"; parse is case-insensitive, SR_EINVAL lists them. */
+const char *sr_log_layout_name(int layout);
+int sr_log_layout_parse(const char *name, sr_log_layout *layout, sr_error *err);
+
+/*
+ * Checks a pattern (SR_LOG_LAYOUT_PATTERN) without opening a logger: SR_OK,
+ * or SR_EINVAL with a message naming the column (1-based) and what is
+ * wrong, e.g. "pattern '%d %q' is invalid at column 4: '%q' is not a
+ * conversion (expected %d %p %c %t %T %m %F %L %M %n %%)".
+ */
+int sr_log_pattern_check(const char *pattern, sr_error *err);
+
+/*
+ * Where timestamps come from.  Each is read on the calling thread; see
+ * docs/configuration.md for the cost of each.
+ */
+typedef enum sr_log_clock {
+	/* clock_gettime(CLOCK_REALTIME): nanoseconds, NTP-disciplined. */
+	SR_LOG_CLOCK_REALTIME = 0,
+	/*
+	 * clock_gettime(CLOCK_REALTIME_COARSE): the kernel's last tick, cheaper
+	 * than realtime, behind it by up to one tick (clock_getres reports the
+	 * tick: 1 to 10 ms).
+	 */
+	SR_LOG_CLOCK_COARSE = 1,
+	/*
+	 * The CPU's time-stamp counter (x86-64, invariant TSC only): the caller
+	 * stores the raw counter, the consumer converts it to wall time with a
+	 * calibration against CLOCK_REALTIME made at open (~5 ms) and refreshed
+	 * by the consumer (after 50 ms, 200 ms, then every second), slewing
+	 * gently so that converted times never go backwards on a thread (and
+	 * stepping only when CLOCK_REALTIME itself jumps by more than 1 ms).
+	 * An error at open on a CPU without an invariant TSC.
+	 */
+	SR_LOG_CLOCK_TSC = 2,
+	/*
+	 * The default: tsc when the CPU reports an invariant TSC, else realtime,
+	 * decided at open (sr_log_describe shows which).  tsc takes 10-15 ns off
+	 * every call where the vDSO's clock_gettime costs 20-40 ns (perf/caller).
+	 */
+	SR_LOG_CLOCK_AUTO = 3
+} sr_log_clock;
+
+/* "realtime", "coarse", "tsc", "auto"; parse is case-insensitive, SR_EINVAL lists them. */
+const char *sr_log_clock_name(int clock);
+int sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err);
+
+typedef enum sr_sink_kind {
+	SR_SINK_FILE = 0,     /* a file opened O_WRONLY|O_APPEND|O_CREAT, owned by the logger */
+	SR_SINK_FD = 1,       /* an open descriptor: stdout, stderr, a pipe, a socket */
+	SR_SINK_NULL = 2,     /* formats, then discards (measures the consumer) */
+	SR_SINK_CALLBACK = 3  /* a function called with each line */
+} sr_sink_kind;
+
+/*
+ * A callback sink's write: called with each line (newline included, not
+ * NUL-terminated) at or above the sink's level, under the sink's lock, on the
+ * consumer thread (or a caller's, in sync mode, queue-full policy sync).
+ * Return 0, or a non-zero error that is counted in the sink's errors.  It may
+ * log (such messages never wait: see sr_log_full_policy).
+ */
+typedef int (*sr_sink_write_fn)(void *ctx, sr_log_level level, const char *line, size_t len);
+/* Optional: called at the end of each batch (after the batch's lines). */
+typedef void (*sr_sink_flush_fn)(void *ctx);
+/* Optional: called once by sr_log_close, after the last write. */
+typedef void (*sr_sink_close_fn)(void *ctx);
+
+#define SR_LOG_MAX_SINKS 16
+
+typedef struct sr_sink_config {
+	sr_sink_kind kind;
+	/* Lowest level this sink writes.  Default SR_LOG_TRACE (what categories let through). */
+	sr_log_level level;
+	/* FILE: the path (copied).  Required. */
+	const char *path;
+	/* FILE: permission bits for a new file, 0 to 07777 (the umask applies).  Default 0640. */
+	unsigned file_mode;
+	/* FD: the descriptor.  Required (>= 0, open). */
+	int fd;
+	/* FD: close the descriptor in sr_log_close.  Default false. */
+	bool close_fd;
+	/*
+	 * FD on a pipe: resize the pipe to this many bytes at open
+	 * (F_SETPIPE_SZ; a 1 MiB pipe carries ~3x the bytes/s of the default
+	 * 64 KiB one to a reader such as cat).  0 (default) leaves it; else
+	 * 4,096 to 1 GiB, and the kernel's pipe-max-size applies to
+	 * unprivileged processes (an error at open names it).
+	 */
+	int pipe_bytes;
+	/*
+	 * FILE, FD: bytes buffered before a write, 256 B to 64 MiB.  Default
+	 * 64 KiB.  Lines are written at the end of each batch, or when full.
+	 */
+	size_t buffer_bytes;
+	/*
+	 * FILE: rotate when the file would grow past this many bytes (0, the
+	 * default: never).  4,096 B to 2^50.  Rotation renames app.log to
+	 * app.log.1 (app.log.1 to app.log.2, ...; the oldest beyond keep_files
+	 * is deleted) and starts a new app.log.  It happens between two lines,
+	 * on the thread that writes (the consumer in ring mode), so no line is
+	 * lost, split or written twice.  A single line longer than the limit
+	 * gets a file of its own.  Existing files count: a 3 MiB app.log with a
+	 * 1 MiB limit rotates at the first write.
+	 */
+	uint64_t max_file_bytes;
+	/* FILE: rotated files kept (app.log.1 ... app.log.N), 0 to 1,000.  Default 5. */
+	int keep_files;
+	/* FILE: also rotate when the UTC date changes (before the first line of a new day). */
+	bool rotate_daily;
+	/*
+	 * FILE, FD: how long a write may wait (poll) on a non-blocking descriptor
+	 * that stays full (EAGAIN), 0 to 60,000 ms, before the buffer is dropped
+	 * and counted as an error.  After one such timeout the sink no longer
+	 * waits until a write succeeds again.  Default 100 ms.
+	 */
+	int write_timeout_ms;
+	/* CALLBACK: write is required, flush and close optional. */
+	sr_sink_write_fn write;
+	sr_sink_flush_fn flush;
+	sr_sink_close_fn close;
+	void *ctx;
+} sr_sink_config;
+
+/* Sink configurations with their defaults. */
+sr_sink_config sr_sink_file(const char *path);
+/* A file sink that rotates at max_file_bytes and keeps keep_files old files. */
+sr_sink_config sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files);
+sr_sink_config sr_sink_fd(int fd);
+sr_sink_config sr_sink_null(void);
+sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
+
+/*
+ * The default wait strategy: spin 10 us, yield 100 us, then sleep (waking
+ * every 100 ms so that drop reports and other periodic work run while idle).
+ * Publishers signal only a sleeping consumer (liteblock family): a log call
+ * while the consumer is awake makes no system call.  See sr_wait.h.
+ */
+#define SR_LOG_DEFAULT_WAIT "phased:spin=10us,yield=100us,fallback=timeout,timeout=100ms"
+
+typedef struct sr_log_config {
+	/* SR_LOG_MODE_RING (default), SR_LOG_MODE_QUEUE or SR_LOG_MODE_SYNC. */
+	sr_log_mode mode;
+	/*
+	 * Ring slots: a power of two from 2 to 2^30.  Default 262,144 (as Log4j
+	 * 2's ring).  In queue mode, the queue's capacity in messages.
+	 */
+	int64_t ring_slots;
+	/*
+	 * Bytes per slot: a power of two from 64 to 65,536.  Default 128: the
+	 * 56-byte record header plus a typical message's arguments (three
+	 * numbers and a 40-byte string) fit one slot; longer records take
+	 * consecutive slots.  Ring memory is ring_slots x slot_size (32 MiB by
+	 * default), allocated and touched at open.
+	 */
+	size_t slot_size;
+	/*
+	 * The consumer's wait strategy, by name (sr_wait_config_parse syntax, e.g.
+	 * "timeout:timeout=10ms", "liteblock", "busyspin").  NULL means
+	 * SR_LOG_DEFAULT_WAIT.  Ring mode only.
+	 */
+	const char *wait_strategy;
+	/* What a caller does when the ring is full.  Default SR_LOG_FULL_BLOCK. */
+	sr_log_full_policy full_policy;
+	/* SR_LOG_FULL_DISCARD drops messages at or below this level (trace..fatal).  Default info. */
+	sr_log_level discard_level;
+	/* Callers waiting for room queue on one mutex (ring mode, block).  Default true. */
+	bool synchronize_enqueue_when_full;
+	/*
+	 * Mode sync only.  true (default): each line is written (write(2)) before
+	 * the call returns.  false: lines collect in each sink's 64 KiB buffer
+	 * and are written when it fills, by sr_log_flush and at close, as Log4j
+	 * 2's synchronous appenders do with immediateFlush="false": several
+	 * times faster, but the lines still in the buffer are lost if the
+	 * process dies.  The ring and queue modes write once per batch whatever
+	 * this says.
+	 */
+	bool immediate_flush;
+	/* The root level (trace..off): categories without their own level inherit it.  Default info. */
+	sr_log_level level;
+	/*
+	 * Levels in SEQRING_LOG's form (NULL: none), applied after `level`:
+	 * "warn,net.http=info,db=error" (see sr_log_set_level_spec).  Invalid:
+	 * an error at open.
+	 */
+	const char *level_spec;
+	/*
+	 * Largest record, header and arguments included: 1,024 B to 1 MiB, and
+	 * at most ring_slots x slot_size in ring mode.  Longer string arguments
+	 * are cut, each cut one ending with "[truncated]".  Default 4,096.
+	 */
+	size_t max_message_bytes;
+	/*
+	 * Largest formatted line: 256 B to 16 MiB.  A longer line (a huge width,
+	 * say) is cut and ends with " [truncated]".  Default 65,536.
+	 */
+	size_t max_line_bytes;
+	/* SR_LOG_LAYOUT_TEXT (default), _MESSAGE, _PATTERN (with pattern) or _JSON. */
+	sr_log_layout layout;
+	/*
+	 * The pattern of SR_LOG_LAYOUT_PATTERN (required then, and only then:
+	 * a pattern with another layout is an error).  NULL by default.
+	 */
+	const char *pattern;
+	/* Where timestamps come from.  Default SR_LOG_CLOCK_AUTO. */
+	sr_log_clock clock;
+	/*
+	 * The sinks (copied at open), 0 to SR_LOG_MAX_SINKS.  None (NULL, 0)
+	 * means one FD sink on stderr.
+	 */
+	const sr_sink_config *sinks;
+	int sink_count;
+	/* Register sr_log_shutdown with atexit (see sr_log_shutdown).  Default false. */
+	bool close_at_exit;
+	/* The consumer thread's name, 1 to 15 characters.  NULL: "seqring-log". */
+	const char *thread_name;
+	/*
+	 * Backtrace (flight recorder): keep the last backtrace_size messages
+	 * (0, the default: off; else 1 to 65,536) that are at or above
+	 * backtrace_level (default trace) but below their category's level, in
+	 * memory, unwritten; when a message at or above backtrace_trigger
+	 * (default error) is written, write them first, oldest first, marked
+	 * "[backtrace] " (JSON: "backtrace":true), to the sinks that take the
+	 * trigger, then forget them.  Callers pay for copying such messages into
+	 * the ring (the level check passes them), the consumer formats them only
+	 * when a trigger comes.  sr_log_dump_backtrace writes them on demand.
+	 * Ring mode only (an error at open otherwise).  A ring that is full
+	 * applies the full-queue policy to such messages too (policy sync drops
+	 * them: they are not the caller's to write).
+	 */
+	int backtrace_size;
+	sr_log_level backtrace_level;
+	sr_log_level backtrace_trigger;
+	/* Install the crash handler at open (sr_log_install_crash_handler).  Default false. */
+	bool crash_handler;
+	/* Print sr_log_describe to stderr once open (as SEQRING_LOG_DESCRIBE=1).  Default false. */
+	bool describe;
+	/*
+	 * Ignore every SEQRING_LOG* environment variable (tests, programs that
+	 * must not be reconfigured from outside).  Default false: the
+	 * environment overrides the code, setting by setting (see below).
+	 */
+	bool ignore_environment;
+} sr_log_config;
+
+/*
+ * The environment.  sr_log_open reads SEQRING_LOG (levels) and the
+ * SEQRING_LOG_* variables listed in docs/configuration.md, each of which
+ * overrides its config field (the operator has the last word over the
+ * code) unless config.ignore_environment is set:
+ *
+ *   SEQRING_LOG                  levels: "warn,net.http=info" merged over
+ *                                level and level_spec (the environment's
+ *                                default level and directives win; the
+ *                                code's directives for other prefixes stay)
+ *   SEQRING_LOG_MODE             ring | queue | sync
+ *   SEQRING_LOG_RING_SLOTS       power of two, 2 to 2^30 (suffix k, m: x1024)
+ *   SEQRING_LOG_SLOT_SIZE        power of two, 64 to 65536 (suffix k)
+ *   SEQRING_LOG_WAIT             a wait strategy (sr_wait_config_parse syntax)
+ *   SEQRING_LOG_FULL_POLICY      block | drop | discard | sync
+ *   SEQRING_LOG_DISCARD_LEVEL    trace .. fatal
+ *   SEQRING_LOG_SYNC_ENQUEUE     0 | 1 (synchronize_enqueue_when_full)
+ *   SEQRING_LOG_IMMEDIATE_FLUSH  0 | 1 (immediate_flush, mode sync)
+ *   SEQRING_LOG_MAX_MESSAGE      1024 to 1m bytes (max_message_bytes)
+ *   SEQRING_LOG_MAX_LINE         256 to 16m bytes (max_line_bytes)
+ *   SEQRING_LOG_LAYOUT           text | message | json | pattern
+ *   SEQRING_LOG_PATTERN          a pattern (implies layout pattern)
+ *   SEQRING_LOG_CLOCK            realtime | coarse | tsc | auto
+ *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
+ *                                stderr | stdout | null | fd:N | file:PATH,
+ *                                each with options ",level=L",
+ *                                ",buffer=64k", and for files ",max_size=10m",
+ *                                ",keep=5", ",daily=1", ",mode=0640"
+ *   SEQRING_LOG_THREAD_NAME      the consumer thread's name
+ *   SEQRING_LOG_CLOSE_AT_EXIT    0 | 1
+ *   SEQRING_LOG_BACKTRACE        0 to 65536 (backtrace_size)
+ *   SEQRING_LOG_BACKTRACE_LEVEL  trace .. fatal
+ *   SEQRING_LOG_BACKTRACE_TRIGGER trace .. fatal
+ *   SEQRING_LOG_CRASH_HANDLER    0 | 1
+ *   SEQRING_LOG_DESCRIBE         0 | 1: print sr_log_describe to stderr at open
+ *
+ * An invalid value, or a SEQRING_LOG_* name that is none of these (a typo
+ * would otherwise be silently ignored), makes sr_log_open fail with
+ * SR_EINVAL and a message naming the variable, its value and what is valid:
+ * "SEQRING_LOG_RING_SLOTS '1000' is invalid: expected a power of two from 2
+ * to 1073741824".  An empty variable counts as unset.  The environment is
+ * read once, by sr_log_open (getenv: do not setenv in another thread at the
+ * same time); sr_log_set_level_spec reloads levels from a string later.
+ */
+
+/* Fills *config with the documented defaults. */
+void sr_log_config_default(sr_log_config *config);
+
+/* Names for messages and configuration: "ring", "queue", "sync"; "block", "drop", ... */
+const char *sr_log_mode_name(int mode);
+const char *sr_log_full_policy_name(int policy);
+/* Parse those names (case-insensitive); SR_EINVAL lists the valid ones. */
+int sr_log_mode_parse(const char *name, sr_log_mode *mode, sr_error *err);
+int sr_log_full_policy_parse(const char *name, sr_log_full_policy *policy, sr_error *err);
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SR_LOG_CONFIG_H */

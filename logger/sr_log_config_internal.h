@@ -1,0 +1,20 @@
+/*
+ * sr_log_config_internal.h: validating a configuration and parsing names
+ * (internal; sr_log_config.c).
+ */
+#ifndef SR_LOG_CONFIG_INTERNAL_H
+#define SR_LOG_CONFIG_INTERNAL_H
+
+#include "sr_log_internal.h"
+#include "sr_wait.h"
+
+/*
+ * Checks every field of *c (the environment already applied) and parses its
+ * wait strategy into *wait.  SR_OK, or SR_EINVAL naming the field, its value
+ * and what is valid.
+ */
+int sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *err);
+/* The index of name in names (case-insensitive) into *out: 0, or -1 when it is none. */
+int sr_log__parse_name(const char *name, const char *const *names, int count, int *out);
+
+#endif /* SR_LOG_CONFIG_INTERNAL_H */

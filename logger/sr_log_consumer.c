@@ -1,0 +1,203 @@
+/*
+ * sr_log_consumer.c: the consuming side of the logger, whatever brought the
+ * record (the ring's processor, the queue's drainer, a sync-mode caller
+ * under the mutex): format into the sinks' buffers, and at the end of each
+ * batch write them once, publish the counters and report drops.  A burst
+ * costs one write(2) per sink buffer, not one per message.
+ */
+#include "sr_log_backtrace_internal.h"
+#include "sr_log_clock_internal.h"
+#include "sr_log_consumer_internal.h"
+#include "sr_log_layout_internal.h"
+#include "sr_log_sink_internal.h"
+#include "sr_log_thread_internal.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The consuming thread's own: only one thread at a time acts as the consumer. */
+struct sr_log_consumer {
+	char *line;               /* opt.max_line + SR_FMT_LINE_RESERVE */
+	uint64_t batch_accepted, batch_written, batch_format_errors;
+	uint64_t batch_truncated_records, batch_truncated_lines;
+	int64_t max_occupancy_seen;
+	uint64_t reported_drops[SR_LOG_LEVEL_COUNT];
+};
+
+int
+sr_log__consumer_open(sr_log *log, sr_error *err)
+{
+	log->consumer = calloc(1, sizeof *log->consumer);
+	if (log->consumer != NULL)
+		log->consumer->line = malloc(log->opt.max_line + SR_FMT_LINE_RESERVE);
+	if (log->consumer == NULL || log->consumer->line == NULL)
+		return sr_error_set(err, SR_ENOMEM, "cannot allocate the logger's line buffer");
+	return SR_OK;
+}
+
+void
+sr_log__consumer_free(sr_log *log)
+{
+	if (log->consumer == NULL)
+		return;
+	free(log->consumer->line);
+	free(log->consumer);
+	log->consumer = NULL;
+}
+
+void
+sr_log__count_drop(sr_log *log, int level)
+{
+	if (level < 0 || level >= SR_LOG_LEVEL_COUNT)
+		level = SR_LOG_OFF;
+	/* Read by report_drops and sr_log_stats; no data rides on it. */
+	sr_atomic_faa_i64(&log->totals.dropped[level], 1);
+}
+
+/*
+ * Writes "N message(s) dropped because the queue was full (N at info, ...)"
+ * when drops happened since the last report.  Runs on the consumer (buffered,
+ * then flushed) or, in sync mode, under sync_lock (written now).
+ */
+void
+sr_log__report_drops(sr_log *log, bool now)
+{
+	uint64_t delta[SR_LOG_LEVEL_COUNT], total = 0;
+	uint64_t current[SR_LOG_LEVEL_COUNT];
+	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
+		current[l] = (uint64_t)sr_atomic_load_relaxed_i64(&log->totals.dropped[l]);
+		delta[l] = current[l] - log->consumer->reported_drops[l];
+		total += delta[l];
+	}
+	if (total == 0)
+		return;
+	char text[512];
+	int n = snprintf(text, sizeof text, "%" PRIu64 " message(s) dropped because the queue was full (",
+	    total);
+	const char *sep = "";
+	for (int l = SR_LOG_LEVEL_COUNT - 1; l >= 0; l--) {
+		if (delta[l] == 0)
+			continue;
+		n += snprintf(text + n, sizeof text - (size_t)n, "%s%" PRIu64 " at %s", sep, delta[l],
+		    sr_log_level_name(l));
+		sep = ", ";
+	}
+	n += snprintf(text + n, sizeof text - (size_t)n, ")");
+	if (!sr_log__self.init)
+		sr_log__thread_init(&sr_log__self);
+	sr_fmt_buf b = { log->consumer->line, 0, log->opt.max_line, 0 };
+	sr_log__render_text(log, SR_LOG_WARN, text, (size_t)n, &b);
+	sr_log__finish_line(log, &b);
+	if (now) {
+		sr_log__dispatch_now(log, SR_LOG_WARN, b.data, b.len);
+	} else {
+		sr_log__dispatch_buffered(log, SR_LOG_WARN, b.data, b.len);
+		sr_log__sinks_flush(log);
+	}
+	memcpy(log->consumer->reported_drops, current, sizeof current);
+}
+
+void
+sr_log__consumer_thread_setup(sr_log *log)
+{
+	sr_log_thread *self = &sr_log__self;
+	self->consumer_of = log;
+	sr_log_thread_name(log->opt.thread_name);
+	/* SIGPIPE stays blocked on this thread for its life: a dead pipe reader is an EPIPE. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_setname_np(pthread_self(), log->opt.thread_name);
+}
+
+/* Publishes the consumer's batch counters. */
+static void
+publish_batch_counters(sr_log *log)
+{
+	/* Counters only, read by sr_log_stats: no data rides on these adds. */
+	if (log->consumer->batch_accepted != 0) {
+		sr_atomic_faa_i64(&log->totals.accepted, (int64_t)log->consumer->batch_accepted);
+		log->consumer->batch_accepted = 0;
+	}
+	if (log->consumer->batch_written != 0) {
+		sr_atomic_faa_i64(&log->totals.written, (int64_t)log->consumer->batch_written);
+		log->consumer->batch_written = 0;
+	}
+	if (log->consumer->batch_format_errors != 0) {
+		sr_atomic_faa_i64(&log->totals.format_errors, (int64_t)log->consumer->batch_format_errors);
+		log->consumer->batch_format_errors = 0;
+	}
+	if (log->consumer->batch_truncated_records != 0) {
+		sr_atomic_faa_i64(&log->totals.truncated_records, (int64_t)log->consumer->batch_truncated_records);
+		log->consumer->batch_truncated_records = 0;
+	}
+	if (log->consumer->batch_truncated_lines != 0) {
+		sr_atomic_faa_i64(&log->totals.truncated_lines, (int64_t)log->consumer->batch_truncated_lines);
+		log->consumer->batch_truncated_lines = 0;
+	}
+	if (log->consumer->max_occupancy_seen > sr_atomic_load_relaxed_i64(&log->totals.max_occupancy))
+		sr_atomic_store_relaxed_i64(&log->totals.max_occupancy, log->consumer->max_occupancy_seen);
+}
+
+void
+sr_log__end_of_batch(sr_log *log)
+{
+	sr_log__sinks_flush(log);
+	publish_batch_counters(log);
+	sr_log__report_drops(log, false);
+	/* tsc: a cheap check, a recalibration when due (see sr_log_clock.c). */
+	if (log->clk != NULL)
+		sr_log__clock_refresh(log, false);
+}
+
+/* Formats one record and hands its line to the sinks (consumer only). */
+void
+sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
+{
+	int kind = h->kind & SR_REC_KIND_MASK;
+	if (kind == SR_REC_DUMP)
+		sr_log__bt_dump(log, SR_LOG_FATAL, log->consumer->line);
+	if (kind == SR_REC_NOTICE || kind == SR_REC_DUMP)
+		return;
+	log->consumer->batch_accepted++;
+	if (log->opt.bt_size > 0) {
+		/* Let in for the backtrace only: keep it, unwritten. */
+		if (kind == SR_REC_MESSAGE && sr_log__bt_only(log, h)) {
+			sr_log__bt_keep(log, h, body, body_len);
+			return;
+		}
+		if ((int)h->level >= log->opt.bt_trigger)
+			sr_log__bt_dump(log, h->level, log->consumer->line);
+	}
+	if (kind == SR_REC_FORMAT_ERROR)
+		log->consumer->batch_format_errors++;
+	if (h->kind & SR_REC_TRUNCATED)
+		log->consumer->batch_truncated_records++;
+	sr_fmt_buf b = { log->consumer->line, 0, log->opt.max_line, 0 };
+	sr_log__render_record(log, h, body, body_len, &b);
+	if (sr_log__finish_line(log, &b))
+		log->consumer->batch_truncated_lines++;
+	sr_log__dispatch_buffered(log, h->level, b.data, b.len);
+	log->consumer->batch_written++;
+}
+
+void
+sr_log__consumer_batch_start(sr_log *log, int64_t depth)
+{
+	if (depth > log->consumer->max_occupancy_seen)
+		log->consumer->max_occupancy_seen = depth;
+	/* A counter for sr_log_stats; no data rides on it. */
+	sr_atomic_faa_i64(&log->totals.batches, 1);
+}
+
+void
+sr_log__consume_line(sr_log *log, int level, const char *line, size_t len)
+{
+	sr_log__dispatch_buffered(log, level, line, len);
+	log->consumer->batch_written++;
+}

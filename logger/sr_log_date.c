@@ -1,0 +1,129 @@
+/*
+ * sr_log_date.c: UTC dates and decimal numbers for the layouts.
+ *
+ * Dates are computed here, not with gmtime_r and strftime: the arithmetic
+ * is a handful of divisions, needs no locale or time zone, and is
+ * async-signal-safe, which the crash handler needs.
+ */
+#include "sr_log_clock_internal.h"
+#include "sr_log_layout_internal.h"
+
+#include <string.h>
+
+int64_t
+sr_log__now_ns(void)
+{
+	return sr_log__realtime_ns();
+}
+
+void
+sr_log__split_ns(int64_t ts_ns, int64_t *sec, int32_t *ns)
+{
+	int64_t s = ts_ns / 1000000000;
+	int64_t r = ts_ns % 1000000000;
+	if (r < 0) {
+		r += 1000000000;
+		s--;
+	}
+	*sec = s;
+	*ns = (int32_t)r;
+}
+
+void
+sr_log__utc(int64_t sec, sr_log_tm *tm)
+{
+	int64_t days = sec / 86400;
+	int64_t rem = sec % 86400;
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	tm->hour = (int)(rem / 3600);
+	tm->minute = (int)(rem % 3600 / 60);
+	tm->second = (int)(rem % 60);
+	/* 1970-01-01 was a Thursday. */
+	int64_t wd = (days + 4) % 7;
+	tm->wday = (int)(wd < 0 ? wd + 7 : wd);
+	/*
+	 * Civil date from a day count, in 400-year eras of 146,097 days that
+	 * start on March 1st (so that the leap day ends a year): the standard
+	 * proleptic Gregorian arithmetic.
+	 */
+	int64_t z = days + 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;                                   /* [0, 146096] */
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
+	int64_t y = yoe + era * 400;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);            /* [0, 365], from March 1st */
+	int64_t mp = (5 * doy + 2) / 153;                                 /* [0, 11], March = 0 */
+	tm->day = (int)(doy - (153 * mp + 2) / 5 + 1);
+	tm->month = (int)(mp < 10 ? mp + 3 : mp - 9);
+	if (tm->month <= 2)
+		y++;
+	tm->year = (int)y;
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	static const int before[12] = { 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334 };
+	tm->yday = before[tm->month - 1] + tm->day - 1 + (leap && tm->month > 2 ? 1 : 0);
+}
+
+void
+sr_log__put_uint(sr_fmt_buf *out, uint64_t v, int digits)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0 && n < 20);
+	while (n < digits && n < 20)
+		tmp[sizeof tmp - 1 - n++] = '0';
+	sr_fmt_buf_put(out, tmp + sizeof tmp - n, (size_t)n);
+}
+void
+sr_log__put_int(sr_fmt_buf *out, int64_t v)
+{
+	if (v < 0) {
+		sr_fmt_buf_putc(out, '-');
+		sr_log__put_uint(out, 0 - (uint64_t)v, 1);
+	} else {
+		sr_log__put_uint(out, (uint64_t)v, 1);
+	}
+}
+
+static const char level_upper[SR_LOG_LEVEL_COUNT][6] = {
+	"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"
+};
+static const char level_lower[SR_LOG_LEVEL_COUNT][6] = {
+	"trace", "debug", "info", "warn", "error", "fatal", "off"
+};
+
+const char *
+sr_log__level_upper(int level)
+{
+	return level >= 0 && level < SR_LOG_LEVEL_COUNT ? level_upper[level] : "?";
+}
+
+/* "YYYY-MM-DDTHH:MM:SS" */
+void
+sr_log__put_iso_seconds(sr_fmt_buf *out, int64_t sec)
+{
+	sr_log_tm tm;
+	sr_log__utc(sec, &tm);
+	sr_log__put_uint(out, (uint64_t)(tm.year < 0 ? 0 : tm.year), 4);
+	sr_fmt_buf_putc(out, '-');
+	sr_log__put_uint(out, (uint64_t)tm.month, 2);
+	sr_fmt_buf_putc(out, '-');
+	sr_log__put_uint(out, (uint64_t)tm.day, 2);
+	sr_fmt_buf_putc(out, 'T');
+	sr_log__put_uint(out, (uint64_t)tm.hour, 2);
+	sr_fmt_buf_putc(out, ':');
+	sr_log__put_uint(out, (uint64_t)tm.minute, 2);
+	sr_fmt_buf_putc(out, ':');
+	sr_log__put_uint(out, (uint64_t)tm.second, 2);
+}
+
+const char *
+sr_log__level_lower(int level)
+{
+	return level >= 0 && level < SR_LOG_LEVEL_COUNT ? level_lower[level] : "off";
+}

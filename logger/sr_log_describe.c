@@ -1,0 +1,94 @@
+/*
+ * sr_log_describe.c: sr_log_describe, every setting with its value and
+ * where it came from, then the levels (sr_log_category.c prints those).
+ */
+#include "sr_log_category_internal.h"
+#include "sr_log_env_internal.h"
+#include "sr_log_ring_internal.h"
+#include "sr_log_sink_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static void
+row(FILE *out, const sr_log *log, int set, const char *value)
+{
+	uint8_t src = log->settings->source[set];
+	fprintf(out, "  %-30s %-36s %s", sr_log__field_name(set), value, sr_log__source_name(src));
+	if (src == SR_SRC_ENV && log->settings->env_value[set] != NULL)
+		fprintf(out, " (%s='%s')", sr_log__env_name(set), log->settings->env_value[set]);
+	else if (src == SR_SRC_ENV)
+		fprintf(out, " (implied by SEQRING_LOG_PATTERN)");
+	else if (log->settings->environment_read)
+		fprintf(out, " (%s unset)", sr_log__env_name(set));
+	fputc('\n', out);
+}
+
+static const char *
+b2s(bool b)
+{
+	return b ? "true" : "false";
+}
+
+int
+sr_log_describe(sr_log *log, FILE *out)
+{
+	if (log == NULL || out == NULL)
+		return SR_EINVAL;
+	char v[512];
+	fprintf(out, "seqring log configuration (environment %s)\n",
+	    log->settings->environment_read ? "read: SEQRING_LOG* override the code" :
+	    "ignored: config.ignore_environment");
+	fprintf(out, "  %-30s %-36s %s\n", "setting", "value", "source");
+
+	bool runtime;
+	sr_log__levels_spec(log, v, sizeof v, &runtime);
+	row(out, log, SR_SET_LEVEL, v);
+	if (runtime)
+		fprintf(out, "  %-30s %-36s %s\n", "", "(changed at run time since open)", "run time");
+	row(out, log, SR_SET_MODE, sr_log_mode_name(log->opt.mode));
+	snprintf(v, sizeof v, "%" PRId64, log->opt.capacity);
+	row(out, log, SR_SET_RING_SLOTS, v);
+	snprintf(v, sizeof v, "%zu", log->opt.slot_size);
+	row(out, log, SR_SET_SLOT_SIZE, v);
+	/* The strategy in canonical form, with every parameter spelled out. */
+	sr_wait_config wc;
+	if (sr_wait_config_parse(log->opt.wait_spec, &wc, NULL) != SR_OK ||
+	    sr_wait_config_format(&wc, v, sizeof v) < 0)
+		snprintf(v, sizeof v, "%s", log->opt.wait_spec);
+	row(out, log, SR_SET_WAIT, v);
+	row(out, log, SR_SET_FULL_POLICY, sr_log_full_policy_name(log->opt.policy));
+	row(out, log, SR_SET_DISCARD_LEVEL, sr_log_level_name(log->opt.discard_level));
+	row(out, log, SR_SET_SYNC_ENQUEUE, b2s(log->opt.synchronize_enqueue));
+	row(out, log, SR_SET_IMMEDIATE_FLUSH, b2s(log->opt.immediate_flush));
+	snprintf(v, sizeof v, "%zu", log->opt.max_record);
+	row(out, log, SR_SET_MAX_MESSAGE, v);
+	snprintf(v, sizeof v, "%zu", log->opt.max_line);
+	row(out, log, SR_SET_MAX_LINE, v);
+	row(out, log, SR_SET_LAYOUT, sr_log_layout_name(log->opt.layout));
+	snprintf(v, sizeof v, "%s", log->opt.pattern_text != NULL ? log->opt.pattern_text : "(none)");
+	row(out, log, SR_SET_PATTERN, v);
+	row(out, log, SR_SET_CLOCK, sr_log_clock_name(log->opt.clock));
+	for (int i = 0; sr_log__sinks_describe(log, i, v, sizeof v); i++) {
+		if (i == 0) {
+			row(out, log, SR_SET_SINKS, v);
+		} else {
+			char name[32];
+			snprintf(name, sizeof name, "sinks[%d]", i);
+			fprintf(out, "  %-30s %s\n", name, v);
+		}
+	}
+	row(out, log, SR_SET_THREAD_NAME, log->opt.thread_name);
+	row(out, log, SR_SET_CLOSE_AT_EXIT, b2s(log->opt.close_at_exit));
+	snprintf(v, sizeof v, "%d%s", log->opt.bt_size, log->opt.bt_size == 0 ? " (off)" : "");
+	row(out, log, SR_SET_BACKTRACE, v);
+	row(out, log, SR_SET_BACKTRACE_LEVEL, sr_log_level_name(log->opt.bt_level));
+	row(out, log, SR_SET_BACKTRACE_TRIGGER, sr_log_level_name(log->opt.bt_trigger));
+	row(out, log, SR_SET_CRASH_HANDLER, b2s(sr_log__crash_installed(log)));
+	row(out, log, SR_SET_DESCRIBE, b2s(log->opt.describe));
+
+	sr_log__levels_describe(log, out);
+	fflush(out);
+	return SR_OK;
+}

@@ -1,0 +1,88 @@
+/*
+ * sr_log_direct.c: a record rendered and written on its caller's thread:
+ * sync mode, the queue mode's formatting before it enqueues, and the ring's
+ * full-queue policy sync.
+ */
+#include "sr_log_backend_internal.h"
+#include "sr_log_consumer_internal.h"
+#include "sr_log_layout_internal.h"
+#include "sr_log_sink_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+/*
+ * Renders a linear record into stack (stack_size bytes), or into a heap
+ * buffer when the line is longer and max_line allows it.  Returns the line
+ * (stack or heap: the caller frees it when it is not stack).
+ */
+char *
+sr_log__render_by_caller(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len,
+    char *stack, size_t stack_size, size_t *len)
+{
+	size_t cap = stack_size - SR_FMT_LINE_RESERVE;
+	if (cap > log->opt.max_line)
+		cap = log->opt.max_line;
+	sr_fmt_buf b = { stack, 0, cap, 0 };
+	sr_log__render_record(log, h, body, body_len, &b);
+	if (b.want > b.len && cap < log->opt.max_line) {
+		size_t need = b.want < log->opt.max_line ? b.want : log->opt.max_line;
+		char *heap = malloc(need + SR_FMT_LINE_RESERVE);
+		if (heap != NULL) {
+			b = (sr_fmt_buf){ heap, 0, need, 0 };
+			sr_log__render_record(log, h, body, body_len, &b);
+		}
+	}
+	if (sr_log__finish_line(log, &b))
+		sr_atomic_faa_i64(&log->totals.truncated_lines, 1);
+	if ((h->kind & SR_REC_KIND_MASK) == SR_REC_FORMAT_ERROR)
+		sr_atomic_faa_i64(&log->totals.format_errors, 1);
+	if (h->kind & SR_REC_TRUNCATED)
+		sr_atomic_faa_i64(&log->totals.truncated_records, 1);
+	*len = b.len;
+	return b.data;
+}
+
+/* Encodes a record linearly into stack or the heap; NULL when out of memory. */
+unsigned char *
+sr_log__encode_linear(const sr_log_rec *h, const sr_fmt_gather *g, unsigned char *stack, size_t stack_size)
+{
+	unsigned char *rec = h->size <= stack_size ? stack : malloc(h->size);
+	if (rec == NULL)
+		return NULL;
+	sr_ring_writer w = sr_ring_writer_linear(rec);
+	sr_log__record_encode(&w, h, g);
+	return rec;
+}
+
+/*
+ * Policy sync (or sync mode): render on this thread and write now, or, when
+ * buffered (sync mode without immediate_flush, under sync_lock, which makes
+ * the caller the sinks' only user), append to the sinks' buffers.
+ */
+void
+sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered)
+{
+	unsigned char rstack[2048];
+	char lstack[4096];
+	unsigned char *rec = sr_log__encode_linear(h, g, rstack, sizeof rstack);
+	if (rec == NULL) {
+		sr_log__count_drop(log, h->level);
+		return;
+	}
+	size_t len;
+	char *line = sr_log__render_by_caller(log, h, rec + sizeof *h, h->size - sizeof *h,
+	    lstack, sizeof lstack, &len);
+	if (buffered)
+		sr_log__dispatch_buffered(log, h->level, line, len);
+	else
+		sr_log__dispatch_now(log, h->level, line, len);
+	sr_atomic_faa_i64(&log->totals.accepted, 1);
+	sr_atomic_faa_i64(&log->totals.written, 1);
+	sr_atomic_faa_i64(&log->totals.written_by_caller, 1);
+	if (line != lstack)
+		free(line);
+	if (rec != rstack)
+		free(rec);
+}

@@ -1,0 +1,262 @@
+/*
+ * sr_log_layout_json.c: the JSON Lines layout: one object per message,
+ * strings escaped and invalid UTF-8 replaced, so that every line parses; a
+ * message too long for the line is cut inside "msg" and the object stays
+ * whole.
+ */
+#include "sr_log_layout_internal.h"
+
+#include <string.h>
+
+
+/* Length of a valid UTF-8 sequence at s (n bytes left), or 0 with *bad the bytes to replace. */
+static size_t
+utf8_valid(const unsigned char *s, size_t n, size_t *bad)
+{
+	unsigned char c = s[0];
+	size_t need;
+	unsigned char lo = 0x80, hi = 0xbf;   /* the second byte's range */
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 3;
+		if (c == 0xe0)
+			lo = 0xa0;               /* no overlong forms */
+		else if (c == 0xed)
+			hi = 0x9f;               /* no UTF-16 surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;               /* nothing above U+10FFFF */
+	} else {
+		*bad = 1;                    /* a stray continuation byte, C0, C1, F5..FF */
+		return 0;
+	}
+	/* Replace the maximal valid prefix as one U+FFFD (Unicode's recommended practice). */
+	size_t i = 1;
+	if (i < n && s[i] >= lo && s[i] <= hi) {
+		for (i = 2; i < need && i < n && s[i] >= 0x80 && s[i] <= 0xbf; i++)
+			;
+	}
+	if (i == need)
+		return need;
+	*bad = i;
+	return 0;
+}
+
+/*
+ * The JSON form of the unit (a character, or an invalid sequence) at s:
+ * its bytes in esc (or, for valid multi-byte UTF-8 and plain characters,
+ * *src points to them), their count returned, the input bytes in *take.
+ */
+static size_t
+escape_unit(const unsigned char *s, size_t n, char esc[6], const char **src, size_t *take)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char c = s[0];
+	*take = 1;
+	*src = esc;
+	if (c >= 0x80) {
+		size_t bad = 0;
+		size_t ok = utf8_valid(s, n, &bad);
+		if (ok > 0) {
+			*src = (const char *)s;
+			*take = ok;
+			return ok;
+		}
+		*src = "\xef\xbf\xbd";  /* U+FFFD */
+		*take = bad;
+		return 3;
+	}
+	if (c == '"' || c == '\\') {
+		esc[0] = '\\';
+		esc[1] = (char)c;
+		return 2;
+	}
+	if (c < 0x20 || c == 0x7f) {
+		esc[0] = '\\';
+		switch (c) {
+		case '\n': esc[1] = 'n'; return 2;
+		case '\r': esc[1] = 'r'; return 2;
+		case '\t': esc[1] = 't'; return 2;
+		case '\b': esc[1] = 'b'; return 2;
+		case '\f': esc[1] = 'f'; return 2;
+		default:
+			esc[1] = 'u';
+			esc[2] = '0';
+			esc[3] = '0';
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			return 6;
+		}
+	}
+	*src = (const char *)s;
+	return 1;
+}
+
+/*
+ * Counts the escaped form of s: the input bytes whose escapes fit in room
+ * (returned) and their escaped size (*esc_bytes).  Never splits a unit.
+ */
+static size_t
+escape_count(const unsigned char *s, size_t n, size_t room, size_t *esc_bytes)
+{
+	size_t i = 0, used = 0;
+	while (i < n) {
+		char esc[6];
+		const char *src;
+		size_t take;
+		size_t elen = escape_unit(s + i, n - i, esc, &src, &take);
+		if (used + elen > room)
+			break;
+		used += elen;
+		i += take;
+	}
+	*esc_bytes = used;
+	return i;
+}
+
+size_t
+sr_log__json_escape(sr_fmt_buf *out, const char *str, size_t n, size_t room)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, used = 0;
+	while (i < n) {
+		char esc[6];
+		const char *src;
+		size_t take;
+		size_t elen = escape_unit(s + i, n - i, esc, &src, &take);
+		if (used + elen > room)
+			break;
+		sr_fmt_buf_put(out, src, elen);
+		used += elen;
+		i += take;
+	}
+	return i;
+}
+
+/* "key":"escaped", the string cut to leave `reserve` bytes of out free. */
+static void
+json_string_field(sr_fmt_buf *out, const char *key, const char *s, size_t n, size_t reserve)
+{
+	sr_fmt_buf_put(out, key, strlen(key));
+	size_t end = out->len + 1 + reserve;
+	size_t room = out->cap > end ? out->cap - end : 0;
+	sr_log__json_escape(out, s, n, room);
+	sr_fmt_buf_putc(out, '"');
+}
+
+/*
+ * The message, escaped in place: rendered raw at `before`, then moved to
+ * the end of the room its escaped form needs and escaped forward from
+ * there.  An escape is never shorter than its input, so the writer never
+ * overtakes the reader.  Returns true when the message was cut.
+ */
+static bool
+json_message(const sr_log_event *ev, sr_fmt_buf *out, size_t tail_len)
+{
+	size_t before = out->len, want_before = out->want;
+	sr_log__put_message(ev, out);
+	size_t raw_len = out->len - before;
+	size_t raw_full = out->want - want_before;
+	unsigned char *raw = (unsigned char *)out->data + before;
+	size_t limit = out->cap > before + tail_len ? out->cap - before - tail_len : 0;
+	size_t esc_bytes;
+	size_t used = escape_count(raw, raw_len, limit, &esc_bytes);
+	bool cut = used < raw_len || raw_full > raw_len;
+	if (cut) {
+		limit = limit > SR_FMT_TRUNCATION_MARKER_LEN ? limit - SR_FMT_TRUNCATION_MARKER_LEN : 0;
+		used = escape_count(raw, raw_len, limit, &esc_bytes);
+	}
+	size_t shift = esc_bytes - used;
+	memmove(raw + shift, raw, used);
+	const unsigned char *r = raw + shift;
+	char *w = out->data + before;
+	size_t i = 0;
+	while (i < used) {
+		char esc[6];
+		const char *src;
+		size_t take;
+		/* Copy the unit out first: writing it may overlap where it is read from. */
+		unsigned char unit[4];
+		size_t ul = used - i < 4 ? used - i : 4;
+		memcpy(unit, r + i, ul);
+		size_t elen = escape_unit(unit, ul, esc, &src, &take);
+		if (src == (const char *)unit)
+			memmove(w, unit, elen);
+		else
+			memcpy(w, src, elen);
+		w += elen;
+		i += take;
+	}
+	out->len = before + esc_bytes;
+	out->want = want_before + esc_bytes + (cut ? raw_full - used + 1 : 0);
+	return cut;
+}
+
+void
+sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
+{
+	(void)log;
+	/* The tail, made first so that the message can be cut to leave room for it. */
+	char tail_data[640];
+	sr_fmt_buf tail = { tail_data, 0, sizeof tail_data - 8, 0 };
+	sr_fmt_buf_putc(&tail, '"');
+	if (ev->site != NULL) {
+		const char *file = sr_site_file_base(ev->site);
+		sr_fmt_buf_put(&tail, ",\"file\":\"", 9);
+		sr_log__json_escape(&tail, file, strlen(file), 256);
+		sr_fmt_buf_put(&tail, "\",\"line\":", 9);
+		sr_log__put_int(&tail, ev->site->line);
+		const char *fn = ev->site->function != NULL ? ev->site->function : "";
+		sr_fmt_buf_put(&tail, ",\"function\":\"", 13);
+		sr_log__json_escape(&tail, fn, strlen(fn), 256);
+		sr_fmt_buf_putc(&tail, '"');
+	}
+	if (ev->backtrace)
+		sr_fmt_buf_put(&tail, ",\"backtrace\":true", 17);
+	sr_fmt_buf_putc(&tail, '}');
+
+	/* Before "msg" all is bounded; the category and thread are cut if the line is tiny. */
+	size_t reserve = tail.len + SR_FMT_TRUNCATION_MARKER_LEN + 40;
+	int64_t sec;
+	int32_t ns;
+	sr_log__split_ns(ev->ts_ns, &sec, &ns);
+	sr_fmt_buf_put(out, "{\"ts\":\"", 7);
+	sr_log__put_iso_seconds(out, sec);
+	sr_fmt_buf_putc(out, '.');
+	sr_log__put_uint(out, (uint64_t)ns, 9);
+	sr_fmt_buf_put(out, "Z\",\"level\":\"", 12);
+	int level = ev->level;
+	const char *ln = sr_log__level_lower(level);
+	sr_fmt_buf_put(out, ln, strlen(ln));
+	sr_fmt_buf_putc(out, '"');
+	const char *category = ev->category;
+	if (category == NULL || category[0] == '\0')
+		category = "root";
+	json_string_field(out, ",\"category\":\"", category, strlen(category), reserve + 60);
+	size_t tl = strnlen(ev->thread, 16);
+	if (tl > 0) {
+		json_string_field(out, ",\"thread\":\"", ev->thread, tl, reserve + 20);
+	} else {
+		sr_fmt_buf_put(out, ",\"thread\":\"", 11);
+		sr_log__put_uint(out, ev->tid, 1);
+		sr_fmt_buf_putc(out, '"');
+	}
+	sr_fmt_buf_put(out, ",\"tid\":", 7);
+	sr_log__put_uint(out, ev->tid, 1);
+	sr_fmt_buf_put(out, ",\"msg\":\"", 8);
+	bool cut = json_message(ev, out, tail.len);
+	size_t missing = out->want - out->len;
+	if (cut)
+		sr_fmt_buf_put(out, SR_FMT_TRUNCATION_MARKER, SR_FMT_TRUNCATION_MARKER_LEN);
+	sr_fmt_buf_put(out, tail.data, tail.len);
+	/*
+	 * Uncut, want == len.  Cut, want says how much more the whole line
+	 * would take, so that a caller rendering into a small buffer retries
+	 * with a bigger one (sr_log__finish_line adds no marker for JSON).
+	 */
+	out->want = out->len + missing;
+}

@@ -1,0 +1,94 @@
+/*
+ * sr_log_sink_internal.h: the sinks' state, shared by sr_log_sink.c (opening,
+ * buffering, writing, closing) and sr_log_sink_rotate.c (rotation), and the
+ * sink functions the rest of the logger calls (internal).
+ */
+#ifndef SR_LOG_SINK_INTERNAL_H
+#define SR_LOG_SINK_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sr_log_internal.h"
+
+typedef struct sr_log_sink {
+	sr_sink_config cfg;       /* cfg.path points to `path` */
+	char *path;
+	int index;
+	int fd;                   /* -1 for null and callback */
+	bool owns_fd;
+	bool may_sigpipe;         /* a pipe or socket */
+	bool midline;             /* a failed write stopped inside a line (ended with a marker first) */
+	/* Changed only under `lock`. */
+	bool broken;              /* EPIPE: the reader is gone; writes are skipped */
+	bool stalled;             /* a write timed out on EAGAIN: don't wait again yet */
+	bool closed;
+	sr_atomic_i32 reported;   /* the one stderr report was made */
+	/* Serialises writes: the consumer's flushes against callers' (sync). */
+	pthread_mutex_t lock;
+	/* The consumer's buffer: only the consumer thread touches it. */
+	char *buf;
+	size_t len, cap;
+	uint64_t batch_messages;
+	/* FILE with rotation (cfg.max_file_bytes or cfg.rotate_daily); under `lock`. */
+	uint64_t file_bytes;      /* bytes in the current file */
+	int64_t file_day;         /* UTC day (days since the epoch) of the current file */
+	char *rot_name;           /* scratch for "path.N" */
+	size_t rot_name_size;
+	sr_atomic_i64 rotations;
+	/* Counters (relaxed; several writers use add). */
+	sr_atomic_i64 messages, bytes, writes, errors, lost_bytes;
+} sr_log_sink;
+
+struct sr_log_sinks {
+	int n;
+	int min_level;            /* the lowest level any sink writes */
+	sr_log_sink s[SR_LOG_MAX_SINKS];
+};
+
+/* ---- for the rest of the logger (sr_log_sink.c) ---- */
+
+int sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err);
+/* Flushes (consumer buffers), closes owned descriptors, calls close callbacks. */
+void sr_log__sinks_close(sr_log *log);
+/* After a failed open: closes the files this open made (descriptors stay the caller's). */
+void sr_log__sinks_abandon(sr_log *log);
+void sr_log__sinks_free(sr_log *log);
+/* Consumer: appends a line to every qualifying sink's buffer (callbacks: calls them). */
+void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len);
+/* Consumer: writes every sink's buffer, calls flush callbacks, publishes sink counters. */
+void sr_log__sinks_flush(sr_log *log);
+/* A caller: writes a line to every qualifying sink now, under each sink's lock. */
+void sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len);
+/* The lowest level any sink writes (SR_LOG_OFF with none). */
+int sr_log__sinks_min_level(const sr_log *log);
+/* Copies the sinks' counters into *st (sr_log_stats). */
+void sr_log__sinks_stats(const sr_log *log, sr_log_counters *st);
+/* Describes sink i's configuration ("file /var/log/app.log level=trace ..."); false past the last. */
+bool sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size);
+/*
+ * Crash handler (no lock, no rotation, async-signal-safe): writes a line to
+ * the file and descriptor sinks that take `level`; writes and empties what
+ * the consumer left in those sinks' buffers.
+ */
+void sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t len);
+void sr_log__sinks_write_buffers_raw(sr_log *log);
+
+/* ---- between sr_log_sink.c and sr_log_sink_rotate.c ---- */
+
+/* Adds to a counter (relaxed: counters only). */
+void sr_log__sink_add(sr_atomic_i64 *counter, int64_t delta);
+/* Reports the sink's first error on stderr, once. */
+void sr_log__sink_report_once(sr_log_sink *s, const char *what);
+/* Writes bytes as they are; false when the write failed (counted).  s->lock held. */
+bool sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written);
+/* True for a file sink with a size limit or daily rotation. */
+bool sr_log__sink_rotates(const sr_log_sink *s);
+/* Opens (creates) the sink's file and learns its size and day.  s->lock held or at open. */
+int sr_log__sink_open_file(sr_log_sink *s);
+/* Writes whole lines, rotating between two of them when due.  s->lock held. */
+void sr_log__sink_rotating_write_locked(sr_log_sink *s, const char *p, size_t n);
+
+#endif /* SR_LOG_SINK_INTERNAL_H */

@@ -1,0 +1,137 @@
+/*
+ * sr_log_site.h: the call site of a log macro and the argument signature
+ * parsed from its format.
+ *
+ * A log call does not format.  Its call site (sr_site, a static descriptor
+ * made by the logging macro) carries the printf-style format; the first call
+ * through a site parses the format once into an argument signature (one type
+ * per argument) cached in the site.  Every call then copies its arguments in
+ * binary into a record, and the consumer renders them (sr_log_codec_internal.h).
+ *
+ * Supported: the conversions d i o u x X e E f F g G a A c s p % and m (glibc's
+ * strerror(errno); the caller's errno is captured at the call), the flags
+ * - + space # 0 ' I, widths and precisions (also '*'), and the length
+ * modifiers hh h l ll j z t L (q as ll).  Refused with an error that names the
+ * conversion: %n (it writes through a pointer), wide characters and strings
+ * (%lc %ls %C %S), positional arguments (%1$d), any other conversion, more
+ * than SR_SITE_MAX_ARGS arguments, and widths or precisions above INT_MAX.
+ * A refused format is never passed to printf: the logger writes an error line
+ * that names the problem and counts it (sr_log_counters.format_errors).
+ *
+ * Part of the logging API: the macros of sr_log.h need the type.
+ */
+#ifndef SR_LOG_SITE_H
+#define SR_LOG_SITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sr_atomic.h"
+#include "sr_export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Appended where a string argument or a line had to be cut. */
+#define SR_FMT_TRUNCATION_MARKER "[truncated]"
+#define SR_FMT_TRUNCATION_MARKER_LEN (sizeof SR_FMT_TRUNCATION_MARKER - 1)
+
+/* Most arguments one call site may take ('*' widths and precisions count). */
+#define SR_SITE_MAX_ARGS 32
+
+/* Argument types of a signature. */
+enum sr_fmt_arg {
+	SR_FMT_ARG_INT = 1,     /* int (also char, short: promoted), 4 bytes */
+	SR_FMT_ARG_LONG,        /* long, long long, intmax_t, size_t, ptrdiff_t: 8 bytes */
+	SR_FMT_ARG_DOUBLE,      /* double (float promoted): 8 bytes */
+	SR_FMT_ARG_LDOUBLE,     /* long double: 16 bytes */
+	SR_FMT_ARG_PTR,         /* void *: 8 bytes */
+	SR_FMT_ARG_STR,         /* const char *: by value */
+	SR_FMT_ARG_WIDTH,       /* int from a '*' width */
+	SR_FMT_ARG_PRECISION    /* int from a '*' precision (bounds the next %s) */
+};
+
+/* Precision markers in sr_fmt_sig.precision[] for string arguments. */
+#define SR_FMT_PREC_NONE (-1)    /* %s: read up to the NUL */
+#define SR_FMT_PREC_STAR (-2)    /* %.*s: the preceding SR_FMT_ARG_PRECISION */
+
+/* Why a format was refused (sr_fmt_sig.error). */
+enum sr_fmt_error {
+	SR_FMT_OK = 0,
+	SR_FMT_E_N,             /* %n */
+	SR_FMT_E_UNSUPPORTED,   /* unknown conversion or length combination */
+	SR_FMT_E_WIDE,          /* %lc %ls %C %S */
+	SR_FMT_E_POSITIONAL,    /* %1$d */
+	SR_FMT_E_INCOMPLETE,    /* '%' ... at the end of the format */
+	SR_FMT_E_RANGE,         /* width or precision above INT_MAX */
+	SR_FMT_E_TOO_MANY       /* more than SR_SITE_MAX_ARGS arguments */
+};
+
+/* A format's argument signature: what one call must copy. */
+typedef struct sr_fmt_sig {
+	uint8_t nargs;
+	uint8_t nstrings;
+	uint8_t error;                      /* enum sr_fmt_error */
+	uint16_t value_bytes;               /* size of the value area */
+	uint8_t type[SR_SITE_MAX_ARGS];     /* enum sr_fmt_arg */
+	int32_t precision[SR_SITE_MAX_ARGS];/* strings: a precision or SR_FMT_PREC_* */
+} sr_fmt_sig;
+
+/* sr_site.state */
+enum { SR_SITE_UNPARSED = 0, SR_SITE_PARSING = 1, SR_SITE_READY = 2 };
+
+/*
+ * A call site.  The logging macros make one `static` per call, so location
+ * costs nothing at run time.  The first four fields are constant; the rest is
+ * filled by the first call through the site and then only read.  A site must
+ * outlive every record made through it (a static one does, unless its code is
+ * unloaded with dlclose while a logger still holds its records).
+ */
+typedef struct sr_site {
+	const char *format;
+	const char *file;
+	const char *function;
+	int32_t line;
+	int32_t level;                      /* enum sr_log_level */
+	/*
+	 * SR_SITE_READY once sig and file_base are filled: the parsing thread's
+	 * store-release pairs with the load-acquire in sr_site_sig.
+	 */
+	sr_atomic_i32 state;
+	uint16_t file_base;                 /* offset of the file's base name */
+	sr_fmt_sig sig;
+} sr_site;
+
+/*
+ * Parses format into *sig.  Returns SR_FMT_OK or the error (also stored in
+ * sig->error); when msg is given it receives a message naming the offending
+ * conversion, e.g. "conversion '%n' is refused: it writes through a pointer".
+ */
+int sr_fmt_parse(const char *format, sr_fmt_sig *sig, char *msg, size_t msg_size);
+
+/* Slow path of sr_site_sig: parses the site, or into *scratch if another thread is. */
+const sr_fmt_sig *sr_site__parse(sr_site *site, sr_fmt_sig *scratch);
+
+/*
+ * The site's signature: after the first call one load-acquire.  When another
+ * thread is parsing the same site at that moment, this thread parses into
+ * *scratch instead of waiting (parsing is deterministic).
+ */
+static inline const sr_fmt_sig *
+sr_site_sig(sr_site *site, sr_fmt_sig *scratch)
+{
+	/* pairs with the store-release of SR_SITE_READY in sr_site__parse */
+	if (__builtin_expect(sr_atomic_load_acquire_i32(&site->state) == SR_SITE_READY, 1))
+		return &site->sig;
+	return sr_site__parse(site, scratch);
+}
+
+/* The base name of the site's file (cached offset when the site is parsed). */
+const char *sr_site_file_base(const sr_site *site);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SR_LOG_SITE_H */
