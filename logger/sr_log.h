@@ -85,7 +85,7 @@ extern "C" {
  * SR_ESYS (a file that cannot be opened, a thread that cannot start: the
  * message has errno's text), SR_ENOMEM.  A failed open leaks nothing.
  */
-sr_log *sr_log_open(const sr_log_config *config, sr_error *err);
+SR_API sr_log *sr_log_open(const sr_log_config *config, sr_error *err);
 
 /*
  * Writes every message accepted before the call, flushes, stops the consumer,
@@ -96,7 +96,7 @@ sr_log *sr_log_open(const sr_log_config *config, sr_error *err);
  * when called from the logger's own consumer thread (a sink callback).
  * Category handles of the logger are invalid afterwards.
  */
-int sr_log_close(sr_log **logp);
+SR_API int sr_log_close(sr_log **logp);
 
 /*
  * Stops the logger without freeing it: every category is set to off (later
@@ -107,18 +107,18 @@ int sr_log_close(sr_log **logp);
  * ends (or until sr_log_close, which is still allowed and frees it).
  * Returns SR_OK or SR_ESTATE from the consumer thread.
  */
-int sr_log_shutdown(sr_log *log);
+SR_API int sr_log_shutdown(sr_log *log);
 
 /*
  * Waits until every message accepted before the call has been written to
  * the sinks (write(2) returned; no fsync), and any pending drop report too.
  * SR_OK; SR_ESTATE from a consumer thread or after shutdown; SR_EINVAL for NULL.
  */
-int sr_log_flush(sr_log *log);
+SR_API int sr_log_flush(sr_log *log);
 
 /* The optional process-wide default logger (NULL until set).  Cleared when it is closed. */
-sr_log *sr_log_default(void);
-void sr_log_set_default(sr_log *log);
+SR_API sr_log *sr_log_default(void);
+SR_API void sr_log_set_default(sr_log *log);
 
 
 /*
@@ -129,7 +129,7 @@ void sr_log_set_default(sr_log *log);
  * effective level and the directive that decided it.  Run
  * SEQRING_LOG_DESCRIBE=1 to see it at open.  SR_EINVAL for NULL.
  */
-int sr_log_describe(sr_log *log, FILE *out);
+SR_API int sr_log_describe(sr_log *log, FILE *out);
 
 /*
  * Writes what the backtrace holds now (see config.backtrace_size), marked,
@@ -137,7 +137,7 @@ int sr_log_describe(sr_log *log, FILE *out);
  * sr_log_flush.  SR_ESTATE when the logger has no backtrace or is shut
  * down, or from a consumer thread.
  */
-int sr_log_dump_backtrace(sr_log *log);
+SR_API int sr_log_dump_backtrace(sr_log *log);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Crash flush                                                                              */
@@ -173,10 +173,10 @@ int sr_log_dump_backtrace(sr_log *log);
  * them meanwhile (then they are left alone).  Errors: SR_EINVAL (NULL, not
  * ring mode), SR_EFULL (8 loggers), SR_ESYS (sigaction failed).
  */
-int sr_log_install_crash_handler(sr_log *log, sr_error *err);
+SR_API int sr_log_install_crash_handler(sr_log *log, sr_error *err);
 
 /* Removes the logger from the crash handler (see above).  SR_OK if it was not installed. */
-int sr_log_remove_crash_handler(sr_log *log);
+SR_API int sr_log_remove_crash_handler(sr_log *log);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Logging                                                                                  */
@@ -224,7 +224,7 @@ int sr_log_remove_crash_handler(sr_log *log);
  * arguments).  Never call it with a site whose format differs from the one
  * its first call saw.
  */
-void sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
+SR_API void sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
@@ -232,7 +232,7 @@ void sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
  * or "" goes back to the default: the OS thread name when it differs from
  * the process name, else the thread id).
  */
-void sr_log_thread_name(const char *name);
+SR_API void sr_log_thread_name(const char *name);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Statistics                                                                               */
@@ -294,7 +294,7 @@ typedef struct sr_log_counters {
  * snapshot, not an atomic one).  SR_EINVAL for NULL.  Exact after
  * sr_log_flush, sr_log_shutdown, or when no thread logs.
  */
-int sr_log_stats(sr_log *log, sr_log_counters *stats);
+SR_API int sr_log_stats(sr_log *log, sr_log_counters *stats);
 
 
 #ifdef __cplusplus

@@ -53,20 +53,20 @@ typedef struct sr_category {
  * of non-empty dot-separated parts.  Returns NULL with SR_EINVAL for a bad
  * name or NULL log, SR_ENOMEM, SR_ESTATE after shutdown.
  */
-sr_category *sr_log_category_get(sr_log *log, const char *name, sr_error *err);
+SR_API sr_category *sr_log_category_get(sr_log *log, const char *name, sr_error *err);
 
 /*
  * As sr_log_category_get, but never NULL: on any error it returns
  * &sr_category_off, a handle whose level is off (every macro on it is a
  * no-op), so that a library can log through sr_log_default() unconditionally.
  */
-sr_category *sr_log_category(sr_log *log, const char *name);
+SR_API sr_category *sr_log_category(sr_log *log, const char *name);
 
 /* The root category (name "", printed "root"); NULL log gives &sr_category_off. */
-sr_category *sr_log_root(sr_log *log);
+SR_API sr_category *sr_log_root(sr_log *log);
 
 /* The always-off handle (never written). */
-extern sr_category sr_category_off;
+SR_API extern sr_category sr_category_off;
 
 /*
  * Sets the level of a category name and of every name below it that has no
@@ -76,13 +76,13 @@ extern sr_category sr_category_off;
  * level is updated at once; callers see it without locks.  Errors: SR_EINVAL
  * (bad name, bad level), SR_ENOMEM, SR_ESTATE after shutdown.
  */
-int sr_log_set_level(sr_log *log, const char *prefix, int level, sr_error *err);
+SR_API int sr_log_set_level(sr_log *log, const char *prefix, int level, sr_error *err);
 
 /* A handle's effective level (sr_category.write_level). */
-sr_log_level sr_category_level(const sr_category *category);
+SR_API sr_log_level sr_category_level(const sr_category *category);
 
 /* The configured (not effective) level a name would get: its longest prefix's. */
-sr_log_level sr_log_level_for(sr_log *log, const char *name);
+SR_API sr_log_level sr_log_level_for(sr_log *log, const char *name);
 
 /*
  * Replaces the logger's levels with a spec in SEQRING_LOG's form, as in
@@ -100,7 +100,7 @@ sr_log_level sr_log_level_for(sr_log *log, const char *name);
  * is invalid: expected trace, debug, info, warn, error, fatal or off".
  * SR_ESTATE after shutdown.
  */
-int sr_log_set_level_spec(sr_log *log, const char *spec, sr_error *err);
+SR_API int sr_log_set_level_spec(sr_log *log, const char *spec, sr_error *err);
 
 /*
  * Writes the levels in force as a spec ("info,db=error,net.http=debug":
@@ -108,7 +108,7 @@ int sr_log_set_level_spec(sr_log *log, const char *spec, sr_error *err);
  * spec's length (as snprintf: a value >= size means it was cut), or
  * SR_EINVAL.
  */
-int sr_log_level_spec(sr_log *log, char *buf, size_t size);
+SR_API int sr_log_level_spec(sr_log *log, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -118,8 +118,8 @@ typedef enum sr_log_layout {
 } sr_log_layout;
 
 /* "text", "message", "pattern", "json"; parse is case-insensitive, SR_EINVAL lists them. */
-const char *sr_log_layout_name(int layout);
-int sr_log_layout_parse(const char *name, sr_log_layout *layout, sr_error *err);
+SR_API const char *sr_log_layout_name(int layout);
+SR_API int sr_log_layout_parse(const char *name, sr_log_layout *layout, sr_error *err);
 
 /*
  * Checks a pattern (SR_LOG_LAYOUT_PATTERN) without opening a logger: SR_OK,
@@ -127,7 +127,7 @@ int sr_log_layout_parse(const char *name, sr_log_layout *layout, sr_error *err);
  * wrong, e.g. "pattern '%d %q' is invalid at column 4: '%q' is not a
  * conversion (expected %d %p %c %t %T %m %F %L %M %n %%)".
  */
-int sr_log_pattern_check(const char *pattern, sr_error *err);
+SR_API int sr_log_pattern_check(const char *pattern, sr_error *err);
 
 /*
  * Where timestamps come from.  Each is read on the calling thread; see
@@ -161,8 +161,8 @@ typedef enum sr_log_clock {
 } sr_log_clock;
 
 /* "realtime", "coarse", "tsc", "auto"; parse is case-insensitive, SR_EINVAL lists them. */
-const char *sr_log_clock_name(int clock);
-int sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err);
+SR_API const char *sr_log_clock_name(int clock);
+SR_API int sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err);
 
 typedef enum sr_sink_kind {
 	SR_SINK_FILE = 0,     /* a file opened O_WRONLY|O_APPEND|O_CREAT, owned by the logger */
@@ -241,12 +241,12 @@ typedef struct sr_sink_config {
 } sr_sink_config;
 
 /* Sink configurations with their defaults. */
-sr_sink_config sr_sink_file(const char *path);
+SR_API sr_sink_config sr_sink_file(const char *path);
 /* A file sink that rotates at max_file_bytes and keeps keep_files old files. */
-sr_sink_config sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files);
-sr_sink_config sr_sink_fd(int fd);
-sr_sink_config sr_sink_null(void);
-sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
+SR_API sr_sink_config sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files);
+SR_API sr_sink_config sr_sink_fd(int fd);
+SR_API sr_sink_config sr_sink_null(void);
+SR_API sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
 
 /*
  * The default wait strategy: spin 10 us, yield 100 us, then sleep (waking
@@ -407,14 +407,14 @@ typedef struct sr_log_config {
  */
 
 /* Fills *config with the documented defaults. */
-void sr_log_config_default(sr_log_config *config);
+SR_API void sr_log_config_default(sr_log_config *config);
 
 /* Names for messages and configuration: "ring", "queue", "sync"; "block", "drop", ... */
-const char *sr_log_mode_name(int mode);
-const char *sr_log_full_policy_name(int policy);
+SR_API const char *sr_log_mode_name(int mode);
+SR_API const char *sr_log_full_policy_name(int policy);
 /* Parse those names (case-insensitive); SR_EINVAL lists the valid ones. */
-int sr_log_mode_parse(const char *name, sr_log_mode *mode, sr_error *err);
-int sr_log_full_policy_parse(const char *name, sr_log_full_policy *policy, sr_error *err);
+SR_API int sr_log_mode_parse(const char *name, sr_log_mode *mode, sr_error *err);
+SR_API int sr_log_full_policy_parse(const char *name, sr_log_full_policy *policy, sr_error *err);
 
 
 #ifdef __cplusplus

@@ -32,13 +32,13 @@ typedef enum sr_log_level {
 #define SR_LOG_INHERIT (-1)
 
 /* "trace", "debug", "info", "warn", "error", "fatal", "off"; "unknown" otherwise. */
-const char *sr_log_level_name(int level);
+SR_API const char *sr_log_level_name(int level);
 
 /*
  * Parses a level name (case-insensitive; "warning" is accepted for warn).
  * SR_EINVAL, with a message listing the valid names, for anything else.
  */
-int sr_log_level_parse(const char *name, sr_log_level *level, sr_error *err);
+SR_API int sr_log_level_parse(const char *name, sr_log_level *level, sr_error *err);
 
 
 #ifdef __cplusplus

@@ -1,35 +1,13 @@
 /*
- * sr_log_sink.c: where lines go.  File, descriptor, null and callback sinks,
- * the consumer's per-sink buffers, and the write error handling:
+ * sr_log_sink.c: where lines go.  File, descriptor, null and callback sinks:
+ * opening them, the consumer's per-sink buffers (lines are appended during
+ * a batch and written at its end, or when a buffer fills), a caller's
+ * immediate writes (sync mode, policy sync), flushing and closing.  Writing
+ * and its errors are sr_log_sink_write.c; rotation is sr_log_sink_rotate.c.
  *
- *   EINTR          retried at once.
- *   short write    the rest is written.
- *   EAGAIN         (a non-blocking descriptor that is full) poll for POLLOUT up
- *                  to write_timeout_ms, then drop the buffer and count it; after
- *                  one timeout, don't wait again until a write succeeds, so a
- *                  dead reader costs a failed write per batch, not a timeout.
- *   EPIPE          the reader is gone for good: the sink is marked broken and
- *                  its later writes are skipped (counted).  SIGPIPE never kills
- *                  the process: the consumer thread blocks it for its life, a
- *                  caller thread writing to a pipe or socket blocks it around
- *                  the write, and the signal that the failed write left
- *                  pending on the thread is consumed with sigtimedwait.
- *   ENOSPC, other  counted; the next batch tries again.
- *
- * Rotation (FILE with max_file_bytes or rotate_daily) happens in the write
- * path, under the sink's lock, between two lines: the consumer's buffer holds
- * whole lines only, so a buffer that would cross the size limit is written
- * up to its last line that fits, the file is rotated (app.log.N-1 ->
- * app.log.N, ..., app.log -> app.log.1, the oldest deleted beyond keep_files)
- * and the rest goes to the new file.  No line is split, lost or duplicated
- * by a rotation.  If a rename fails the sink keeps appending to the same
- * file (nothing is truncated); if the new file cannot be opened, writes are
- * counted as errors and the open is retried at the next write.
- *
- * Each sink reports its first error on stderr, once; all are counted
- * (sr_log_counters.sinks[i].errors).  Nothing here waits without a bound
- * except a write(2) to a blocking descriptor whose reader stopped reading:
- * that is the sink's nature (and what the full-queue policies are for).
+ * Nothing here waits without a bound except a write(2) to a blocking
+ * descriptor whose reader stopped reading: that is the sink's nature (and
+ * what the full-queue policies are for).
  */
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
@@ -46,209 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const kind_names[] = { "file", "fd", "null", "callback" };
-
-static int64_t
-monotonic_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * SIGPIPE guard for a write by a thread that may not block SIGPIPE already
- * (callers in sync mode or policy sync).  The consumer threads block it for
- * their whole life, so for them `begin` finds it blocked and changes nothing.
- */
-typedef struct sigpipe_guard {
-	sigset_t old;
-	bool was_blocked;
-} sigpipe_guard;
-
-static void
-sigpipe_block(sigpipe_guard *g)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &set, &g->old);
-	g->was_blocked = sigismember(&g->old, SIGPIPE) == 1;
-}
-
-static void
-sigpipe_consume(void)
-{
-	/* The failed write raised SIGPIPE for this thread; it is blocked: take it. */
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigset_t pending;
-	if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
-		struct timespec zero = { 0, 0 };
-		sigtimedwait(&set, NULL, &zero);
-	}
-}
-
-static void
-sigpipe_restore(const sigpipe_guard *g)
-{
-	if (!g->was_blocked)
-		pthread_sigmask(SIG_SETMASK, &g->old, NULL);
-}
-
-/* Writes to stderr without risking SIGPIPE. */
-static void
-report(const char *text, size_t len)
-{
-	sigpipe_guard g;
-	sigpipe_block(&g);
-	while (len > 0) {
-		ssize_t w = write(STDERR_FILENO, text, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w < 0 && errno == EPIPE)
-				sigpipe_consume();
-			break;
-		}
-		text += w;
-		len -= (size_t)w;
-	}
-	sigpipe_restore(&g);
-}
-
-static void
-describe(const sr_log_sink *s, char *buf, size_t size)
-{
-	switch (s->cfg.kind) {
-	case SR_SINK_FILE:
-		snprintf(buf, size, "file %s", s->path);
-		break;
-	case SR_SINK_FD:
-		snprintf(buf, size, "fd %d", s->fd);
-		break;
-	default:
-		snprintf(buf, size, "%s", kind_names[s->cfg.kind]);
-		break;
-	}
-}
-
-void
-sr_log__sink_report_once(sr_log_sink *s, const char *what)
-{
-	/* exchange: of several threads failing at once, one reports */
-	if (sr_atomic_exchange_i32(&s->reported, 1) != 0)
-		return;
-	char name[300], msg[512];
-	describe(s, name, sizeof name);
-	int n = snprintf(msg, sizeof msg,
-	    "seqring: log sink %d (%s): %s; further errors on this sink are counted, not reported "
-	    "(sr_log_stats)\n", s->index, name, what);
-	if (n > 0)
-		report(msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
-}
-
-void
-sr_log__sink_add(sr_atomic_i64 *counter, int64_t delta)
-{
-	sr_atomic_faa_i64(counter, delta);
-}
-
-/* Writes all of p or fails; *done gets what was written.  Returns 0 or an errno. */
-static int
-write_all(sr_log_sink *s, const char *p, size_t n, size_t *done)
-{
-	int64_t deadline = -1;
-	*done = 0;
-	while (n > 0) {
-		ssize_t w = write(s->fd, p, n);
-		if (w > 0) {
-			p += w;
-			n -= (size_t)w;
-			*done += (size_t)w;
-			continue;
-		}
-		int e = w == 0 ? EIO : errno;
-		if (e == EINTR)
-			continue;
-		if (e == EAGAIN || e == EWOULDBLOCK) {
-			if (s->stalled || s->cfg.write_timeout_ms == 0)
-				return EAGAIN;
-			int64_t now = monotonic_ms();
-			if (deadline < 0)
-				deadline = now + s->cfg.write_timeout_ms;
-			if (now >= deadline) {
-				s->stalled = true;
-				return EAGAIN;
-			}
-			struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
-			int pr = poll(&pfd, 1, (int)(deadline - now));
-			if (pr < 0 && errno != EINTR)
-				return errno;
-			continue;
-		}
-		return e;
-	}
-	s->stalled = false;
-	return 0;
-}
-
-/* Writes bytes as they are; false when the write failed (counted).  s->lock held. */
-bool
-sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written)
-{
-	*written = 0;
-	if (n == 0)
-		return true;
-	if (s->broken || s->closed || s->fd < 0) {
-		sr_log__sink_add(&s->errors, 1);
-		sr_log__sink_add(&s->lost_bytes, (int64_t)n);
-		return false;
-	}
-	sigpipe_guard g;
-	bool guard = s->may_sigpipe && sr_log__self.consumer_of == NULL;
-	if (guard)
-		sigpipe_block(&g);
-	size_t done = 0;
-	int e = 0;
-	if (s->midline) {
-		/*
-		 * A failed write stopped inside a line: end that line, visibly cut,
-		 * before anything else, so the next line does not continue it.
-		 */
-		static const char cut[] = " " SR_FMT_TRUNCATION_MARKER "\n";
-		size_t cut_done;
-		e = write_all(s, cut, sizeof cut - 1, &cut_done);
-		if (e == 0)
-			s->midline = false;
-	}
-	if (e == 0) {
-		e = write_all(s, p, n, &done);
-		if (e != 0 && done > 0 && p[done - 1] != '\n')
-			s->midline = true;
-	}
-	if (e == EPIPE)
-		sigpipe_consume();
-	if (guard)
-		sigpipe_restore(&g);
-	sr_log__sink_add(&s->bytes, (int64_t)done);
-	*written = done;
-	if (e == 0) {
-		sr_log__sink_add(&s->writes, 1);
-		return true;
-	}
-	sr_log__sink_add(&s->errors, 1);
-	sr_log__sink_add(&s->lost_bytes, (int64_t)(n - done));
-	if (e == EPIPE)
-		s->broken = true;
-	char what[160];
-	snprintf(what, sizeof what, "write failed: %s%s", strerror(e),
-	    e == EPIPE ? " (the reader is gone: the sink is closed)" :
-	    e == EAGAIN ? " (the descriptor stayed full)" : "");
-	sr_log__sink_report_once(s, what);
-	return false;
-}
 
 /* Writes bytes to a file or descriptor sink; the caller holds s->lock. */
 static void
@@ -562,34 +337,6 @@ describe_config(const sr_sink_config *c, char *buf, size_t size)
 	}
 }
 
-static void
-write_raw(sr_log_sink *s, const char *p, size_t n)
-{
-	/* Signal context: write and poll only; a full descriptor gets ten 100 ms chances. */
-	int full = 0;
-	if (s->midline && n > 0) {
-		/* As plain_write_locked: end a line a failed write left open. */
-		static const char cut[] = " " SR_FMT_TRUNCATION_MARKER "\n";
-		s->midline = false;
-		write_raw(s, cut, sizeof cut - 1);
-	}
-	while (n > 0 && s->fd >= 0) {
-		ssize_t w = write(s->fd, p, n);
-		if (w > 0) {
-			p += w;
-			n -= (size_t)w;
-			continue;
-		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && full++ < 10) {
-			struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
-			poll(&pfd, 1, 100);
-			continue;
-		}
-		return;
-	}
-}
 
 sr_sink_config
 sr_sink_fd(int fd)
@@ -660,34 +407,6 @@ sr_log__sinks_abandon(sr_log *log)
 		if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0) {
 			close(s->fd);
 			s->fd = -1;
-		}
-	}
-}
-
-static bool
-takes_raw(const sr_log_sink *s)
-{
-	return s->cfg.kind == SR_SINK_FILE || s->cfg.kind == SR_SINK_FD;
-}
-
-void
-sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t len)
-{
-	for (int i = 0; i < log->sinks->n; i++) {
-		sr_log_sink *s = &log->sinks->s[i];
-		if (takes_raw(s) && level >= (int)s->cfg.level)
-			write_raw(s, line, len);
-	}
-}
-
-void
-sr_log__sinks_write_buffers_raw(sr_log *log)
-{
-	for (int i = 0; i < log->sinks->n; i++) {
-		sr_log_sink *s = &log->sinks->s[i];
-		if (takes_raw(s) && s->len > 0 && s->len <= s->cap) {
-			write_raw(s, s->buf, s->len);
-			s->len = 0;
 		}
 	}
 }

@@ -76,7 +76,7 @@ bool sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size);
 void sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t len);
 void sr_log__sinks_write_buffers_raw(sr_log *log);
 
-/* ---- between sr_log_sink.c and sr_log_sink_rotate.c ---- */
+/* ---- between sr_log_sink*.c ---- */
 
 /* Adds to a counter (relaxed: counters only). */
 void sr_log__sink_add(sr_atomic_i64 *counter, int64_t delta);

@@ -108,10 +108,10 @@ typedef struct sr_site {
  * sig->error); when msg is given it receives a message naming the offending
  * conversion, e.g. "conversion '%n' is refused: it writes through a pointer".
  */
-int sr_fmt_parse(const char *format, sr_fmt_sig *sig, char *msg, size_t msg_size);
+SR_API int sr_fmt_parse(const char *format, sr_fmt_sig *sig, char *msg, size_t msg_size);
 
 /* Slow path of sr_site_sig: parses the site, or into *scratch if another thread is. */
-const sr_fmt_sig *sr_site__parse(sr_site *site, sr_fmt_sig *scratch);
+SR_API const sr_fmt_sig *sr_site__parse(sr_site *site, sr_fmt_sig *scratch);
 
 /*
  * The site's signature: after the first call one load-acquire.  When another
@@ -128,7 +128,7 @@ sr_site_sig(sr_site *site, sr_fmt_sig *scratch)
 }
 
 /* The base name of the site's file (cached offset when the site is parsed). */
-const char *sr_site_file_base(const sr_site *site);
+SR_API const char *sr_site_file_base(const sr_site *site);
 
 #ifdef __cplusplus
 }

@@ -308,6 +308,77 @@ record_init(void *slot, int64_t index, void *ctx)
 	return 0;
 }
 
+/* ---- streamed writers and readers over claimed slots ----------------- */
+
+Test(ring, slots_for_a_power_of_two_slot_size_matches_division)
+{
+	sr_ring *ring = sr_ring_create(8, 64, NULL, NULL, NULL);
+	cr_assert_not_null(ring);
+	cr_assert_eq(ring->slot_shift, 6);
+	for (size_t bytes = 0; bytes <= 8 * 64; bytes++)
+		cr_assert_eq(sr_ring_slots_for(ring, bytes), bytes == 0 ? 1 : (int64_t)((bytes + 63) / 64),
+		    "%zu bytes", bytes);
+	sr_ring_destroy(ring);
+	ring = sr_ring_create(8, 24, NULL, NULL, NULL);
+	cr_assert_not_null(ring);
+	cr_assert_eq(ring->slot_shift, -1);
+	sr_ring_destroy(ring);
+}
+
+Test(ring, a_stream_written_in_pieces_reads_back_across_the_physical_end)
+{
+	sr_ring *ring = sr_ring_create(4, 16, NULL, NULL, NULL);
+	cr_assert_not_null(ring);
+	/* From sequence 7 (slot 3, the last 16 bytes), 40 bytes in pieces of 5: it wraps once. */
+	int64_t first = 7;
+	unsigned char src[40], dst[40];
+	for (int i = 0; i < 40; i++)
+		src[i] = (unsigned char)(i * 7 + 1);
+	sr_ring_writer w = sr_ring_stream_at(ring, first);
+	for (int i = 0; i < 40; i += 5)
+		sr_ring_writer_put(&w, src + i, 5);
+	cr_assert_eq(w.pos, 40 - 16, "the writer continues from the start of the array");
+	cr_assert_eq(memcmp(ring->slots + 48, src, 16), 0);
+	cr_assert_eq(memcmp(ring->slots, src + 16, 24), 0);
+	/* Read back in pieces of another size. */
+	sr_ring_reader r = sr_ring_stream_at(ring, first);
+	for (int i = 0; i < 40; i += 8)
+		sr_ring_reader_get(&r, dst + i, 8);
+	cr_assert_eq(memcmp(dst, src, 40), 0);
+	/* The same bytes through the one-shot copy agree. */
+	memset(dst, 0, sizeof dst);
+	sr_ring_read(ring, first, dst, 40);
+	cr_assert_eq(memcmp(dst, src, 40), 0);
+	sr_ring_destroy(ring);
+}
+
+Test(ring, peek_gives_bytes_in_place_only_when_they_do_not_wrap)
+{
+	sr_ring *ring = sr_ring_create(4, 16, NULL, NULL, NULL);
+	cr_assert_not_null(ring);
+	sr_ring_reader r = sr_ring_stream_at(ring, 2);
+	cr_assert_eq(sr_ring_reader_peek(&r, 32), ring->slots + 32, "slots 2 and 3 end at the array's end");
+	cr_assert_eq(r.pos, 0, "a peek that ends at the end moves the stream to the start");
+	r = sr_ring_stream_at(ring, 3);
+	size_t before = r.pos;
+	cr_assert_null(sr_ring_reader_peek(&r, 17), "17 bytes from the last slot wrap");
+	cr_assert_eq(r.pos, before, "a refused peek does not move the stream");
+	sr_ring_destroy(ring);
+}
+
+Test(ring, a_linear_writer_never_wraps)
+{
+	unsigned char buf[64];
+	sr_ring_writer w = sr_ring_writer_linear(buf);
+	for (int i = 0; i < 64; i++) {
+		unsigned char b = (unsigned char)i;
+		sr_ring_writer_put(&w, &b, 1);
+	}
+	cr_assert_eq(w.pos, 64);
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(buf[i], (unsigned char)i);
+}
+
 Test(ring, initialiser_runs_once_per_slot_in_order)
 {
 	init_log log = { .fail_at = -1 };
