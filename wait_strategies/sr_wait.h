@@ -54,6 +54,7 @@
 #include "sr_atomic.h"
 #include "sr_error.h"
 #include "sr_sequence.h"
+#include "sr_time.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -136,20 +137,10 @@ typedef struct sr_wait {
 int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
 void sr_wait_destroy(sr_wait *w);
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-static inline int64_t
-sr_monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Out-of-line slow paths (sr_wait.c). */
 int sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
     const sr_atomic_i32 *alert, enum sr_wait_kind kind);
 void sr_wait__wake(sr_wait *w);
-void sr_wait__sleep_ns(int64_t ns);
 
 /*
  * Wakes every waiter of any kind (used by barrier alert): takes the mutex so
@@ -298,7 +289,7 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 				yields--;
 				sched_yield();
 			} else {
-				sr_wait__sleep_ns(w->config.sleep_ns);
+				sr_sleep_ns(w->config.sleep_ns);
 			}
 		}
 		break;
@@ -327,7 +318,7 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 			else if (step < 200)
 				sched_yield();
 			else
-				sr_wait__sleep_ns(1000);
+				sr_sleep_ns(1000);
 		}
 		break;
 	}
@@ -359,7 +350,7 @@ sr_backoff_pause(sr_backoff *b)
 	} else if (b->step < SR_BACKOFF_SPIN_STEPS + SR_BACKOFF_YIELD_STEPS) {
 		sched_yield();
 	} else {
-		sr_wait__sleep_ns(SR_BACKOFF_NAP_NS);
+		sr_sleep_ns(SR_BACKOFF_NAP_NS);
 		return; /* stay in the nap phase */
 	}
 	b->step++;
