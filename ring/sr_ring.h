@@ -3,8 +3,8 @@
  *
  * slot_count is a power of two (at least 2), slot_size a multiple of 8 up to
  * 64 KiB.  The array is allocated once, cache-line aligned, touched page by
- * page at creation (a first touch costs microseconds per 4 KiB page on a VM,
- * which would otherwise land on the first lap's producers) and never resized.
+ * page at creation (the first touch of a page is a page fault, which would
+ * otherwise land on the first lap's producers) and never resized.
  * A sequence s lives in slot `s & mask`.
  *
  * The ring knows nothing about who may write where: that is the sequencer's
