@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "sr_error.h"
+#include "sr_export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,11 +49,11 @@ typedef struct sr_ring {
  * not a power of two in [2, 2^30], slot_size is not a multiple of 8 in
  * [8, 64 KiB], memory runs out, or init returns non-zero.
  */
-sr_ring *sr_ring_create(int64_t slot_count, size_t slot_size,
+SR_API sr_ring *sr_ring_create(int64_t slot_count, size_t slot_size,
     sr_slot_init_fn init, void *init_ctx, sr_error *err);
 
 /* Frees the ring; NULL is ignored. */
-void sr_ring_destroy(sr_ring *ring);
+SR_API void sr_ring_destroy(sr_ring *ring);
 
 /* The slot holding `sequence` (any sequence, including large ones). */
 static inline void *

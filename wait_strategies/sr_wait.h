@@ -58,6 +58,7 @@
 #include "sr_atomic.h"
 #include "sr_backoff.h"
 #include "sr_error.h"
+#include "sr_export.h"
 #include "sr_sequence.h"
 #include "sr_time.h"
 
@@ -92,7 +93,7 @@ typedef struct sr_wait_config {
 #define SR_WAIT_MAX_NS (INT64_C(60) * 1000000000)
 
 /* Fills *config with kind and that kind's documented defaults. */
-void sr_wait_config_default(sr_wait_config *config, enum sr_wait_kind kind);
+SR_API void sr_wait_config_default(sr_wait_config *config, enum sr_wait_kind kind);
 
 /*
  * Parses a strategy by name, with optional parameters:
@@ -103,16 +104,16 @@ void sr_wait_config_default(sr_wait_config *config, enum sr_wait_kind kind);
  * An unknown name, key or bad value returns SR_EINVAL with a message listing
  * what is valid.
  */
-int sr_wait_config_parse(const char *spec, sr_wait_config *config, sr_error *err);
+SR_API int sr_wait_config_parse(const char *spec, sr_wait_config *config, sr_error *err);
 
 /* Checks every parameter against its range; SR_EINVAL names the bad one. */
-int sr_wait_config_validate(const sr_wait_config *config, sr_error *err);
+SR_API int sr_wait_config_validate(const sr_wait_config *config, sr_error *err);
 
 /* Writes the canonical spec of config (parsable by sr_wait_config_parse). */
-int sr_wait_config_format(const sr_wait_config *config, char *buf, size_t size);
+SR_API int sr_wait_config_format(const sr_wait_config *config, char *buf, size_t size);
 
 /* "busyspin", "yield", ...; "unknown" for an invalid kind. */
-const char *sr_wait_kind_name(enum sr_wait_kind kind);
+SR_API const char *sr_wait_kind_name(enum sr_wait_kind kind);
 
 /* How a publisher must signal: decided once at init. */
 enum sr_wait_signal_mode {
@@ -143,19 +144,19 @@ typedef struct sr_wait {
 } sr_wait;
 
 /* Validates config and initialises w; SR_EINVAL or SR_ESYS on failure. */
-int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
-void sr_wait_destroy(sr_wait *w);
+SR_API int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
+SR_API void sr_wait_destroy(sr_wait *w);
 
 /* Out-of-line slow paths (sr_wait.c). */
-int sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
+SR_API int sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
     const sr_atomic_i32 *alert, enum sr_wait_kind kind);
-void sr_wait__wake(sr_wait *w);
+SR_API void sr_wait__wake(sr_wait *w);
 
 /*
  * Wakes every waiter of any kind (used by barrier alert): takes the mutex so
  * that a waiter between its alert check and its sleep cannot miss it.
  */
-void sr_wait_signal_all(sr_wait *w);
+SR_API void sr_wait_signal_all(sr_wait *w);
 
 /*
  * Called by a publisher after its store-release of the cursor (or of the
