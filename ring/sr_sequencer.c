@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "sr_backoff.h"
 #include "sr_ring.h"
+#include "sr_time.h"
 
 void
 sr_sequencer_config_default(sr_sequencer_config *c, int64_t buffer_size,

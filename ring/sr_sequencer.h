@@ -19,7 +19,7 @@
  *    publish out of order (sr_sequencer_highest_published).
  *
  * Full ring: a waiting producer backs off (spin, yield, short naps; see
- * sr_backoff).  With synchronize_enqueue_when_full (default on, as Log4j 2's
+ * sr_backoff_pause in sr_backoff.h).  With synchronize_enqueue_when_full (default on, as Log4j 2's
  * SynchronizeEnqueueWhenQueueFull), producers that find the ring full queue on
  * one mutex, so at most one of them polls for space while the others sleep:
  * with many more threads than cores, spinning producers would otherwise steal
@@ -36,6 +36,7 @@
 #include "sr_error.h"
 #include "sr_export.h"
 #include "sr_sequence.h"
+#include "sr_time.h"
 #include "sr_wait.h"
 
 #ifdef __cplusplus
