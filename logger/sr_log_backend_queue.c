@@ -8,6 +8,7 @@
 #include "sr_log_consumer_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
+#include "sr_time.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -103,13 +104,7 @@ queue_main(void *arg)
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		while (q->count == 0 && !q->stop) {
-			struct timespec dl;
-			clock_gettime(CLOCK_MONOTONIC, &dl);
-			dl.tv_nsec += QUEUE_IDLE_NS;
-			if (dl.tv_nsec >= 1000000000) {
-				dl.tv_sec++;
-				dl.tv_nsec -= 1000000000;
-			}
+			struct timespec dl = sr_timespec_from_ns(sr_monotonic_ns() + QUEUE_IDLE_NS);
 			if (pthread_cond_timedwait(&q->not_empty, &q->lock, &dl) != 0 &&
 			    q->count == 0) {
 				pthread_mutex_unlock(&q->lock);

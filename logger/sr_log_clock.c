@@ -95,13 +95,6 @@ sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err)
 	    name != NULL ? name : "(null)");
 }
 
-int64_t
-sr_log__realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static int64_t
 double_bits(double d)
@@ -119,49 +112,17 @@ bits_double(int64_t v)
 	return d;
 }
 
-/*
- * One (tsc, realtime) pair: the realtime reading between two rdtsc, the
- * tightest of a few tries, its tsc taken at the middle.
- */
+/* One (tsc, realtime) pair: the tightest bracket of a few tries (sr_time.h). */
 static void
 read_pair(int64_t *tsc, int64_t *ns)
 {
-	int64_t best = INT64_MAX;
-	*tsc = 0;
-	*ns = 0;
-	for (int i = 0; i < 5; i++) {
-		int64_t a = sr_log__rdtsc();
-		int64_t r = sr_log__realtime_ns();
-		int64_t b = sr_log__rdtsc();
-		if (b - a < best) {
-			best = b - a;
-			*tsc = a + (b - a) / 2;
-			*ns = r;
-		}
-	}
+	sr_tsc_sample sample;
+	if (sr_tsc_sample_clock(CLOCK_REALTIME, 5, &sample) != SR_OK)
+		memset(&sample, 0, sizeof sample);
+	*tsc = sample.tsc;
+	*ns = sample.ns;
 }
 
-#if defined(__x86_64__)
-/* True when /proc/cpuinfo lists both constant_tsc and nonstop_tsc (Linux's invariant TSC). */
-static bool
-invariant_tsc(void)
-{
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	if (f == NULL)
-		return false;
-	char line[4096];
-	bool constant = false, nonstop = false, seen_flags = false;
-	while (!seen_flags && fgets(line, sizeof line, f) != NULL) {
-		if (strncmp(line, "flags", 5) != 0)
-			continue;
-		seen_flags = true;
-		constant = strstr(line, " constant_tsc") != NULL;
-		nonstop = strstr(line, " nonstop_tsc") != NULL;
-	}
-	fclose(f);
-	return constant && nonstop;
-}
-#endif
 
 /* One segment of the mapping, as published (see sr_log_clock_state). */
 typedef struct segment {
@@ -214,7 +175,7 @@ sr_log__clock_open(sr_log *log, sr_log_clock kind, sr_error *err)
 {
 #if defined(__x86_64__)
 	if (kind == SR_LOG_CLOCK_AUTO)
-		kind = invariant_tsc() ? SR_LOG_CLOCK_TSC : SR_LOG_CLOCK_REALTIME;
+		kind = sr_tsc_invariant() ? SR_LOG_CLOCK_TSC : SR_LOG_CLOCK_REALTIME;
 #else
 	if (kind == SR_LOG_CLOCK_AUTO)
 		kind = SR_LOG_CLOCK_REALTIME;
@@ -223,10 +184,10 @@ sr_log__clock_open(sr_log *log, sr_log_clock kind, sr_error *err)
 	if (kind != SR_LOG_CLOCK_TSC)
 		return SR_OK;
 #if defined(__x86_64__)
-	if (!invariant_tsc())
+	if (!sr_tsc_invariant())
 		return sr_error_set(err, SR_EINVAL,
-		    "clock tsc is unavailable: the CPU does not report an invariant TSC (constant_tsc and "
-		    "nonstop_tsc in /proc/cpuinfo): use realtime or coarse");
+		    "clock tsc is unavailable: the CPU does not report an invariant TSC (CPUID "
+		    "0x80000007 EDX bit 8, constant_tsc and nonstop_tsc in /proc/cpuinfo): use realtime or coarse");
 	sr_log_clock_state *c = calloc(1, sizeof *c);
 	if (c == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the tsc clock");
@@ -302,7 +263,7 @@ sr_log__clock_refresh(sr_log *log, bool force)
 	sr_log_clock_state *c = log->clk;
 	if (c == NULL)
 		return;
-	int64_t now_tsc = sr_log__rdtsc();
+	int64_t now_tsc = sr_tsc_read();
 	if (!force && now_tsc < sr_atomic_load_relaxed_i64(&c->next_refresh))
 		return;
 	/*

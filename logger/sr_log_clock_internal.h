@@ -11,33 +11,20 @@
 #include <time.h>
 
 #include "sr_log_internal.h"
+#include "sr_time.h"
 
-static inline int64_t
-sr_log__rdtsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	return (int64_t)__builtin_ia32_rdtsc();
-#else
-	return 0;
-#endif
-}
-
-int64_t sr_log__realtime_ns(void);
 
 /* The clock's raw reading on the calling thread (the hot path). */
 static inline int64_t
 sr_log__clock_read(const sr_log *log)
 {
-	struct timespec ts;
 	switch (log->opt.clock) {
 	case SR_LOG_CLOCK_TSC:
-		return sr_log__rdtsc();
+		return sr_tsc_read();
 	case SR_LOG_CLOCK_COARSE:
-		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-		return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		return sr_realtime_coarse_ns();
 	default:
-		clock_gettime(CLOCK_REALTIME, &ts);
-		return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		return sr_realtime_ns();
 	}
 }
 

@@ -154,8 +154,8 @@ typedef enum sr_log_clock {
 	SR_LOG_CLOCK_TSC = 2,
 	/*
 	 * The default: tsc when the CPU reports an invariant TSC, else realtime,
-	 * decided at open (sr_log_describe shows which).  tsc takes 10-15 ns off
-	 * every call where the vDSO's clock_gettime costs 20-40 ns (perf/caller).
+	 * decided at open (sr_log_describe shows which).  Reading the TSC is
+	 * cheaper than a vDSO clock_gettime: perf/caller measures the difference.
 	 */
 	SR_LOG_CLOCK_AUTO = 3
 } sr_log_clock;
@@ -200,7 +200,7 @@ typedef struct sr_sink_config {
 	bool close_fd;
 	/*
 	 * FD on a pipe: resize the pipe to this many bytes at open
-	 * (F_SETPIPE_SZ; a 1 MiB pipe carries ~3x the bytes/s of the default
+	 * (F_SETPIPE_SZ; a bigger pipe carries more bytes per second than the default
 	 * 64 KiB one to a reader such as cat).  0 (default) leaves it; else
 	 * 4,096 to 1 GiB, and the kernel's pipe-max-size applies to
 	 * unprivileged processes (an error at open names it).

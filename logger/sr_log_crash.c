@@ -47,6 +47,7 @@
 #include "sr_log_ring_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
+#include "sr_time.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -70,11 +71,11 @@ static bool handlers_installed;                 /* under crash_lock */
 static sr_atomic_i32 crash_owner;               /* 1 once a thread is flushing */
 static sr_atomic_i32 crash_done;                /* 1 once it has flushed */
 
+/* A millisecond's wait (nanosleep is async-signal-safe). */
 static void
 nap(void)
 {
-	struct timespec ts = { 0, 1000000 };
-	nanosleep(&ts, NULL);
+	sr_sleep_ns(1000000);
 }
 
 void

@@ -13,7 +13,7 @@
 int64_t
 sr_log__now_ns(void)
 {
-	return sr_log__realtime_ns();
+	return sr_realtime_ns();
 }
 
 void

@@ -1,5 +1,5 @@
 /*
- * sr_log_pattern.c: the pattern layout (SR_LOG_LAYOUT_PATTERN), Log4j-like.
+ * sr_log_layout_pattern.c: the pattern layout (SR_LOG_LAYOUT_PATTERN), Log4j-like.
  *
  * A pattern is compiled once at open into items (literal text, or a
  * conversion with its width modifiers); %d's strftime-like format is compiled

@@ -1,6 +1,7 @@
 /*
  * sr_log_sink_internal.h: the sinks' state, shared by sr_log_sink.c (opening,
- * buffering, writing, closing) and sr_log_sink_rotate.c (rotation), and the
+ * buffering, closing), sr_log_sink_write.c (writing) and sr_log_sink_rotate.c
+ * (rotation), and the
  * sink functions the rest of the logger calls (internal).
  */
 #ifndef SR_LOG_SINK_INTERNAL_H

@@ -8,6 +8,7 @@
  * errors and the open is retried at the next write.
  */
 #include "sr_log_sink_internal.h"
+#include "sr_time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +36,7 @@ utc_day(time_t t)
 static int64_t
 today(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return utc_day(ts.tv_sec);
+	return utc_day((time_t)(sr_realtime_ns() / SR_NS_PER_S));
 }
 
 static const char *

@@ -22,6 +22,7 @@
  */
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
+#include "sr_time.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -36,9 +37,7 @@ static const char *const kind_names[] = { "file", "fd", "null", "callback" };
 static int64_t
 monotonic_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return sr_monotonic_ns() / 1000000;
 }
 
 /*
