@@ -9,9 +9,7 @@
  * only when it may sleep.  Only a full ring leaves this path (when_full, out
  * of line), to apply the full-queue policy.
  *
- * The consumer is a batch processor (sr_processor.h): each event starts or
- * continues a record; a record's line goes to the sinks' buffers, and the
- * end of each batch writes them (sr_log_consumer.c).
+ * The consumer, a batch processor, is sr_log_ring_consumer.c.
  */
 #include "sr_log_backend_internal.h"
 #include "sr_log_backtrace_internal.h"
@@ -139,72 +137,6 @@ ring_dump_backtrace(sr_log *log)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* The consumer                                                                             */
-
-static void
-ring_end_of_batch(sr_log *log)
-{
-	sr_log__crash_checkpoint(log->state);
-	sr_log__end_of_batch(log);
-}
-
-static int
-on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch_flag)
-{
-	sr_log *log = ctx;
-	sr_log_ring *r = log->state;
-	(void)slot;
-	sr_log__crash_checkpoint(r);
-	/* Continuation slots of a multi-slot record were handled with its first. */
-	if (sequence >= r->skip_until) {
-		sr_log_rec h;
-		const unsigned char *rec;
-		int64_t k = sr_log__record_decode(r->ring, sequence, log->opt.max_record, r->scratch, &h, &rec);
-		if (k == 0) {
-			/* Not a record we wrote: skip the slot rather than read garbage. */
-			r->skip_until = sequence + 1;
-		} else {
-			r->skip_until = sequence + k;
-			sr_log__consume_record(log, &h, rec + sizeof h, h.size - sizeof h);
-			/*
-			 * pairs with the crash handler's load-acquire: the record's
-			 * line is in the sinks' buffers (or written) once it sees this.
-			 */
-			sr_atomic_store_release_i64(&r->handled_seq, sequence + k - 1);
-		}
-	}
-	if (end_of_batch_flag)
-		ring_end_of_batch(log);
-	return 0;
-}
-
-static void
-on_start(void *ctx)
-{
-	sr_log__consumer_thread_setup(ctx);
-}
-
-static void
-on_batch_start(void *ctx, int64_t batch_size, int64_t queue_depth)
-{
-	(void)batch_size;
-	sr_log__consumer_batch_start(ctx, queue_depth);
-}
-
-static void
-on_timeout(void *ctx, int64_t sequence)
-{
-	(void)sequence;
-	ring_end_of_batch(ctx);
-}
-
-static void
-on_shutdown(void *ctx)
-{
-	ring_end_of_batch(ctx);
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* Start, stop                                                                              */
 
 static int
@@ -238,14 +170,7 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 	sr_processor_config pc = {
 		.ring = r->ring,
 		.sequencer = r->seq,
-		.handler = {
-			.ctx = log,
-			.on_event = on_event,
-			.on_start = on_start,
-			.on_batch_start = on_batch_start,
-			.on_timeout = on_timeout,
-			.on_shutdown = on_shutdown,
-		},
+		.handler = sr_log__ring_consumer(log),
 		.max_batch_size = max_batch,
 	};
 	r->proc = sr_processor_create(&pc, err);
@@ -261,19 +186,6 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 	return SR_OK;
 }
 
-/* After the consumer stopped: handle what was published after its drain target. */
-static void
-drain_leftovers(sr_log *log, sr_log_ring *r)
-{
-	sr_sequence *seq = sr_processor_sequence(r->proc);
-	int64_t next = sr_sequence_get(seq) + 1;
-	int64_t hi = sr_sequencer_highest_published(r->seq, next, sr_sequencer_cursor(r->seq));
-	for (int64_t s = next; s <= hi; s++)
-		on_event(log, sr_ring_slot(r->ring, s), s, s == hi);
-	if (hi >= next)
-		sr_sequence_set(seq, hi); /* pairs with callers' gating load-acquire */
-}
-
 static void
 ring_stop(sr_log *log)
 {
@@ -283,8 +195,7 @@ ring_stop(sr_log *log)
 	sr_processor_drain_and_halt(r->proc);
 	sr_processor_join(r->proc);
 	r->consumer_started = false;
-	drain_leftovers(log, r);
-	ring_end_of_batch(log);
+	sr_log__ring_drain_leftovers(log, r);
 }
 
 static void

@@ -77,7 +77,28 @@ size_t sr_fmt_fit(sr_fmt_gather *g, size_t header_bytes, size_t max_record);
 #define SR_FMT_MIN_BUDGET (SR_FMT_MAX_VALUE_BYTES + SR_SITE_MAX_ARGS * (SR_FMT_TRUNCATION_MARKER_LEN + 1))
 
 /* Writes the value area and the string area (after sr_fmt_fit). */
-void sr_fmt_write(const sr_fmt_gather *g, sr_ring_writer *w);
+static inline void
+sr_fmt_write(const sr_fmt_gather *g, sr_ring_writer *w)
+{
+	static const char nul = '\0';
+	sr_ring_writer_put(w, g->values, g->value_bytes);
+	for (int i = 0; i < g->nstrings; i++) {
+		uint32_t len = g->len[i];
+		if (len == SR_FMT_NULL_STRING)
+			continue;
+		uint32_t take = g->take[i];
+		if (take == len) {
+			sr_ring_writer_put(w, g->str[i], take);
+		} else if (take >= SR_FMT_TRUNCATION_MARKER_LEN) {
+			sr_ring_writer_put(w, g->str[i], take - SR_FMT_TRUNCATION_MARKER_LEN);
+			sr_ring_writer_put(w, SR_FMT_TRUNCATION_MARKER, SR_FMT_TRUNCATION_MARKER_LEN);
+		} else {
+			/* Only with a budget below SR_FMT_MIN_BUDGET: as much marker as fits. */
+			sr_ring_writer_put(w, SR_FMT_TRUNCATION_MARKER, take);
+		}
+		sr_ring_writer_put(w, &nul, 1);
+	}
+}
 
 /*
  * A bounded text buffer.  Appends never overflow: what does not fit is cut,

@@ -1,8 +1,8 @@
 /*
  * sr_log_ring_internal.h: the ring backend's state, shared by
- * sr_log_backend_ring.c (the callers' claim and publish, the consumer's
- * batch processor) and sr_log_crash.c (which reads the ring in a signal
- * handler) (internal).
+ * sr_log_backend_ring.c (the callers' claim and publish, start and stop),
+ * sr_log_ring_consumer.c (the consumer's batch processor) and sr_log_crash.c
+ * (which reads the ring in a signal handler) (internal).
  */
 #ifndef SR_LOG_RING_INTERNAL_H
 #define SR_LOG_RING_INTERNAL_H
@@ -41,6 +41,13 @@ sr_log__ring_of(const sr_log *log)
 {
 	return log->opt.mode == SR_LOG_MODE_RING ? (sr_log_ring *)log->state : NULL;
 }
+
+/* ---- sr_log_ring_consumer.c ---- */
+
+/* The consumer's handler for the ring's batch processor. */
+sr_handler sr_log__ring_consumer(sr_log *log);
+/* After the processor stopped: handles what was published after its drain target, ends the batch. */
+void sr_log__ring_drain_leftovers(sr_log *log, sr_log_ring *r);
 
 /* ---- sr_log_crash.c ---- */
 
