@@ -57,6 +57,13 @@ unsigned char *sr_log__encode_linear(const sr_log_rec *h, const sr_fmt_gather *g
 char *sr_log__render_by_caller(sr_log *log, const sr_log_rec *h, const unsigned char *body,
     size_t body_len, char *stack, size_t stack_size, size_t *len);
 /*
+ * Encodes and renders a call on its thread (sr_log__encode_linear, then
+ * sr_log__render_by_caller): the line, or NULL when out of memory (counted
+ * as a drop).
+ */
+char *sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g,
+    char *stack, size_t stack_size, size_t *len);
+/*
  * Renders on this thread and writes now or, when buffered (the caller is
  * the sinks' only user: sync mode without immediate_flush, under its
  * mutex), appends to the sinks' buffers; counts it as accepted and written.

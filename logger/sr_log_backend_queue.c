@@ -41,18 +41,11 @@ static void
 queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
 	sr_log_queue *q = log->state;
-	unsigned char rstack[2048];
 	char lstack[4096];
-	unsigned char *rec = sr_log__encode_linear(h, g, rstack, sizeof rstack);
-	if (rec == NULL) {
-		sr_log__count_drop(log, h->level);
-		return;
-	}
 	size_t len;
-	char *line = sr_log__render_by_caller(log, h, rec + sizeof *h, h->size - sizeof *h,
-	    lstack, sizeof lstack, &len);
-	if (rec != rstack)
-		free(rec);
+	char *line = sr_log__render_call(log, h, g, lstack, sizeof lstack, &len);
+	if (line == NULL)
+		return;
 	char *copy = line;
 	if (line == lstack) {
 		copy = malloc(len);

@@ -56,24 +56,36 @@ sr_log__encode_linear(const sr_log_rec *h, const sr_fmt_gather *g, unsigned char
 	return rec;
 }
 
+char *
+sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g,
+    char *stack, size_t stack_size, size_t *len)
+{
+	unsigned char rstack[2048];
+	unsigned char *rec = sr_log__encode_linear(h, g, rstack, sizeof rstack);
+	if (rec == NULL) {
+		sr_log__count_drop(log, h->level);
+		return NULL;
+	}
+	char *line = sr_log__render_by_caller(log, h, rec + sizeof *h, h->size - sizeof *h,
+	    stack, stack_size, len);
+	if (rec != rstack)
+		free(rec);
+	return line;
+}
+
 /*
  * Policy sync (or sync mode): render on this thread and write now, or, when
- * buffered (sync mode without immediate_flush, under sync_lock, which makes
+ * buffered (sync mode without immediate_flush, under its mutex, which makes
  * the caller the sinks' only user), append to the sinks' buffers.
  */
 void
 sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered)
 {
-	unsigned char rstack[2048];
 	char lstack[4096];
-	unsigned char *rec = sr_log__encode_linear(h, g, rstack, sizeof rstack);
-	if (rec == NULL) {
-		sr_log__count_drop(log, h->level);
-		return;
-	}
 	size_t len;
-	char *line = sr_log__render_by_caller(log, h, rec + sizeof *h, h->size - sizeof *h,
-	    lstack, sizeof lstack, &len);
+	char *line = sr_log__render_call(log, h, g, lstack, sizeof lstack, &len);
+	if (line == NULL)
+		return;
 	if (buffered)
 		sr_log__dispatch_buffered(log, h->level, line, len);
 	else
@@ -83,6 +95,4 @@ sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g
 	sr_atomic_faa_i64(&log->totals.written_by_caller, 1);
 	if (line != lstack)
 		free(line);
-	if (rec != rstack)
-		free(rec);
 }

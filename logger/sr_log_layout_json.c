@@ -97,11 +97,12 @@ escape_unit(const unsigned char *s, size_t n, char esc[6], const char **src, siz
 }
 
 /*
- * Counts the escaped form of s: the input bytes whose escapes fit in room
- * (returned) and their escaped size (*esc_bytes).  Never splits a unit.
+ * Walks the escaped form of s: the input bytes whose escapes fit in room
+ * (returned) and their escaped size (*esc_bytes), appended to out unless
+ * out is NULL (counting only).  Never splits a unit.
  */
 static size_t
-escape_count(const unsigned char *s, size_t n, size_t room, size_t *esc_bytes)
+escape_walk(sr_fmt_buf *out, const unsigned char *s, size_t n, size_t room, size_t *esc_bytes)
 {
 	size_t i = 0, used = 0;
 	while (i < n) {
@@ -111,6 +112,8 @@ escape_count(const unsigned char *s, size_t n, size_t room, size_t *esc_bytes)
 		size_t elen = escape_unit(s + i, n - i, esc, &src, &take);
 		if (used + elen > room)
 			break;
+		if (out != NULL)
+			sr_fmt_buf_put(out, src, elen);
 		used += elen;
 		i += take;
 	}
@@ -118,23 +121,17 @@ escape_count(const unsigned char *s, size_t n, size_t room, size_t *esc_bytes)
 	return i;
 }
 
+static size_t
+escape_count(const unsigned char *s, size_t n, size_t room, size_t *esc_bytes)
+{
+	return escape_walk(NULL, s, n, room, esc_bytes);
+}
+
 size_t
 sr_log__json_escape(sr_fmt_buf *out, const char *str, size_t n, size_t room)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, used = 0;
-	while (i < n) {
-		char esc[6];
-		const char *src;
-		size_t take;
-		size_t elen = escape_unit(s + i, n - i, esc, &src, &take);
-		if (used + elen > room)
-			break;
-		sr_fmt_buf_put(out, src, elen);
-		used += elen;
-		i += take;
-	}
-	return i;
+	size_t used;
+	return escape_walk(out, (const unsigned char *)str, n, room, &used);
 }
 
 /* "key":"escaped", the string cut to leave `reserve` bytes of out free. */
