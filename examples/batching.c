@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ex_flags.h"
 #include "sr_barrier.h"
 #include "sr_ring.h"
 
@@ -85,19 +86,23 @@ run(bool consumer_batches, int64_t producer_batch)
 	return rate;
 }
 
+static void
+quick(void)
+{
+	events = 1000 * 1000;
+}
+
 int
 main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0)
-			events = 1000 * 1000;
-		else if (strcmp(argv[i], "--events") == 0 && i + 1 < argc && atoll(argv[i + 1]) > 0)
-			events = atoll(argv[++i]);
-		else {
-			fprintf(stderr, "usage: batching [--quick] [--events N]\n");
-			return 2;
-		}
-	}
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--events", EX_FLAG_INT64, &events, 1, (double)INT64_MAX, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "batching", "[--quick] [--events N]", flags,
+	    sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
 	double r[4];
 	r[0] = run(false, 1);
 	r[1] = run(true, 1);

@@ -36,9 +36,15 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	return 0;
 }
 
+#define USAGE "usage: diamond [--quick | EVENTS (at least 1)]\n"
+
 int
 main(int argc, char **argv)
 {
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf(USAGE);
+		return 0;
+	}
 	int64_t events = argc > 1 && strcmp(argv[1], "--quick") == 0 ? 100000 : 5000000;
 	if (argc > 1 && strcmp(argv[1], "--quick") != 0)
 		events = strtoll(argv[1], NULL, 10);
@@ -49,7 +55,7 @@ main(int argc, char **argv)
 	sr_ring *ring = sr_ring_create(256, sizeof(struct event), NULL, NULL, &err);
 	sr_sequencer *seq = ring ? sr_sequencer_create(&sc, &err) : NULL;
 	if (seq == NULL || events < 1) {
-		fprintf(stderr, "diamond: %s\n", seq == NULL ? err.message : "events must be at least 1");
+		fprintf(stderr, "diamond: %s\n" USAGE, seq == NULL ? err.message : "events must be at least 1");
 		return 2;
 	}
 	struct stage stages[4] = { { 'A', 0, 0 }, { 'B', 0, 0 }, { 'C', 0, 0 }, { 'D', 0, 0 } };

@@ -1,7 +1,7 @@
 /*
  * false_sharing.c: two threads, each incrementing its *own* counter.  When
  * the two counters share a 64-byte cache line, every increment forces the
- * line to move between the cores (~67 ns one way on these VMs), although the
+ * line to move between the cores (a cache miss each way), although the
  * threads never touch each other's data.  Padding the counters onto separate
  * lines removes that traffic.  The second table does the same with the ring's
  * two hottest variables, the producer's cursor and the consumer's sequence: a
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ex_flags.h"
 #include "sr_sequence.h"
 #include "sr_wait.h"
 
@@ -93,19 +94,23 @@ spsc_run(sr_atomic_i64 *cursor, sr_atomic_i64 *consumed)
 	return (double)ops / ((double)(sr_monotonic_ns() - start) / 1e9);
 }
 
+static void
+quick(void)
+{
+	ops = 1000 * 1000;
+}
+
 int
 main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0)
-			ops = 1000 * 1000;
-		else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc && atoll(argv[i + 1]) > 0)
-			ops = atoll(argv[++i]);
-		else {
-			fprintf(stderr, "usage: false_sharing [--quick] [--ops N]\n");
-			return 2;
-		}
-	}
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--ops", EX_FLAG_INT64, &ops, 1, (double)INT64_MAX, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "false_sharing", "[--quick] [--ops N]", flags,
+	    sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
 	double shared = two_counters(&together.a, &together.b);
 	double padded = two_counters(&apart.a.value, &apart.b.value);
 	printf("| two counters | Mops/s |\n|---|---:|\n");

@@ -1,29 +1,36 @@
 /*
  * log_level_cost.c: your log level is a performance setting.  The request
- * loop (N threads, ~2 us of arithmetic per request, the cheap endpoint of
- * the seeds) writes ASP.NET Core's two hosting lines per request, "Request
- * starting" and "Request finished", through the ring to /dev/null: once at
+ * loop (N threads, ~2 us of arithmetic per request: a cheap endpoint)
+ * writes ASP.NET Core's two hosting lines per request, "Request starting"
+ * and "Request finished", through the ring to /dev/null: once at
  * info and once at warn.  At info every request pays for two enabled calls
  * and the consumer formats and writes two lines, on a machine whose cores the
  * requests need too; at warn each call is one load and one compare.
  *
  * Then the cost of a call on its own: a disabled call (10 million of them in
  * a loop) and an enabled one, in ns on the caller's thread.  To count the
- * instructions of a disabled call, run the loop alone under callgrind (this
- * VM has no hardware counters; callgrind counts exactly):
+ * instructions of a disabled call, run the loop alone under callgrind (it
+ * counts exactly, and needs no hardware counters, which virtual machines
+ * often lack):
  *
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
  *       --toggle-collect=disabled_calls log_level_cost --disabled-only
  *   callgrind_annotate /tmp/cg.out | head -20   # Ir / calls = instructions per call
  *
- * Last, the check the seed asks for: the level set in SEQRING_LOG (RUST_LOG
- * syntax: "warn,Microsoft.AspNetCore=info") is the level the logger sees.
+ * Last, the check that "Your Log Level Is a Performance Setting" asks for:
+ * the level set in SEQRING_LOG (RUST_LOG syntax:
+ * "warn,Microsoft.AspNetCore=info") is the level the logger sees.
  *
  * Run: log_level_cost [--quick] [--threads N] [--seconds S] [--rounds N] [--disabled-only]
  */
-#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ex_flags.h"
 #include "request_loop.h"
+#include "sr_wait.h"
 
 #define CAT "Microsoft.AspNetCore.Hosting.Diagnostics"
 #define DISABLED_CALLS 10000000
@@ -41,28 +48,17 @@ static int64_t loop_slots = 65536, enabled_n = 100000;
 static int rounds = 3;
 static int64_t work_iters;
 
-/* A sink on /dev/null: every line is formatted and written, none is kept. */
+/* A logger on /dev/null, with the default layout: every line is formatted and written. */
 static sr_log *
 open_logger(int64_t slots)
 {
-	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "log_level_cost: cannot open /dev/null: %s\n", strerror(errno));
-		return NULL;
-	}
-	sr_sink_config sink = sr_sink_fd(fd);
-	sink.close_fd = true;
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.ring_slots = slots;
-	c.sinks = &sink;
-	c.sink_count = 1;
 	sr_error err = { 0 };
-	sr_log *log = sr_log_open(&c, &err);
-	if (log == NULL) {
+	sr_log *log = rl_log_open_devnull(&c, &err);
+	if (log == NULL)
 		fprintf(stderr, "log_level_cost: sr_log_open: %s\n", err.message);
-		close(fd);
-	}
 	return log;
 }
 
@@ -70,16 +66,16 @@ open_logger(int64_t slots)
 /* SEQRING_LOG                                                                              */
 
 /*
- * TODO(issue 5): sr_log_describe(log, stdout) is to print every category's
- * effective level and where it came from, and sr_log_open is to read
- * SEQRING_LOG itself.  Once both land, print the describe output here and
- * delete apply_spec: the example must show what the library does with the
- * variable, not what this file does with it.
+ * Applies a RUST_LOG-style spec ("warn", "warn,net.http=info", "db=error")
+ * with sr_log_set_level, and refuses a bad one with a message that names the
+ * variable, its value and what is valid (a level that silently stays at info
+ * is the bug "Your Log Level Is a Performance Setting" describes).  Category
+ * names go into names[].
  *
- * Until then: applies a RUST_LOG-style spec ("warn", "warn,net.http=info",
- * "db=error") with sr_log_set_level, and refuses a bad one with a message that
- * names the variable, its value and what is valid (a level that silently
- * stays at info is the bug of seed 001).  Category names go into names[].
+ * sr_log_open reads SEQRING_LOG itself too, and sr_log_describe prints every
+ * category's effective level and where it came from (docs/configuration.md):
+ * the library's own reading is what a program relies on; this one shows the
+ * levels through the public calls, one by one.
  */
 #define MAX_SPEC_NAMES 16
 
@@ -176,18 +172,18 @@ measure_calls(struct call_cost *cc, bool with_enabled)
 		return -1;
 	}
 	cc->disabled_evaluated = 0;
-	int64_t a = rl_now_ns();
+	int64_t a = sr_monotonic_ns();
 	disabled_calls(cat, DISABLED_CALLS, &cc->disabled_evaluated);
-	cc->disabled_ns = (double)(rl_now_ns() - a) / DISABLED_CALLS;
+	cc->disabled_ns = (double)(sr_monotonic_ns() - a) / DISABLED_CALLS;
 	cc->enabled_ns = 0;
 	if (with_enabled) {
 		sr_log_set_level(log, NULL, SR_LOG_INFO, &err);
 		uint64_t evaluated = 0;
 		enabled_calls(cat, 1000, &evaluated); /* the site parses its format on the first call */
 		sr_log_flush(log);
-		a = rl_now_ns();
+		a = sr_monotonic_ns();
 		enabled_calls(cat, enabled_n, &evaluated);
-		cc->enabled_ns = (double)(rl_now_ns() - a) / (double)enabled_n;
+		cc->enabled_ns = (double)(sr_monotonic_ns() - a) / (double)enabled_n;
 	}
 	sr_log_close(&log);
 	return 0;
@@ -216,7 +212,7 @@ run_loop(int level, const char *spec, struct run_result *r)
 		sr_log_close(&log);
 		return -1;
 	}
-	/* Both, so that a level the library may one day take from the environment cannot interfere. */
+	/* Both, so that a level sr_log_open read from SEQRING_LOG cannot interfere. */
 	if (level >= 0 && (sr_log_set_level(log, NULL, level, &err) != SR_OK ||
 	    sr_log_set_level(log, CAT, level, &err) != SR_OK)) {
 		fprintf(stderr, "log_level_cost: sr_log_set_level: %s\n", err.message);
@@ -224,32 +220,16 @@ run_loop(int level, const char *spec, struct run_result *r)
 		return -1;
 	}
 	rl_load l;
-	memset(&l, 0, sizeof l);
-	l.log = log;
-	l.lines = RL_LINES_HOSTING;
-	l.threads = threads;
-	l.work_iters = work_iters;
-	l.t0_ns = rl_now_ns();
-	l.begin_ns = l.t0_ns + (int64_t)(warmup_s * 1e9);
-	l.end_ns = l.begin_ns + (int64_t)(window_s * 1e9);
-	int64_t cpu0 = rl_process_cpu_ns();
-	if (rl_start(&l) != 0) {
-		sr_log_close(&log);
-		return -1;
-	}
-	rl_join(&l);
-	sr_log_flush(log);
-	/* This thread only sleeps in the joins: the rest is the consumer's. */
-	int64_t cpu = rl_process_cpu_ns() - cpu0;
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	rl_load_init(&l, log, RL_LINES_HOSTING, threads, work_iters, warmup_s, window_s);
 	rl_totals tot;
-	rl_sum(&l, &tot);
-	rl_free(&l);
+	if (rl_run_and_close(&l, &tot) != 0)
+		return -1;
 	r->requests_per_s = (double)tot.requests / window_s;
-	r->lines_per_request = tot.all_requests ? (double)st.sinks[0].messages / (double)tot.all_requests : 0;
-	r->other_cpu_us = tot.all_requests ? (double)(cpu - tot.cpu_ns) / 1e3 / (double)tot.all_requests : 0;
+	r->lines_per_request =
+	    tot.all_requests ? (double)tot.logger.sinks[0].messages / (double)tot.all_requests : 0;
+	/* This thread only sleeps in the joins: the process's CPU beyond the workers' is the consumer's. */
+	r->other_cpu_us = tot.all_requests ?
+	    (double)(tot.process_cpu_ns - tot.cpu_ns) / 1e3 / (double)tot.all_requests : 0;
 	return 0;
 }
 
@@ -307,41 +287,33 @@ show_levels(const char *spec, sr_log_level *seen)
 	return 0;
 }
 
-static int
-usage(void)
+static void
+quick(void)
 {
-	fprintf(stderr, "usage: log_level_cost [--quick] [--threads N (1..64)] "
-	    "[--seconds S (0.1..600, per level and round, after a 0.5 s warm-up)] "
-	    "[--rounds N (1..%d, default 3)] [--disabled-only]\n", MAX_ROUNDS);
-	return 2;
+	window_s = 0.4;
+	warmup_s = 0.1;
+	loop_slots = 8192;
+	enabled_n = 10000;
+	rounds = 1;
 }
 
 int
 main(int argc, char **argv)
 {
 	bool disabled_only = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0) {
-			window_s = 0.4;
-			warmup_s = 0.1;
-			loop_slots = 8192;
-			enabled_n = 10000;
-			rounds = 1;
-		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-			if (!rl_parse_int(argv[++i], 1, 64, &threads))
-				return usage();
-		} else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
-			if (!rl_parse_double(argv[++i], 0.1, 600, &window_s))
-				return usage();
-		} else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
-			if (!rl_parse_int(argv[++i], 1, MAX_ROUNDS, &rounds))
-				return usage();
-		} else if (strcmp(argv[i], "--disabled-only") == 0) {
-			disabled_only = true;
-		} else {
-			return usage();
-		}
-	}
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--threads", EX_FLAG_INT, &threads, 1, 64, NULL },
+		{ "--seconds", EX_FLAG_DOUBLE, &window_s, 0.1, 600, NULL },
+		{ "--rounds", EX_FLAG_INT, &rounds, 1, MAX_ROUNDS, NULL },
+		{ "--disabled-only", EX_FLAG_SET, &disabled_only, 0, 0, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "log_level_cost", "[--quick] [--threads N (1..64)] "
+	    "[--seconds S (0.1..600, per level and round, after a 0.5 s warm-up)] "
+	    "[--rounds N (1.." EX_STRINGIFY(MAX_ROUNDS) ", default 3)] [--disabled-only]",
+	    flags, sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
 
 	struct call_cost cc;
 	if (disabled_only) {

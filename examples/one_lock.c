@@ -1,8 +1,8 @@
 /*
  * one_lock.c: a logger with one lock in the middle makes every thread that
- * logs line up on it.  The same request loop (~2 us of work and the seed
- * article's five messages per request, to /dev/null) runs with 1 to 16
- * threads through the logger's two asynchronous modes:
+ * logs line up on it.  The same request loop (~2 us of work and the five
+ * messages per request of "The Speed Limit in Your Logs", to /dev/null) runs
+ * with 1 to 16 threads through the logger's two asynchronous modes:
  *
  *   queue  the baseline, as .NET's console logger: the caller formats the
  *          line, then takes one mutex to append it to a bounded queue and
@@ -10,8 +10,8 @@
  *   ring   seqring: the caller claims slots with one CAS on the ring's
  *          cursor, copies its arguments in, and publishes; no lock.
  *
- * Measured around every log call (two clock reads, ~40 ns, the same in both
- * modes): the time inside the call, mean and p99.  Without changing the
+ * Measured around every log call (two clock reads, the same in both modes):
+ * the time inside the call, mean and p99.  Without changing the
  * library, the time spent waiting for the queue's lock cannot be told apart
  * from the rest of the call; what can be counted is how often a calling
  * thread went to sleep (its voluntary context switches, getrusage
@@ -22,8 +22,11 @@
  *
  * Run: one_lock [--quick] [--seconds S]
  */
-#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
 
+#include "ex_flags.h"
 #include "request_loop.h"
 
 #define CAPACITY 262144
@@ -44,85 +47,58 @@ struct result {
 static int
 run(sr_log_mode mode, int threads, struct result *r)
 {
-	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "one_lock: cannot open /dev/null: %s\n", strerror(errno));
-		return -1;
-	}
-	sr_sink_config sink = sr_sink_fd(fd);
-	sink.close_fd = true;
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.mode = mode;
 	c.ring_slots = capacity; /* room enough that callers wait for each other, not for the writer */
 	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	c.sinks = &sink;
-	c.sink_count = 1;
 	sr_error err = { 0 };
-	sr_log *log = sr_log_open(&c, &err);
+	sr_log *log = rl_log_open_devnull(&c, &err);
 	if (log == NULL) {
 		fprintf(stderr, "one_lock: sr_log_open (%s): %s\n", sr_log_mode_name(mode), err.message);
-		close(fd);
 		return -1;
 	}
 	rl_load l;
-	memset(&l, 0, sizeof l);
-	l.log = log;
-	l.lines = RL_LINES_HTTPCLIENT;
-	l.threads = threads;
-	l.work_iters = work_iters;
+	rl_load_init(&l, log, RL_LINES_HTTPCLIENT, threads, work_iters, warmup_s, window_s);
 	l.time_calls = true;
-	l.t0_ns = rl_now_ns();
-	l.begin_ns = l.t0_ns + (int64_t)(warmup_s * 1e9);
-	l.end_ns = l.begin_ns + (int64_t)(window_s * 1e9);
-	if (rl_start(&l) != 0) {
-		sr_log_close(&log);
-		return -1;
-	}
-	rl_join(&l);
-	sr_log_flush(log);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
 	rl_totals tot;
-	rl_sum(&l, &tot);
-	rl_free(&l);
+	if (rl_run_and_close(&l, &tot) != 0)
+		return -1;
 	r->requests_per_s = (double)tot.requests / window_s;
-	r->call_p50_ns = rl_hist_quantile(&tot.call_ns, 0.5);
-	r->call_mean_ns = rl_hist_mean(&tot.call_ns);
-	r->call_p99_ns = rl_hist_quantile(&tot.call_ns, 0.99);
+	r->call_p50_ns = ex_hist_quantile(&tot.call_ns, 0.5);
+	r->call_mean_ns = ex_hist_mean(&tot.call_ns);
+	r->call_p99_ns = ex_hist_quantile(&tot.call_ns, 0.99);
 	r->sleeps_per_1k = tot.calls ? 1000.0 * (double)tot.nvcsw / (double)tot.calls : 0;
-	r->peak_fill = st.capacity > 0 ? 100.0 * (double)st.max_occupancy / (double)st.capacity : 0;
+	const sr_log_counters *st = &tot.logger;
+	r->peak_fill = st->capacity > 0 ? 100.0 * (double)st->max_occupancy / (double)st->capacity : 0;
 	/*
 	 * The peak is read when the consumer starts a batch, so a full ring
 	 * shows as full less the batch it is working on (up to 4,096 slots).
 	 */
-	r->full = st.max_occupancy >= st.capacity - 4096;
+	r->full = st->max_occupancy >= st->capacity - 4096;
 	return 0;
 }
 
-static int
-usage(void)
+static void
+quick(void)
 {
-	fprintf(stderr, "usage: one_lock [--quick] [--seconds S (0.05..600, per run, after a 0.2 s warm-up)]\n");
-	return 2;
+	window_s = 0.1;
+	warmup_s = 0.05;
+	capacity = QUICK_CAPACITY; /* a quarter of the memory to touch at each open */
 }
 
 int
 main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0) {
-			window_s = 0.1;
-			warmup_s = 0.05;
-			capacity = QUICK_CAPACITY; /* a quarter of the memory to touch at each open */
-		} else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
-			if (!rl_parse_double(argv[++i], 0.05, 600, &window_s))
-				return usage();
-		} else {
-			return usage();
-		}
-	}
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--seconds", EX_FLAG_DOUBLE, &window_s, 0.05, 600, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "one_lock",
+	    "[--quick] [--seconds S (0.05..600, per run, after a 0.2 s warm-up)]",
+	    flags, sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
 	work_iters = rl_calibrate_work(2000);
 
 	enum { QUEUE, RING };

@@ -35,12 +35,18 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	return 0;
 }
 
+#define USAGE "usage: one_to_one [--quick] [EVENTS (at least 1)] [WAIT_STRATEGY (default yield)]\n"
+
 int
 main(int argc, char **argv)
 {
 	int64_t events = 10 * 1000 * 1000;
 	const char *wait = "yield";
 	int arg = 1;
+	if (arg < argc && (strcmp(argv[arg], "--help") == 0 || strcmp(argv[arg], "-h") == 0)) {
+		printf(USAGE);
+		return 0;
+	}
 	if (arg < argc && strcmp(argv[arg], "--quick") == 0) {
 		events = 100000;
 		arg++;
@@ -54,7 +60,7 @@ main(int argc, char **argv)
 	sr_sequencer_config sc;
 	sr_sequencer_config_default(&sc, 1024, SR_PRODUCER_SINGLE);
 	if (events < 1 || sr_wait_config_parse(wait, &sc.wait, &err) != SR_OK) {
-		fprintf(stderr, "one_to_one: %s\n", events < 1 ? "events must be at least 1" : err.message);
+		fprintf(stderr, "one_to_one: %s\n" USAGE, events < 1 ? "events must be at least 1" : err.message);
 		return 2;
 	}
 	sr_ring *ring = sr_ring_create(1024, 8, NULL, NULL, &err);

@@ -1,13 +1,14 @@
 /*
  * reader_speed_limit.c: an asynchronous logger is asynchronous only while its
  * ring has room.  N threads run a request loop (~2 us of arithmetic, then the
- * five log messages, ~550 bytes, that one request of the seed article wrote);
- * the logger writes to a pipe whose reader, a child process, reads 1 MiB/s.
- * Once the ring is full every request waits for the reader, so requests/s
- * settle at the reader's bytes/s divided by the bytes per request, whatever
- * the threads could do.  Then the three ways out the article tried: drop
- * when full (full speed, messages lost and counted), raise the level to warn
- * (no bytes, full speed), and a ring 16 times bigger (same speed, more memory).
+ * five log messages, ~550 bytes, that one request wrote in the article "The
+ * Speed Limit in Your Logs", on the .NET console logger); the logger writes
+ * to a pipe whose reader, a child process, reads 1 MiB/s.  Once the ring is
+ * full every request waits for the reader, so requests/s settle at the
+ * reader's bytes/s divided by the bytes per request, whatever the threads
+ * could do.  Then the three ways out the article tried: drop when full (full
+ * speed, messages lost and counted), raise the level to warn (no bytes, full
+ * speed), and a ring 16 times bigger (same speed, more memory).
  *
  * The example's own table goes to stdout, so the logger's "stdout" is a pipe
  * of its own.  Each scenario runs a warm-up (the ring fills at full speed, so
@@ -15,6 +16,13 @@
  *
  * Run: reader_speed_limit [--quick] [--threads N] [--seconds S] [--rate MIB_PER_S]
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ex_flags.h"
+#include "ex_pipe_reader.h"
+#include "ex_time.h"
 #include "request_loop.h"
 
 #define MESSAGES_PER_REQUEST 5
@@ -44,104 +52,81 @@ static int
 run(const struct scenario *sc, struct result *res)
 {
 	double rate = rate_mib * 1024 * 1024;
-	rl_reader reader;
-	if (rl_reader_start(&reader, rate) != 0)
+	ex_pipe_reader reader;
+	if (ex_pipe_reader_start(&reader, rate) != 0)
 		return -1;
-	sr_sink_config sink = sr_sink_fd(reader.fd);
-	sink.close_fd = true; /* closing it is what tells the reader to exit */
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.ring_slots = sc->slots;
 	c.slot_size = SLOT_SIZE;
 	c.full_policy = sc->policy;
 	c.layout = SR_LOG_LAYOUT_MESSAGE; /* the text carries the .NET format itself */
-	c.sinks = &sink;
-	c.sink_count = 1;
 	sr_error err = { 0 };
-	sr_log *log = sr_log_open(&c, &err);
+	sr_log *log = rl_log_open(&c, reader.fd, &err); /* the logger writes to the reader's pipe */
 	if (log == NULL) {
 		fprintf(stderr, "reader_speed_limit: sr_log_open: %s\n", err.message);
-		close(reader.fd);
-		rl_reader_wait(&reader);
+		ex_pipe_reader_wait(&reader);
 		return -1;
 	}
 	/* As in the article: the level is raised in configuration, not in the code that logs. */
 	if (sc->level != SR_LOG_INFO && sr_log_set_level(log, NULL, sc->level, &err) != SR_OK) {
 		fprintf(stderr, "reader_speed_limit: sr_log_set_level: %s\n", err.message);
 		sr_log_close(&log);
-		rl_reader_wait(&reader);
+		ex_pipe_reader_wait(&reader);
 		return -1;
 	}
 	rl_load l;
-	memset(&l, 0, sizeof l);
-	l.log = log;
-	l.lines = RL_LINES_HTTPCLIENT;
-	l.threads = threads;
-	l.work_iters = work_iters;
-	l.t0_ns = rl_now_ns();
-	l.begin_ns = l.t0_ns + (int64_t)(warmup_s * 1e9);
-	l.end_ns = l.begin_ns + (int64_t)(window_s * 1e9);
+	rl_load_init(&l, log, RL_LINES_HTTPCLIENT, threads, work_iters, warmup_s, window_s);
 	l.bucket_ns = 10 * 1000 * 1000;
 	l.nbuckets = (l.end_ns - l.t0_ns) / l.bucket_ns + 2;
 	if (rl_start(&l) != 0) {
 		sr_log_close(&log);
-		rl_reader_wait(&reader);
+		ex_pipe_reader_wait(&reader);
 		return -1;
 	}
-	rl_sleep_until(l.end_ns);
+	ex_sleep_until(l.end_ns);
 	/* What is still in the ring would take seconds at the limit: let the reader drain it. */
-	rl_reader_unthrottle(&reader);
-	rl_join(&l);
-	sr_log_flush(log); /* every accepted message written: the counters are exact */
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
-	int rc = rl_reader_wait(&reader);
+	ex_pipe_reader_unthrottle(&reader);
 	rl_totals tot;
-	rl_sum(&l, &tot);
+	rl_finish(&l, &tot); /* every accepted message written: the counters are exact */
+	sr_log_close(&log);
+	int rc = ex_pipe_reader_wait(&reader);
 	int64_t *buckets = rl_buckets(&l);
 	res->requests_per_s = rl_rate(&l, buckets, tot.requests, &res->cycles);
 	free(buckets);
 	rl_free(&l);
 	/* Every request that finished had all its messages written (or dropped) by now. */
-	res->bytes_per_request = tot.all_requests ? (double)st.sinks[0].bytes / (double)tot.all_requests : 0;
-	res->mean_ms = rl_hist_mean(&tot.latency) / 1e6;
-	res->p99_ms = rl_hist_quantile(&tot.latency, 0.99) / 1e6;
+	res->bytes_per_request =
+	    tot.all_requests ? (double)tot.logger.sinks[0].bytes / (double)tot.all_requests : 0;
+	res->mean_ms = ex_hist_mean(&tot.latency) / 1e6;
+	res->p99_ms = ex_hist_quantile(&tot.latency, 0.99) / 1e6;
 	res->max_ms = (double)tot.latency.max / 1e6;
 	res->messages = tot.all_requests * MESSAGES_PER_REQUEST;
-	res->dropped = st.dropped;
+	res->dropped = tot.logger.dropped;
 	return rc;
 }
 
-static int
-usage(void)
+static void
+quick(void)
 {
-	fprintf(stderr, "usage: reader_speed_limit [--quick] [--threads N (1..64)] "
-	    "[--seconds S (0.1..600, measured per scenario after a 1 s warm-up)] "
-	    "[--rate MIB_PER_S (0.01..1000, default 1)]\n");
-	return 2;
+	window_s = 0.3;
+	warmup_s = 0.2;
 }
 
 int
 main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0) {
-			window_s = 0.3;
-			warmup_s = 0.2;
-		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-			if (!rl_parse_int(argv[++i], 1, 64, &threads))
-				return usage();
-		} else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
-			if (!rl_parse_double(argv[++i], 0.1, 600, &window_s))
-				return usage();
-		} else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
-			if (!rl_parse_double(argv[++i], 0.01, 1000, &rate_mib))
-				return usage();
-		} else {
-			return usage();
-		}
-	}
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--threads", EX_FLAG_INT, &threads, 1, 64, NULL },
+		{ "--seconds", EX_FLAG_DOUBLE, &window_s, 0.1, 600, NULL },
+		{ "--rate", EX_FLAG_DOUBLE, &rate_mib, 0.01, 1000, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "reader_speed_limit", "[--quick] [--threads N (1..64)] "
+	    "[--seconds S (0.1..600, measured per scenario after a 1 s warm-up)] "
+	    "[--rate MIB_PER_S (0.01..1000, default 1)]", flags, sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
 	work_iters = rl_calibrate_work(2000);
 
 	/* A modest ring, so that it fills in the warm-up and the steady state is what we measure. */

@@ -13,7 +13,15 @@
  *
  * Run: stalled_reader [--quick] [--threads N] [--pause S] [--rate MIB_PER_S]
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ex_flags.h"
+#include "ex_pipe_reader.h"
+#include "ex_time.h"
 #include "request_loop.h"
+#include "sr_wait.h"
 
 #define BUCKET_NS (10 * 1000 * 1000)
 #define QUARTER (250 * 1000 * 1000 / BUCKET_NS)
@@ -71,45 +79,33 @@ analyse(const int64_t *b, int64_t nb, int64_t pause_b, int64_t resume_b, int64_t
 static int
 run(sr_log_full_policy policy, struct result *res)
 {
-	rl_reader reader;
-	if (rl_reader_start(&reader, rate_mib * 1024 * 1024) != 0)
+	ex_pipe_reader reader;
+	if (ex_pipe_reader_start(&reader, rate_mib * 1024 * 1024) != 0)
 		return -1;
-	sr_sink_config sink = sr_sink_fd(reader.fd);
-	sink.close_fd = true;
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.ring_slots = 4096;
 	c.full_policy = policy;
 	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	c.sinks = &sink;
-	c.sink_count = 1;
 	sr_error err = { 0 };
-	sr_log *log = sr_log_open(&c, &err);
+	sr_log *log = rl_log_open(&c, reader.fd, &err); /* the logger writes to the reader's pipe */
 	if (log == NULL) {
 		fprintf(stderr, "stalled_reader: sr_log_open: %s\n", err.message);
-		close(reader.fd);
-		rl_reader_wait(&reader);
+		ex_pipe_reader_wait(&reader);
 		return -1;
 	}
-	rl_load l;
-	memset(&l, 0, sizeof l);
-	l.log = log;
-	l.lines = RL_LINES_HTTPCLIENT;
-	l.threads = threads;
-	l.work_iters = work_iters;
-	l.t0_ns = rl_now_ns();
-	l.begin_ns = l.t0_ns;
 	/*
-	 * The workers run until told to stop; end_ns only bounds the buckets,
-	 * with a second to spare for a late wake-up of this thread on a busy
-	 * machine.
+	 * Measured from the start, no warm-up.  The workers run until told to
+	 * stop; the window's end only bounds the buckets, with a second to spare
+	 * for a late wake-up of this thread on a busy machine.
 	 */
-	l.end_ns = l.t0_ns + (int64_t)((before_s + pause_s + after_s + 1) * 1e9);
+	rl_load l;
+	rl_load_init(&l, log, RL_LINES_HTTPCLIENT, threads, work_iters, 0, before_s + pause_s + after_s + 1);
 	l.bucket_ns = BUCKET_NS;
 	l.nbuckets = (l.end_ns - l.t0_ns) / BUCKET_NS;
 	if (rl_start(&l) != 0) {
 		sr_log_close(&log);
-		rl_reader_wait(&reader);
+		ex_pipe_reader_wait(&reader);
 		return -1;
 	}
 	/*
@@ -117,24 +113,20 @@ run(sr_log_full_policy policy, struct result *res)
 	 * loaded machine this thread may wake late, and the pause is then
 	 * later, not shorter.
 	 */
-	rl_sleep_until(l.t0_ns + (int64_t)(before_s * 1e9));
-	rl_reader_pause(&reader);
-	int64_t paused = rl_now_ns();
-	rl_sleep_until(paused + (int64_t)(pause_s * 1e9));
-	rl_reader_resume(&reader);
-	int64_t resumed = rl_now_ns();
-	rl_sleep_until(resumed + (int64_t)(after_s * 1e9));
-	sr_atomic_store_relaxed_i32(&l.stop, 1);
-	int64_t stopped = rl_now_ns();
-	rl_reader_unthrottle(&reader); /* a rate-limited reader would make the final drain slow */
-	rl_join(&l);
-	sr_log_flush(log);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
-	int rc = rl_reader_wait(&reader);
+	ex_sleep_until(l.t0_ns + (int64_t)(before_s * 1e9));
+	ex_pipe_reader_pause(&reader);
+	int64_t paused = sr_monotonic_ns();
+	ex_sleep_until(paused + (int64_t)(pause_s * 1e9));
+	ex_pipe_reader_resume(&reader);
+	int64_t resumed = sr_monotonic_ns();
+	ex_sleep_until(resumed + (int64_t)(after_s * 1e9));
+	rl_stop(&l);
+	int64_t stopped = sr_monotonic_ns();
+	ex_pipe_reader_unthrottle(&reader); /* a rate-limited reader would make the final drain slow */
 	rl_totals tot;
-	rl_sum(&l, &tot);
+	rl_finish(&l, &tot);
+	sr_log_close(&log);
+	int rc = ex_pipe_reader_wait(&reader);
 	int64_t *b = rl_buckets(&l);
 	if (b == NULL) {
 		fprintf(stderr, "stalled_reader: out of memory\n");
@@ -151,38 +143,38 @@ run(sr_log_full_policy policy, struct result *res)
 	free(b);
 	rl_free(&l);
 	res->slowest_ms = (double)tot.latency.max / 1e6;
-	res->dropped = st.dropped;
+	res->dropped = tot.logger.dropped;
 	return rc;
 }
 
-static int
-usage(void)
+static void
+quick(void)
 {
-	fprintf(stderr, "usage: stalled_reader [--quick] [--threads N (1..64)] [--pause S (0.25..300, default 5)] "
-	    "[--rate MIB_PER_S (0 = as fast as it can, the default; up to 1000)]\n");
-	return 2;
+	before_s = 0.25;
+	pause_s = 0.75;
+	after_s = 0.25;
 }
 
 int
 main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0) {
-			before_s = 0.25;
-			pause_s = 0.75;
-			after_s = 0.25;
-		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-			if (!rl_parse_int(argv[++i], 1, 64, &threads))
-				return usage();
-		} else if (strcmp(argv[i], "--pause") == 0 && i + 1 < argc) {
-			if (!rl_parse_double(argv[++i], 0.25, 300, &pause_s))
-				return usage();
-		} else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
-			if (!rl_parse_double(argv[++i], 0, 1000, &rate_mib) || (rate_mib > 0 && rate_mib < 0.01))
-				return usage();
-		} else {
-			return usage();
-		}
+	const char *synopsis = "[--quick] [--threads N (1..64)] [--pause S (0.25..300, default 5)] "
+	    "[--rate MIB_PER_S (0 = as fast as it can, the default; up to 1000)]";
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--threads", EX_FLAG_INT, &threads, 1, 64, NULL },
+		{ "--pause", EX_FLAG_DOUBLE, &pause_s, 0.25, 300, NULL },
+		{ "--rate", EX_FLAG_DOUBLE, &rate_mib, 0, 1000, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "stalled_reader", synopsis, flags,
+	    sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
+	if (rate_mib > 0 && rate_mib < 0.01) {
+		fprintf(stderr, "stalled_reader: --rate %g: expected 0 (as fast as it can) or 0.01 to 1000\n",
+		    rate_mib);
+		ex_flags_usage(stderr, "stalled_reader", synopsis);
+		return 2;
 	}
 	work_iters = rl_calibrate_work(2000);
 

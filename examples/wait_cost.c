@@ -2,10 +2,11 @@
  * wait_cost.c: every wait strategy buys latency with CPU, or CPU with
  * latency.  For each strategy: an occasional event (one every 2 ms, so the
  * consumer is idle in between) is timed from publish to handling (p50, p99),
- * then the consumer's CPU time is measured over an idle spell.  A thread
- * asleep on the other vCPU takes ~33 us to wake here, and nanosleep sleeps
- * ~60-90 us whatever it is asked: that is where the latency of the
- * economical strategies comes from.
+ * then the consumer's CPU time is measured over an idle spell.  Waking a
+ * thread that sleeps on another CPU takes tens of microseconds, and
+ * nanosleep sleeps at least the timer slack (50 us by default on Linux)
+ * whatever it is asked: that is where the latency of the economical
+ * strategies comes from.
  *
  * Run: wait_cost [--quick] [--events N]
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ex_flags.h"
 #include "sr_processor.h"
 
 #define MAX_EVENTS 100000
@@ -51,21 +53,27 @@ thread_cpu_ns(pthread_t t)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static int64_t events = 300, idle_ms = 500;
+
+static void
+quick(void)
+{
+	events = 20;
+	idle_ms = 50;
+}
+
 int
 main(int argc, char **argv)
 {
-	int64_t events = 300, idle_ms = 500, gap_us = 2000;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0)
-			events = 20, idle_ms = 50;
-		else if (strcmp(argv[i], "--events") == 0 && i + 1 < argc && atoll(argv[i + 1]) > 0 &&
-		    atoll(argv[i + 1]) <= MAX_EVENTS)
-			events = atoll(argv[++i]);
-		else {
-			fprintf(stderr, "usage: wait_cost [--quick] [--events N (1..%d)]\n", MAX_EVENTS);
-			return 2;
-		}
-	}
+	const int64_t gap_us = 2000;
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--events", EX_FLAG_INT64, &events, 1, MAX_EVENTS, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "wait_cost",
+	    "[--quick] [--events N (1.." EX_STRINGIFY(MAX_EVENTS) ")]", flags, sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
 	static struct latencies lat;
 	printf("| strategy | p50 latency (us) | p99 latency (us) | consumer CPU while idle (%%) |\n");
 	printf("|---|---:|---:|---:|\n");
