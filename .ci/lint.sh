@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-sources=(ring/*.c wait_strategies/*.c logger/*.c)
+sources=(base/*.c ring/*.c wait_strategies/*.c logger/*.c)
 defines=(-D_GNU_SOURCE -D__x86_64__)
-includes=(-Iring -Iwait_strategies -Ilogger)
+includes=(-Ibase -Iring -Iwait_strategies -Ilogger)
 
 echo "lint: cppcheck (warning, portability, performance) on ${#sources[@]} files"
 # ctuuninitvar: cppcheck's cross-file analysis takes `&g` of an uninitialised struct passed to

@@ -387,7 +387,7 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
  *                                stderr | stdout | null | fd:N | file:PATH,
  *                                each with options ",level=L",
- *                                ",buffer=64k", and for files ",max_size=10m",
+ *                                ",buffer=64k", ",timeout=100" (ms), and for files ",max_size=10m",
  *                                ",keep=5", ",daily=1", ",mode=0640"
  *   SEQRING_LOG_THREAD_NAME      the consumer thread's name
  *   SEQRING_LOG_CLOSE_AT_EXIT    0 | 1
