@@ -66,7 +66,7 @@
 /* Log file paths: --sink-dir is limited to SINK_DIR_MAX bytes, so a path and an errno text fit ERR_MAX. */
 #define SINK_DIR_MAX 256
 #define PATH_BYTES (SINK_DIR_MAX + 64)
-/* The record layout documented in sr_log.h / sr_log_format.h: header, string length, bytes, NUL. */
+/* The record layout documented in sr_log_record_internal.h / sr_log_codec_internal.h: header, string length, bytes, NUL. */
 #define RECORD_HEADER_BYTES 56
 #define RECORD_STRING_OVERHEAD 5
 #define CEILING_BUFFER (64 * 1024)

@@ -1,5 +1,5 @@
 /*
- * test_log_format.c: the logger's deferred-format codec (sr_log_format.h)
+ * test_log_format.c: the logger's deferred-format codec (sr_log_codec_internal.h)
  * against snprintf: every conversion and length modifier, with generated
  * flags, widths and precisions (thousands of cases), NULL strings, huge
  * widths and precisions, strings read only up to their precision, the
