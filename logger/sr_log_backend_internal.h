@@ -5,6 +5,10 @@
  *   ring   the Disruptor path: callers copy records into a ring, one
  *          consumer thread (a batch processor) formats and writes them
  *          (sr_log_backend_ring.c);
+ *   per-thread rings (mode ring, producer per_thread): each calling thread
+ *          copies records into a single-producer ring of its own, one
+ *          consumer thread merges the rings in timestamp order
+ *          (sr_log_backend_threads.c, sr_log_threads_consumer.c);
  *   queue  a baseline: callers format, then enqueue the line in a bounded
  *          mutex + condition-variable queue drained by one thread
  *          (sr_log_backend_queue.c);
@@ -21,11 +25,27 @@
 #include "sr_log_internal.h"
 #include "sr_wait.h"
 
+/* A claim of room for one record in a ring, made by try_claim, published by commit. */
+typedef struct sr_log_claim {
+	sr_ring_writer w;         /* positioned at the record's first byte */
+	void *ring;               /* the backend's: which ring (and sequencer) the claim is in */
+	int64_t first, last;      /* the claimed sequences */
+} sr_log_claim;
+
 struct sr_log_backend {
 	/* Creates the state and starts the consumer, if any; on error the state may stay for destroy. */
 	int (*start)(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_error *err);
 	/* The hot path: take one record (h, then g's arguments; g is NULL for a header-only record). */
 	void (*emit)(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g);
+	/*
+	 * The caller's fast path: claim room for a record of `size` bytes on the calling
+	 * thread's ring without waiting; true with *c ready to write, false when there is no
+	 * room now or the backend takes records only through emit (the caller then builds the
+	 * record and calls emit, which applies the full-queue policy).  NULL: always emit.
+	 */
+	bool (*try_claim)(sr_log *log, size_t size, sr_log_claim *c);
+	/* Publishes what try_claim claimed, once the caller wrote the record through c->w. */
+	void (*commit)(sr_log *log, const sr_log_claim *c);
 	/* sr_log_flush: every record taken before the call is in the sinks.  SR_OK or SR_ESTATE. */
 	int (*flush)(sr_log *log);
 	/* sr_log_dump_backtrace (NULL: the backend keeps no backtrace). */
@@ -37,6 +57,7 @@ struct sr_log_backend {
 };
 
 extern const sr_log_backend sr_log__ring_backend;
+extern const sr_log_backend sr_log__threads_backend;
 extern const sr_log_backend sr_log__queue_backend;
 extern const sr_log_backend sr_log__sync_backend;
 
