@@ -28,8 +28,9 @@
  * consumer stays awake between bursts (its wait strategy spins first), which
  * is the case the issue's target is about.
  *
- * --count MODE N: make N calls of MODE (ring, bare, disabled, or loop: the
- * empty loop) in a function of its own and exit, for callgrind:
+ * --count MODE N: make N calls of MODE (ring, per_thread: the ring row with
+ * producer per_thread, bare, disabled, or loop: the empty loop) in a
+ * function of its own and exit, for callgrind:
  * perf/run_bench.sh runs
  *   valgrind --tool=callgrind --toggle-collect='counted_calls_*' caller --count ring N
  * and divides the instructions by N (instructions are stable where time is not).
@@ -263,6 +264,11 @@ open_logger(harness *h, int row, int devnull, const options *o, char *err)
 	sr_log_config_default(&cfg);
 	cfg.mode = row == ROW_QUEUE ? SR_LOG_MODE_QUEUE :
 	    row == ROW_SYNC || row == ROW_SYNC_BUFFERED ? SR_LOG_MODE_SYNC : SR_LOG_MODE_RING;
+	/* --count per_thread: the ring row with a ring per calling thread, as big as the shared one. */
+	if (o->count_mode != NULL && strcmp(o->count_mode, "per_thread") == 0) {
+		cfg.producer = SR_LOG_PRODUCER_PER_THREAD;
+		cfg.thread_ring_slots = cfg.ring_slots;
+	}
 	/* sync-buffered: lines collect in the sink's buffer (Log4j 2's immediateFlush="false"). */
 	cfg.immediate_flush = row != ROW_SYNC_BUFFERED;
 	sr_sink_config sink = sr_sink_fd(devnull);
@@ -469,7 +475,7 @@ usage(FILE *f)
 	    "  --clock NAME    the loggers' clock (realtime, coarse, tsc, auto; default: the logger's, auto)\n"
 	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
 	    "  --truncate      start the CSV afresh (header included)\n"
-	    "  --count MODE N  make N calls of MODE (ring, bare, disabled; loop: none) in a loop\n"
+	    "  --count MODE N  make N calls of MODE (ring, per_thread, bare, disabled; loop: none) in a loop\n"
 	    "                  and exit: for valgrind --tool=callgrind --toggle-collect='counted_calls_*'\n"
 	    "  --quick         2,000 calls, 1 run (for CTest)\n"
 	    "  --quiet         no progress on stderr\n", MAX_RUNS);
@@ -534,9 +540,10 @@ parse_args(int argc, char **argv, options *o, char *err)
 			i++;
 		} else if (strcmp(a, "--count") == 0) {
 			const char *cv = i + 2 < argc ? argv[i + 2] : NULL;
-			if (strcmp(v, "ring") != 0 && strcmp(v, "bare") != 0 && strcmp(v, "disabled") != 0 &&
-			    strcmp(v, "loop") != 0) {
-				snprintf(err, ERR_MAX, "--count: unknown mode '%.64s': expected ring, bare, disabled or loop", v);
+			if (strcmp(v, "ring") != 0 && strcmp(v, "per_thread") != 0 && strcmp(v, "bare") != 0 &&
+			    strcmp(v, "disabled") != 0 && strcmp(v, "loop") != 0) {
+				snprintf(err, ERR_MAX, "--count: unknown mode '%.64s': expected ring, per_thread, bare, "
+				    "disabled or loop", v);
 				return -1;
 			}
 			if (cv == NULL || !bench_parse_count(cv, &n) || n < 1 || n > 1000000000) {
@@ -562,8 +569,9 @@ typedef struct row_result {
 static int
 run_count(harness *h, const options *o, int devnull, char *err)
 {
+	bool per_thread = strcmp(o->count_mode, "per_thread") == 0;
 	int row = strcmp(o->count_mode, "bare") == 0 ? ROW_BARE :
-	    strcmp(o->count_mode, "ring") == 0 ? ROW_RING :
+	    strcmp(o->count_mode, "ring") == 0 || per_thread ? ROW_RING :
 	    strcmp(o->count_mode, "disabled") == 0 ? ROW_DISABLED : ROW_EMPTY;
 	if (row == ROW_BARE ? open_bare(h, row, devnull, err) :
 	    row == ROW_EMPTY ? 0 : open_logger(h, row, devnull, o, err))
@@ -579,7 +587,8 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	sr_log_config defaults;
 	sr_log_config_default(&defaults);
 	int64_t burst = 1000, room = defaults.ring_slots / 4, since_drain = 0;
-	counted_calls(h, row, 1);   /* the site's first call parses its format: not counted */
+	drain(h, row);              /* per_thread: the flush makes this thread's ring, outside the count */
+	counted_calls(h, row, 1);   /* the site's first call parses its format */
 	drain(h, row);
 	/* A marker for strace: the calls' system calls are the ones between two getppid(). */
 	(void)getppid();
