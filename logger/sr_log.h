@@ -280,9 +280,15 @@ typedef struct sr_log_counters {
 	 */
 	uint64_t backtrace_written;
 	uint64_t backtrace_discarded;
-	/* Highest number of ring slots (queue: messages) seen waiting by the consumer. */
+	/*
+	 * Highest number of ring slots (queue: messages) seen waiting by the
+	 * consumer; with producer per_thread, in any one thread's ring.
+	 */
 	int64_t max_occupancy;
-	/* Ring slots (queue capacity) and batches the consumer handled. */
+	/*
+	 * Ring slots (queue capacity; producer per_thread: each thread's ring)
+	 * and batches the consumer handled.
+	 */
 	int64_t capacity;
 	uint64_t batches;
 	int sink_count;

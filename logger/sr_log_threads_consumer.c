@@ -41,8 +41,8 @@ refresh_rings(sr_log_threads *t)
 		int cap = t->cap > 0 ? t->cap : 8;
 		while (cap < n)
 			cap *= 2;
-		sr_log_thread_ring **rings = realloc(t->rings, (size_t)cap * sizeof *rings);
-		sr_log_thread_ring **heap = rings != NULL ? realloc(t->heap, (size_t)cap * sizeof *heap) : NULL;
+		sr_log_thread_ring **rings = realloc(t->rings, (size_t)cap * sizeof(sr_log_thread_ring *));
+		sr_log_thread_ring **heap = rings != NULL ? realloc(t->heap, (size_t)cap * sizeof(sr_log_thread_ring *)) : NULL;
 		if (rings != NULL)
 			t->rings = rings;
 		if (heap != NULL)
