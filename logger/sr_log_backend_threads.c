@@ -157,9 +157,6 @@ ring_make(sr_log *log, sr_log_threads *t)
 	}
 	p->owner = t;
 	p->owner_id = t->hot.id;
-	const sr_log_thread *self = sr_log__thread();
-	p->tid = self->tid;
-	memcpy(p->name, self->name, sizeof p->name);
 	p->c.next = SR_SEQUENCE_INITIAL + 1;
 	p->c.avail = p->c.seen = SR_SEQUENCE_INITIAL;
 	sr_log__crash_ring_init(&p->crash, p->ring, p->seq, &p->consumed);

@@ -69,8 +69,6 @@ typedef struct sr_log_thread_ring {
 	sr_sequencer *seq;            /* single producer, busyspin */
 	struct sr_log_threads *owner;
 	uint64_t owner_id;            /* the logger's id (the threads' cache key) */
-	uint32_t tid;                 /* the thread's, at creation (sr_log_describe) */
-	char name[16];
 	/* The consumer's progress on this ring (store-release after each batch): gates the producer. */
 	sr_sequence consumed;
 	/* 1 once the thread exited (store-release by its key destructor): nothing more comes. */
