@@ -28,12 +28,8 @@
 #include <string.h>
 #include <time.h>
 
-#if !defined(__SANITIZE_THREAD__)
-/* ThreadSanitizer cannot see ck_pr's inline assembly: no ck rows under TSan. */
-#define PERF_HAVE_CK 1
-#include <ck_ring.h>
-#endif
-
+#include "baseline_queue.h"
+#include "bench_threads.h"
 #include "bench_util.h"
 #include "sr_processor.h"
 #include "sr_ring.h"
@@ -50,13 +46,16 @@ static const char *const topo_names[TOPO_COUNT] = {
 	[TOPO_DIAMOND] = "1-3-diamond",
 };
 
-static const char *const impl_names[IMPL_COUNT] = {
-	[IMPL_SEQRING] = "seqring",
-	[IMPL_CK_SPSC] = "ck_ring_spsc",
-	[IMPL_CK_MPMC] = "ck_ring_mpmc",
-	[IMPL_MUTEX] = "mutex_condvar",
-	[IMPL_CEILING] = "ceiling",
-};
+/* The baseline queue of a non-seqring implementation (the enums list them in the same order). */
+static enum baseline_kind
+baseline_of(enum impl_kind i)
+{
+	return (enum baseline_kind)(i - IMPL_CK_SPSC);
+}
+
+_Static_assert(IMPL_CK_SPSC + BASELINE_CK_MPMC == IMPL_CK_MPMC && IMPL_CK_SPSC + BASELINE_MUTEX == IMPL_MUTEX &&
+    IMPL_CK_SPSC + BASELINE_CEILING == IMPL_CEILING && IMPL_CK_SPSC + BASELINE_COUNT == IMPL_COUNT,
+    "impl_kind lists the baselines in baseline_kind's order");
 
 const char *
 topo_name(enum topo_kind t)
@@ -97,34 +96,19 @@ topo_batch(enum topo_kind t)
 const char *
 impl_name(enum impl_kind i)
 {
-	return (unsigned)i < IMPL_COUNT ? impl_names[i] : "unknown";
+	if (i == IMPL_SEQRING)
+		return "seqring";
+	return (unsigned)i < IMPL_COUNT ? baseline_name(baseline_of(i)) : "unknown";
 }
 
 bool
 topo_supported(enum topo_kind t, enum impl_kind i)
 {
-	switch (i) {
-	case IMPL_SEQRING:
+	if (i == IMPL_SEQRING)
 		return true;
-	case IMPL_CK_SPSC:
-#ifdef PERF_HAVE_CK
-		return t == TOPO_1_1;
-#else
-		return false;
-#endif
-	case IMPL_CK_MPMC:
-#ifdef PERF_HAVE_CK
-		return t == TOPO_1_1 || t == TOPO_3_1;
-#else
-		return false;
-#endif
-	case IMPL_MUTEX:
-		return t == TOPO_1_1 || t == TOPO_3_1;
-	case IMPL_CEILING:
-		return t == TOPO_1_1;
-	default:
-		return false;
-	}
+	/* The baselines run the topologies of one queue: 1-1 and 3-1. */
+	return (unsigned)i < IMPL_COUNT && (t == TOPO_1_1 || t == TOPO_3_1) &&
+	    baseline_supports(baseline_of(i), topo_producers(t));
 }
 
 const char *
@@ -281,79 +265,18 @@ h_fizzbuzz(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	return finish_if_last(c, sequence);
 }
 
-/*
- * Threads that finish check in here, so the main thread can wait for them
- * with a deadline (a condition variable on CLOCK_MONOTONIC; pthread_join has
- * no timeout, and ThreadSanitizer does not see pthread_clockjoin_np).
- */
-typedef struct finish_gate {
-	pthread_mutex_t mutex;
-	pthread_cond_t cond;
-	int finished;
-} finish_gate;
-
-static void
-gate_init(finish_gate *g)
-{
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&g->cond, &attr);
-	pthread_condattr_destroy(&attr);
-	pthread_mutex_init(&g->mutex, NULL);
-	g->finished = 0;
-}
-
-static void
-gate_destroy(finish_gate *g)
-{
-	pthread_cond_destroy(&g->cond);
-	pthread_mutex_destroy(&g->mutex);
-}
-
-static void
-gate_finish(finish_gate *g)
-{
-	pthread_mutex_lock(&g->mutex);
-	g->finished++;
-	pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->mutex);
-}
-
-/* Waits until `count` threads have finished; false when deadline_ns (CLOCK_MONOTONIC) passes first. */
-static bool
-gate_wait(finish_gate *g, int count, int64_t deadline_ns)
-{
-	struct timespec ts = { (time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000) };
-	pthread_mutex_lock(&g->mutex);
-	while (g->finished < count) {
-		if (deadline_ns == INT64_MAX)
-			pthread_cond_wait(&g->cond, &g->mutex);
-		else if (pthread_cond_timedwait(&g->cond, &g->mutex, &ts) == ETIMEDOUT)
-			break;
-	}
-	bool all = g->finished >= count;
-	pthread_mutex_unlock(&g->mutex);
-	return all;
-}
-
 typedef struct producer {
 	_Alignas(128) sr_sequencer *sequencer;
 	sr_ring *ring;
 	enum topo_kind topo;
 	int64_t count;              /* events this producer publishes */
-	int64_t produced;           /* events it did publish (less when the run was capped) */
 	int64_t t_start;
 	pthread_barrier_t *gate;    /* multi-producer: start together */
 	const atomic_int *stop;     /* the run's time cap passed: stop publishing */
-	finish_gate *finished;      /* checked in when the producer is done */
+	bench_finish_gate *finished;      /* checked in when the producer is done */
 } producer;
 
-/*
- * Producers look at the stop flag once per STOP_CHECK_EVERY events (a
- * multiple of TOPO_BATCH), so the check costs nothing measurable.
- */
-#define STOP_CHECK_EVERY 1000
+_Static_assert(BENCH_STOP_CHECK_EVERY % TOPO_BATCH == 0, "a stop check falls between batches");
 
 static void *
 seqring_producer(void *arg)
@@ -365,8 +288,8 @@ seqring_producer(void *arg)
 		pthread_barrier_wait(p->gate);
 	p->t_start = bench_now_ns();
 	const int64_t n = p->count;
-	for (int64_t base = 0; base < n; base += STOP_CHECK_EVERY) {
-		const int64_t end = base + STOP_CHECK_EVERY < n ? base + STOP_CHECK_EVERY : n;
+	for (int64_t base = 0; base < n; base += BENCH_STOP_CHECK_EVERY) {
+		const int64_t end = base + BENCH_STOP_CHECK_EVERY < n ? base + BENCH_STOP_CHECK_EVERY : n;
 		if (p->topo == TOPO_1_1_BATCH) {
 			for (int64_t i = base; i < end; i += TOPO_BATCH) {
 				int64_t first;
@@ -394,11 +317,10 @@ seqring_producer(void *arg)
 				sr_sequencer_publish(s, seq);
 			}
 		}
-		p->produced = end;
 		if (atomic_load_explicit(p->stop, memory_order_relaxed))
 			break;
 	}
-	gate_finish(p->finished);
+	bench_finish_gate_arrive(p->finished);
 	return NULL;
 }
 
@@ -444,8 +366,8 @@ run_seqring(const topo_variant *v, int64_t events, int64_t deadline_ns, topo_res
 	int started = 0;
 	atomic_int stop;
 	atomic_init(&stop, 0);
-	finish_gate finished;
-	gate_init(&finished);
+	bench_finish_gate finished;
+	bench_finish_gate_init(&finished);
 
 	ring = sr_ring_create(v->ring_size, 8, NULL, NULL, &e);
 	if (ring == NULL)
@@ -556,7 +478,7 @@ run_seqring(const topo_variant *v, int64_t events, int64_t deadline_ns, topo_res
 		started++;
 	}
 	/* The run ends when the last final consumer handles the last event, or at the cap. */
-	bool capped = !gate_wait(&finished, started, deadline_ns);
+	bool capped = !bench_finish_gate_wait(&finished, started, deadline_ns);
 	int64_t t_end = 0;
 	for (int i = 0; i < 3 && !capped; i++) {
 		if (final_idx[i] < 0)
@@ -645,7 +567,7 @@ out:
 	}
 	if (gate_made)
 		pthread_barrier_destroy(&gate);
-	gate_destroy(&finished);
+	bench_finish_gate_destroy(&finished);
 	free(cons);
 	free(prods);
 	sr_sequencer_destroy(seq);
@@ -711,449 +633,27 @@ perf_parse_waits(const char *list, sr_wait_config *out, int max, const char *pro
 
 /* -------------------------------------------------------------- baselines */
 
-/*
- * How the baselines wait (the consumer on an empty queue, the producer on a
- * full one): a pause hint per miss, sched_yield() after 100 misses in a row,
- * so that the over-subscribed 3-1 rows cannot starve the thread they wait for.
- */
-static inline void
-miss_wait(int *misses)
-{
-	if (*misses < 100) {
-		(*misses)++;
-		sr_atomic_pause();
-	} else {
-		sched_yield();
-	}
-}
-
-/* A bounded FIFO behind one mutex, as java.util.concurrent.ArrayBlockingQueue. */
-typedef struct mutex_queue {
-	pthread_mutex_t mutex;
-	pthread_cond_t not_empty;
-	pthread_cond_t not_full;
-	int64_t *items;
-	int64_t capacity;
-	int64_t mask;
-	int64_t head;   /* next to take */
-	int64_t tail;   /* next to put */
-	bool closed;    /* no more puts: take returns false once empty */
-} mutex_queue;
-
-static void
-mq_put(mutex_queue *q, int64_t v)
-{
-	pthread_mutex_lock(&q->mutex);
-	while (q->tail - q->head == q->capacity)
-		pthread_cond_wait(&q->not_full, &q->mutex);
-	q->items[q->tail & q->mask] = v;
-	q->tail++;
-	pthread_cond_signal(&q->not_empty);
-	pthread_mutex_unlock(&q->mutex);
-}
-
-static bool
-mq_take(mutex_queue *q, int64_t *v)
-{
-	pthread_mutex_lock(&q->mutex);
-	while (q->tail == q->head && !q->closed)
-		pthread_cond_wait(&q->not_empty, &q->mutex);
-	bool got = q->tail != q->head;
-	if (got) {
-		*v = q->items[q->head & q->mask];
-		q->head++;
-		pthread_cond_signal(&q->not_full);
-	}
-	pthread_mutex_unlock(&q->mutex);
-	return got;
-}
-
-/* The ceiling: the least a ring must do, with both indices published every 64 items. */
-typedef struct ceiling_ring {
-	_Alignas(128) atomic_llong head;   /* written by the producer */
-	_Alignas(128) atomic_llong tail;   /* written by the consumer */
-	_Alignas(128) int64_t *items;
-	int64_t size;
-	int64_t mask;
-} ceiling_ring;
-
-typedef struct baseline {
-	enum impl_kind impl;
-	int64_t size;
-#ifdef PERF_HAVE_CK
-	struct ck_ring *ck;
-	ck_ring_buffer_t *ck_buf;
-#endif
-	mutex_queue *mq;
-	ceiling_ring *ceil;
-	_Alignas(128) atomic_int stop;     /* producers: the time cap passed */
-	atomic_int closed;                 /* consumer: every producer has finished */
-	finish_gate producers_done;
-	finish_gate consumer_done;
-} baseline;
-
-typedef struct bl_thread {
-	_Alignas(128) baseline *b;
-	int64_t count;
-	int64_t produced;  /* producer */
-	int64_t t_start;   /* producer */
-	int64_t t_end;     /* consumer */
-	int64_t acc;       /* consumer */
-	pthread_barrier_t *gate;
-} bl_thread;
-
-static void *
-bl_producer(void *arg)
-{
-	bl_thread *p = arg;
-	baseline *b = p->b;
-	const int64_t n = p->count;
-	int misses = 0;
-	if (p->gate != NULL)
-		pthread_barrier_wait(p->gate);
-	p->t_start = bench_now_ns();
-	int64_t head = 0, cached_tail = 0;   /* ceiling only */
-	for (int64_t base = 0; base < n; base += STOP_CHECK_EVERY) {
-		const int64_t end = base + STOP_CHECK_EVERY < n ? base + STOP_CHECK_EVERY : n;
-		switch (b->impl) {
-#ifdef PERF_HAVE_CK
-		case IMPL_CK_SPSC:
-			for (int64_t i = base; i < end; i++) {
-				misses = 0;
-				while (!ck_ring_enqueue_spsc(b->ck, b->ck_buf, (void *)(uintptr_t)i))
-					miss_wait(&misses);
-			}
-			break;
-		case IMPL_CK_MPMC:
-			for (int64_t i = base; i < end; i++) {
-				misses = 0;
-				while (!ck_ring_enqueue_mpmc(b->ck, b->ck_buf, (void *)(uintptr_t)i))
-					miss_wait(&misses);
-			}
-			break;
-#endif
-		case IMPL_MUTEX:
-			for (int64_t i = base; i < end; i++)
-				mq_put(b->mq, i);
-			break;
-		case IMPL_CEILING: {
-			ceiling_ring *r = b->ceil;
-			for (int64_t i = base; i < end; i++) {
-				if (head - cached_tail == r->size) {
-					misses = 0;
-					/* pairs with the consumer's store-release of tail */
-					while (head - (cached_tail = atomic_load_explicit(&r->tail,
-					    memory_order_acquire)) == r->size)
-						miss_wait(&misses);
-				}
-				r->items[head & r->mask] = i;
-				head++;
-				if ((head & (TOPO_CEILING_PUBLISH - 1)) == 0)
-					/* pairs with the consumer's load-acquire of head */
-					atomic_store_explicit(&r->head, head, memory_order_release);
-			}
-			break;
-		}
-		default:
-			break;
-		}
-		p->produced = end;
-		if (atomic_load_explicit(&b->stop, memory_order_relaxed))
-			break;
-	}
-	if (b->impl == IMPL_CEILING)
-		/* the last partial group of 64; pairs with the consumer's load-acquire of head */
-		atomic_store_explicit(&b->ceil->head, head, memory_order_release);
-	gate_finish(&b->producers_done);
-	return NULL;
-}
-
-/*
- * True once the queue is empty for good: `closed` (set after every producer
- * was joined) had been seen before the queue was last found empty.
- */
-static inline bool
-drained(baseline *b, bool *closed_seen)
-{
-	if (*closed_seen)
-		return true;
-	/* pairs with the store-release in run_baseline */
-	*closed_seen = atomic_load_explicit(&b->closed, memory_order_acquire);
-	return false;
-}
-
-static void *
-bl_consumer(void *arg)
-{
-	bl_thread *c = arg;
-	baseline *b = c->b;
-	const int64_t n = c->count;
-	int64_t acc = 0;
-	int misses = 0;
-	bool closed_seen = false;
-	switch (b->impl) {
-#ifdef PERF_HAVE_CK
-	case IMPL_CK_SPSC:
-		for (int64_t got = 0; got < n;) {
-			void *item;
-			if (ck_ring_dequeue_spsc(b->ck, b->ck_buf, &item)) {
-				acc += (int64_t)(uintptr_t)item;
-				got++;
-				misses = 0;
-			} else if (drained(b, &closed_seen)) {
-				break;
-			} else {
-				miss_wait(&misses);
-			}
-		}
-		break;
-	case IMPL_CK_MPMC:
-		for (int64_t got = 0; got < n;) {
-			void *item;
-			if (ck_ring_dequeue_mpmc(b->ck, b->ck_buf, &item)) {
-				acc += (int64_t)(uintptr_t)item;
-				got++;
-				misses = 0;
-			} else if (drained(b, &closed_seen)) {
-				break;
-			} else {
-				miss_wait(&misses);
-			}
-		}
-		break;
-#endif
-	case IMPL_MUTEX:
-		for (int64_t got = 0; got < n; got++) {
-			int64_t v;
-			if (!mq_take(b->mq, &v))
-				break;
-			acc += v;
-		}
-		break;
-	case IMPL_CEILING: {
-		ceiling_ring *r = b->ceil;
-		int64_t tail = 0;
-		int64_t cached_head = 0;
-		for (int64_t got = 0; got < n; got++) {
-			if (tail == cached_head) {
-				misses = 0;
-				/* pairs with the producer's store-release of head */
-				while ((cached_head = atomic_load_explicit(&r->head,
-				    memory_order_acquire)) == tail) {
-					if (drained(b, &closed_seen))
-						goto done;
-					miss_wait(&misses);
-				}
-			}
-			acc += r->items[tail & r->mask];
-			tail++;
-			if ((tail & (TOPO_CEILING_PUBLISH - 1)) == 0)
-				/* pairs with the producer's load-acquire of tail */
-				atomic_store_explicit(&r->tail, tail, memory_order_release);
-		}
-	done:
-		atomic_store_explicit(&r->tail, tail, memory_order_release);
-		break;
-	}
-	default:
-		break;
-	}
-	c->acc = acc;
-	c->t_end = bench_now_ns();
-	gate_finish(&b->consumer_done);
-	return NULL;
-}
-
-/* Events the consumer has taken so far (for a capped run), read from the queue's own index. */
-static int64_t
-bl_consumed(baseline *b)
-{
-	switch (b->impl) {
-#ifdef PERF_HAVE_CK
-	case IMPL_CK_SPSC:
-	case IMPL_CK_MPMC:
-		return (int64_t)ck_pr_load_uint(&b->ck->c_head);
-#endif
-	case IMPL_MUTEX: {
-		pthread_mutex_lock(&b->mq->mutex);
-		int64_t h = b->mq->head;
-		pthread_mutex_unlock(&b->mq->mutex);
-		return h;
-	}
-	case IMPL_CEILING:
-		/* published every 64 items */
-		return atomic_load_explicit(&b->ceil->tail, memory_order_acquire);
-	default:
-		return 0;
-	}
-}
-
 static int
 run_baseline(const topo_variant *v, int64_t events, int64_t deadline_ns, topo_result *res,
     char *err, size_t errlen)
 {
-	const int nprod = topo_producers(v->topo);
-	int rc = -1;
-	baseline *b = aligned_alloc(128, (sizeof *b + 127) / 128 * 128);
-	bl_thread *th = aligned_alloc(128, sizeof *th * 4);
-	pthread_t tids[4];
-	int started = 0;
-	pthread_barrier_t gate;
-	bool gate_made = false;
-	if (th == NULL || b == NULL) {
-		free(b);
-		free(th);
-		snprintf(err, errlen, "out of memory");
+	baseline_result b;
+	if (baseline_run(baseline_of(v->impl), topo_producers(v->topo), events, v->ring_size, deadline_ns,
+	    &b, err, errlen) != 0)
 		return -1;
-	}
-	memset(b, 0, sizeof *b);
-	memset(th, 0, sizeof *th * 4);
-	b->impl = v->impl;
-	b->size = v->ring_size;
-	atomic_init(&b->stop, 0);
-	atomic_init(&b->closed, 0);
-	gate_init(&b->producers_done);
-	gate_init(&b->consumer_done);
-
-	switch (v->impl) {
-#ifdef PERF_HAVE_CK
-	case IMPL_CK_SPSC:
-	case IMPL_CK_MPMC:
-		b->ck = aligned_alloc(128, (sizeof *b->ck + 127) / 128 * 128);
-		b->ck_buf = aligned_alloc(128, ((size_t)v->ring_size * sizeof *b->ck_buf + 127) / 128 * 128);
-		if (b->ck == NULL || b->ck_buf == NULL)
-			goto nomem;
-		memset(b->ck_buf, 0, (size_t)v->ring_size * sizeof *b->ck_buf);
-		ck_ring_init(b->ck, (unsigned int)v->ring_size);
-		break;
-#endif
-	case IMPL_MUTEX:
-		b->mq = calloc(1, sizeof *b->mq);
-		if (b->mq == NULL)
-			goto nomem;
-		b->mq->items = calloc((size_t)v->ring_size, sizeof(int64_t));
-		if (b->mq->items == NULL)
-			goto nomem;
-		b->mq->capacity = v->ring_size;
-		b->mq->mask = v->ring_size - 1;
-		pthread_mutex_init(&b->mq->mutex, NULL);
-		pthread_cond_init(&b->mq->not_empty, NULL);
-		pthread_cond_init(&b->mq->not_full, NULL);
-		break;
-	case IMPL_CEILING:
-		b->ceil = aligned_alloc(128, sizeof *b->ceil);
-		if (b->ceil == NULL)
-			goto nomem;
-		memset(b->ceil, 0, sizeof *b->ceil);
-		b->ceil->items = aligned_alloc(128, ((size_t)v->ring_size * sizeof(int64_t) + 127) / 128 * 128);
-		if (b->ceil->items == NULL)
-			goto nomem;
-		memset(b->ceil->items, 0, (size_t)v->ring_size * sizeof(int64_t));
-		b->ceil->size = v->ring_size;
-		b->ceil->mask = v->ring_size - 1;
-		atomic_init(&b->ceil->head, 0);
-		atomic_init(&b->ceil->tail, 0);
-		break;
-	default:
-		snprintf(err, errlen, "%s is not available in this build", impl_name(v->impl));
-		goto out;
-	}
-
-	if (nprod > 1) {
-		if (pthread_barrier_init(&gate, NULL, (unsigned)nprod) != 0) {
-			snprintf(err, errlen, "pthread_barrier_init failed");
-			goto out;
-		}
-		gate_made = true;
-	}
-	/* th[0] is the consumer, th[1..nprod] the producers. */
-	th[0].b = b;
-	th[0].count = events;
-	if (pthread_create(&tids[0], NULL, bl_consumer, &th[0]) != 0) {
-		snprintf(err, errlen, "pthread_create failed");
-		goto out;
-	}
-	started = 1;
-	for (int i = 1; i <= nprod; i++) {
-		th[i].b = b;
-		th[i].count = events / nprod;
-		th[i].gate = gate_made ? &gate : NULL;
-		if (pthread_create(&tids[i], NULL, bl_producer, &th[i]) != 0) {
-			snprintf(err, errlen, "pthread_create failed");
-			goto out;
-		}
-		started++;
-	}
-	bool capped = !gate_wait(&b->producers_done, started - 1, deadline_ns) ||
-	    !gate_wait(&b->consumer_done, 1, deadline_ns);
-	int64_t t_cap = 0, consumed = events;
-	if (capped) {
-		t_cap = bench_now_ns();
-		consumed = bl_consumed(b);
-		atomic_store_explicit(&b->stop, 1, memory_order_relaxed);
-	}
-	for (int i = 1; i < started; i++)
-		pthread_join(tids[i], NULL);
-	/* pairs with the load-acquire in drained(): every item is in the queue by now */
-	atomic_store_explicit(&b->closed, 1, memory_order_release);
-	if (b->mq != NULL) {
-		pthread_mutex_lock(&b->mq->mutex);
-		b->mq->closed = true;
-		pthread_cond_broadcast(&b->mq->not_empty);
-		pthread_mutex_unlock(&b->mq->mutex);
-	}
-	pthread_join(tids[0], NULL);
-	started = 0;
-	int64_t t_start = th[1].t_start;
-	for (int i = 2; i <= nprod; i++)
-		if (th[i].t_start < t_start)
-			t_start = th[i].t_start;
-	res->capped = capped;
-	res->events = consumed;
-	res->seconds = (double)((capped ? t_cap : th[0].t_end) - t_start) / 1e9;
-	res->events_per_sec = res->seconds > 0 ? (double)consumed / res->seconds : 0.0;
-	if (!capped) {
+	res->capped = b.capped;
+	res->events = b.consumed;
+	res->seconds = b.seconds;
+	res->events_per_sec = res->seconds > 0 ? (double)b.consumed / res->seconds : 0.0;
+	if (!b.capped) {
 		expected x = compute_expected(v->topo, events);
-		if (th[0].acc != x.sum) {
+		if (b.sum != x.sum) {
 			snprintf(err, errlen, "%s %s: sum is %" PRId64 ", expected %" PRId64,
-			    topo_name(v->topo), impl_name(v->impl), th[0].acc, x.sum);
-			goto out;
+			    topo_name(v->topo), impl_name(v->impl), b.sum, x.sum);
+			return -1;
 		}
 	}
-	rc = 0;
-	goto out;
-nomem:
-	snprintf(err, errlen, "out of memory");
-out:
-	if (started > 0) {
-		/* A thread failed to start: the others may wait forever; leave them be. */
-		for (int i = 0; i < started; i++)
-			pthread_detach(tids[i]);
-		return rc;
-	}
-	if (gate_made)
-		pthread_barrier_destroy(&gate);
-#ifdef PERF_HAVE_CK
-	free(b->ck);
-	free(b->ck_buf);
-#endif
-	if (b->mq != NULL) {
-		if (b->mq->items != NULL) {
-			pthread_mutex_destroy(&b->mq->mutex);
-			pthread_cond_destroy(&b->mq->not_empty);
-			pthread_cond_destroy(&b->mq->not_full);
-		}
-		free(b->mq->items);
-		free(b->mq);
-	}
-	if (b->ceil != NULL)
-		free(b->ceil->items);
-	free(b->ceil);
-	gate_destroy(&b->producers_done);
-	gate_destroy(&b->consumer_done);
-	free(b);
-	free(th);
-	return rc;
+	return 0;
 }
 
 int

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "fwrite_ceiling.h"
 #include "sr_log.h"
 #include "sr_wait.h"
 
@@ -69,7 +70,6 @@
 /* The record layout documented in sr_log.h / sr_log_format.h: header, string length, bytes, NUL. */
 #define RECORD_HEADER_BYTES 56
 #define RECORD_STRING_OVERHEAD 5
-#define CEILING_BUFFER (64 * 1024)
 
 enum vkind { V_RING, V_QUEUE, V_SYNC, V_CEILING, V_KIND_COUNT };
 static const char *const kind_names[V_KIND_COUNT] = { "ring", "queue", "sync", "ceiling" };
@@ -475,46 +475,19 @@ out:
 	return ok;
 }
 
-/* The ceiling: messages lines of line_bytes each, fwrite through a 64 KiB buffer, fresh file. */
+/* The ceiling (perf/baselines/fwrite_ceiling.h): messages lines of line_bytes each. */
 static bool
 run_ceiling(const options *o, int64_t messages, int64_t line_bytes, result *res, char *err)
 {
 	char path[PATH_BYTES];
 	log_path(o, 0, "ceiling", path, sizeof path);
-	unlink(path);
-	char *line = malloc((size_t)line_bytes);
-	static char buffer[CEILING_BUFFER];
-	if (line == NULL) {
-		snprintf(err, ERR_MAX, "out of memory for a %" PRId64 "-byte line", line_bytes);
+	int64_t elapsed_ns;
+	if (!fwrite_ceiling_run(path, messages, line_bytes, &elapsed_ns, err, ERR_MAX))
 		return false;
-	}
-	for (int64_t i = 0; i < line_bytes - 1; i++)
-		line[i] = (char)('a' + i % 26);
-	line[line_bytes - 1] = '\n';
-	bool ok = false;
-	int64_t t0 = bench_now_ns();
-	FILE *f = fopen(path, "w");
-	if (f == NULL) {
-		snprintf(err, ERR_MAX, "ceiling: cannot create %s: %s", path, strerror(errno));
-		goto out;
-	}
-	setvbuf(f, buffer, _IOFBF, sizeof buffer);
-	for (int64_t i = 0; i < messages; i++)
-		fwrite(line, 1, (size_t)line_bytes, f);
-	bool write_failed = ferror(f) != 0;
-	if (fclose(f) != 0 || write_failed) {
-		snprintf(err, ERR_MAX, "ceiling: writing %s failed: %s", path, strerror(errno));
-		goto out;
-	}
-	int64_t t1 = bench_now_ns();
-	res->calls_per_sec = res->drained_per_sec = (double)messages * 1e9 / (double)(t1 - t0);
+	res->calls_per_sec = res->drained_per_sec = (double)messages * 1e9 / (double)elapsed_ns;
 	res->line_bytes = (double)line_bytes;
 	res->dropped = 0;
-	ok = true;
-out:
-	free(line);
-	unlink(path);
-	return ok;
+	return true;
 }
 
 /*
