@@ -20,7 +20,7 @@
 #include <ck_ring.h>
 #endif
 
-#include "bench_util.h"
+#include "bench_clock.h"
 #include "bench_threads.h"
 #include "sr_atomic.h"
 
@@ -155,6 +155,61 @@ typedef struct bl_thread {
 	pthread_barrier_t *gate;
 } bl_thread;
 
+/*
+ * True once the queue is empty for good: `closed` (set after every producer
+ * was joined) had been seen before the queue was last found empty.
+ */
+static inline bool
+drained(baseline *b, bool *closed_seen)
+{
+	if (*closed_seen)
+		return true;
+	/* pairs with the store-release in baseline_run */
+	*closed_seen = atomic_load_explicit(&b->closed, memory_order_acquire);
+	return false;
+}
+
+#ifdef BASELINE_HAVE_CK
+/*
+ * ck_ring's producer and consumer loops, single- or multi-producer: mpmc is
+ * a constant at every call and the function is inlined, so each loop calls
+ * one ck_ring function with no branch between them.
+ */
+static inline __attribute__((always_inline)) void
+ck_produce(baseline *b, bool mpmc, int64_t from, int64_t to)
+{
+	for (int64_t i = from; i < to; i++) {
+		void *item = (void *)(uintptr_t)i;
+		int misses = 0;
+		while (!(mpmc ? ck_ring_enqueue_mpmc(b->ck, b->ck_buf, item)
+		    : ck_ring_enqueue_spsc(b->ck, b->ck_buf, item)))
+			miss_wait(&misses);
+	}
+}
+
+static inline __attribute__((always_inline)) int64_t
+ck_consume(baseline *b, bool mpmc, int64_t n)
+{
+	int64_t acc = 0;
+	int misses = 0;
+	bool closed_seen = false;
+	for (int64_t got = 0; got < n;) {
+		void *item;
+		if (mpmc ? ck_ring_dequeue_mpmc(b->ck, b->ck_buf, &item)
+		    : ck_ring_dequeue_spsc(b->ck, b->ck_buf, &item)) {
+			acc += (int64_t)(uintptr_t)item;
+			got++;
+			misses = 0;
+		} else if (drained(b, &closed_seen)) {
+			break;
+		} else {
+			miss_wait(&misses);
+		}
+	}
+	return acc;
+}
+#endif
+
 static void *
 bl_producer(void *arg)
 {
@@ -171,18 +226,10 @@ bl_producer(void *arg)
 		switch (b->kind) {
 #ifdef BASELINE_HAVE_CK
 		case BASELINE_CK_SPSC:
-			for (int64_t i = base; i < end; i++) {
-				misses = 0;
-				while (!ck_ring_enqueue_spsc(b->ck, b->ck_buf, (void *)(uintptr_t)i))
-					miss_wait(&misses);
-			}
+			ck_produce(b, false, base, end);
 			break;
 		case BASELINE_CK_MPMC:
-			for (int64_t i = base; i < end; i++) {
-				misses = 0;
-				while (!ck_ring_enqueue_mpmc(b->ck, b->ck_buf, (void *)(uintptr_t)i))
-					miss_wait(&misses);
-			}
+			ck_produce(b, true, base, end);
 			break;
 #endif
 		case BASELINE_MUTEX:
@@ -220,20 +267,6 @@ bl_producer(void *arg)
 	return NULL;
 }
 
-/*
- * True once the queue is empty for good: `closed` (set after every producer
- * was joined) had been seen before the queue was last found empty.
- */
-static inline bool
-drained(baseline *b, bool *closed_seen)
-{
-	if (*closed_seen)
-		return true;
-	/* pairs with the store-release in baseline_run */
-	*closed_seen = atomic_load_explicit(&b->closed, memory_order_acquire);
-	return false;
-}
-
 static void *
 bl_consumer(void *arg)
 {
@@ -246,32 +279,10 @@ bl_consumer(void *arg)
 	switch (b->kind) {
 #ifdef BASELINE_HAVE_CK
 	case BASELINE_CK_SPSC:
-		for (int64_t got = 0; got < n;) {
-			void *item;
-			if (ck_ring_dequeue_spsc(b->ck, b->ck_buf, &item)) {
-				acc += (int64_t)(uintptr_t)item;
-				got++;
-				misses = 0;
-			} else if (drained(b, &closed_seen)) {
-				break;
-			} else {
-				miss_wait(&misses);
-			}
-		}
+		acc = ck_consume(b, false, n);
 		break;
 	case BASELINE_CK_MPMC:
-		for (int64_t got = 0; got < n;) {
-			void *item;
-			if (ck_ring_dequeue_mpmc(b->ck, b->ck_buf, &item)) {
-				acc += (int64_t)(uintptr_t)item;
-				got++;
-				misses = 0;
-			} else if (drained(b, &closed_seen)) {
-				break;
-			} else {
-				miss_wait(&misses);
-			}
-		}
+		acc = ck_consume(b, true, n);
 		break;
 #endif
 	case BASELINE_MUTEX:

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_util.h"
+#include "bench_clock.h"
 
 bool
 fwrite_ceiling_run(const char *path, int64_t lines, int64_t line_bytes, int64_t *elapsed_ns,

@@ -15,22 +15,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "bench_args.h"
+#include "bench_output.h"
+#include "bench_stats.h"
+#include "bench_wait_list.h"
 #include "sr_atomic.h"
+#include "topo_rounds.h"
 #include "topology.h"
 
+#define PROG "ring_perf"
 #define MAX_ROWS 128
-#define MAX_RUNS 101
+#define MAX_RUNS BENCH_MAX_RUNS
 
-typedef struct row {
-	topo_variant v;
-	int64_t events;            /* per run */
-	double rates[MAX_RUNS];
-	int nrates;
-	double median, min, max;
-	int capped;                /* runs that hit the time cap */
-	bool failed;
-} row;
+typedef topo_row row;
+
+typedef struct options {
+	bench_wait_list waits;
+	bool want_topo[TOPO_COUNT];
+	bool baselines;
+	int runs;
+	int64_t fixed_events;      /* 0: calibrated per row */
+	int64_t max_events;
+	double seconds;
+	int64_t ring_size;
+	int64_t max_batch;
+	double run_timeout;        /* 0 until parsed: then 2 s, or 60 s with --events */
+	const char *out_path;
+	bool quick;
+} options;
 
 static void
 usage(FILE *f)
@@ -55,32 +67,13 @@ usage(FILE *f)
 	    "  --quiet          no progress on stderr\n");
 }
 
-static int
-parse_topos(const char *list, bool *want)
+static bool
+parse_topos(const char *list, bool *want, char *err, size_t errsize)
 {
-	if (strcmp(list, "all") == 0) {
-		for (int t = 0; t < TOPO_COUNT; t++)
-			want[t] = true;
-		return 0;
-	}
+	const char *names[TOPO_COUNT];
 	for (int t = 0; t < TOPO_COUNT; t++)
-		want[t] = false;
-	const char *p = list;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		enum topo_kind t;
-		if (!topo_from_name(p, len, &t)) {
-			fprintf(stderr, "ring_perf: unknown topology '%.*s': expected 1-1, 1-1-batch, "
-			    "1-3-pipeline, 1-3-multicast, 3-1, 1-3-diamond or all\n", (int)len, p);
-			return -1;
-		}
-		want[t] = true;
-		if (comma == NULL)
-			break;
-		p = comma + 1;
-	}
-	return 0;
+		names[t] = topo_name((enum topo_kind)t);
+	return bench_parse_name_set("--topo", "topology", list, names, TOPO_COUNT, want, err, errsize);
 }
 
 static const row *
@@ -100,9 +93,9 @@ print_ratio(const row *rows, int n, enum topo_kind ta, enum sr_wait_kind wait,
 {
 	const row *a = find_row(rows, n, ta, IMPL_SEQRING, wait);
 	const row *b = find_row(rows, n, tb, base, SR_WAIT_BUSY_SPIN);
-	if (a == NULL || b == NULL || b->median <= 0)
+	if (a == NULL || b == NULL || b->rate.median <= 0)
 		return;
-	double r = a->median / b->median;
+	double r = a->rate.median / b->rate.median;
 	if (target <= 0)
 		printf("| %s, %s | %s | %.2fx | | |\n", topo_name(ta), sr_wait_kind_name(wait), what, r);
 	else
@@ -110,128 +103,75 @@ print_ratio(const row *rows, int n, enum topo_kind ta, enum sr_wait_kind wait,
 		    what, r, target, r >= target ? "met" : "missed");
 }
 
-int
-main(int argc, char **argv)
+/* --wait: a bench_flag parser. */
+static bool
+parse_waits(void *dest, char **values, char *err, size_t errsize)
 {
-	sr_wait_config waits[32];
-	int nwaits = perf_parse_waits("all", waits, 32, "ring_perf");
-	bool want_topo[TOPO_COUNT];
-	parse_topos("all", want_topo);
-	bool baselines = true;
-	int runs = 5;
-	int64_t fixed_events = 0;
-	int64_t max_events = 200000000;
-	double seconds = 0.25;
-	int64_t ring_size = 65536;
-	int64_t max_batch = 0;
-	double run_timeout = 0;
-	const char *out_path = "perf/results/ring.csv";
-	bool quick = false;
+	return bench_parse_wait_list(values[0], NULL, dest, err, errsize);
+}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(a, "--quick") == 0) {
-			quick = true;
-		} else if (strcmp(a, "--quiet") == 0) {
-			bench_quiet = true;
-		} else if (strcmp(a, "--no-baselines") == 0) {
-			baselines = false;
-		} else if (val == NULL) {
-			fprintf(stderr, "ring_perf: unknown option or missing value: %s\n", a);
-			usage(stderr);
-			return 2;
-		} else if (strcmp(a, "--wait") == 0) {
-			nwaits = perf_parse_waits(val, waits, 32, "ring_perf");
-			if (nwaits < 0)
-				return 2;
-			i++;
-		} else if (strcmp(a, "--topo") == 0) {
-			if (parse_topos(val, want_topo) != 0)
-				return 2;
-			i++;
-		} else if (strcmp(a, "--runs") == 0) {
-			int64_t r;
-			if (!bench_parse_count(val, &r) || r > MAX_RUNS) {
-				fprintf(stderr, "ring_perf: --runs %s: expected 1 to %d\n", val, MAX_RUNS);
-				return 2;
-			}
-			runs = (int)r;
-			i++;
-		} else if (strcmp(a, "--events") == 0) {
-			if (!bench_parse_count(val, &fixed_events)) {
-				fprintf(stderr, "ring_perf: --events %s: expected a positive count\n", val);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--max-events") == 0) {
-			if (!bench_parse_count(val, &max_events)) {
-				fprintf(stderr, "ring_perf: --max-events %s: expected a positive count\n", val);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--seconds") == 0) {
-			if (!bench_parse_seconds(val, &seconds)) {
-				fprintf(stderr, "ring_perf: --seconds %s: expected a positive number\n", val);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--ring") == 0) {
-			if (!bench_parse_count(val, &ring_size) || ring_size < 2 ||
-			    (ring_size & (ring_size - 1)) != 0 || ring_size > (INT64_C(1) << 30)) {
-				fprintf(stderr, "ring_perf: --ring %s: expected a power of two from 2 to 2^30\n", val);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--run-timeout") == 0) {
-			if (!bench_parse_seconds(val, &run_timeout)) {
-				fprintf(stderr, "ring_perf: --run-timeout %s: expected a positive number\n", val);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--max-batch") == 0) {
-			if (!bench_parse_count(val, &max_batch)) {
-				fprintf(stderr, "ring_perf: --max-batch %s: expected a positive count\n", val);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--out") == 0) {
-			out_path = val;
-			i++;
-		} else {
-			fprintf(stderr, "ring_perf: unknown option: %s\n", a);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (run_timeout == 0)
-		run_timeout = fixed_events && !quick ? 60.0 : 2.0;
-	if (quick) {
-		runs = 1;
-		if (fixed_events == 0)
-			fixed_events = 30000;
-		if (ring_size > 1024)
-			ring_size = 1024;   /* small enough that the ring wraps and fills */
-	}
+/* --topo: a bench_flag parser. */
+static bool
+parse_topo_flag(void *dest, char **values, char *err, size_t errsize)
+{
+	return parse_topos(values[0], dest, err, errsize);
+}
 
-	static row rows[MAX_ROWS];
+/* The options from the command line, with --quick's counts; BENCH_PARSED_BAD with err. */
+static enum bench_parsed
+parse_args(int argc, char **argv, options *o, char *err, size_t errsize)
+{
+	*o = (options){ .baselines = true, .runs = 5, .max_events = 200000000, .seconds = 0.25,
+	    .ring_size = 65536, .out_path = "perf/results/ring.csv" };
+	bench_parse_wait_list("all", NULL, &o->waits, err, errsize);
+	parse_topos("all", o->want_topo, err, errsize);
+	const bench_flag flags[] = {
+		{ BENCH_FLAG("--wait", BENCH_CUSTOM, &o->waits), .parse = parse_waits },
+		{ BENCH_FLAG("--topo", BENCH_CUSTOM, o->want_topo), .parse = parse_topo_flag },
+		{ BENCH_FLAG("--no-baselines", BENCH_SWITCH, &o->baselines), .switch_to = false },
+		{ BENCH_FLAG("--runs", BENCH_INT, &o->runs), .max = MAX_RUNS },
+		{ BENCH_FLAG("--events", BENCH_COUNT, &o->fixed_events) },
+		{ BENCH_FLAG("--seconds", BENCH_SECONDS, &o->seconds) },
+		{ BENCH_FLAG("--max-events", BENCH_COUNT, &o->max_events) },
+		{ BENCH_FLAG("--run-timeout", BENCH_SECONDS, &o->run_timeout) },
+		{ BENCH_FLAG("--ring", BENCH_POWER_OF_TWO, &o->ring_size), .min = 2, .max = INT64_C(1) << 30 },
+		{ BENCH_FLAG("--max-batch", BENCH_COUNT, &o->max_batch) },
+		{ BENCH_FLAG("--out", BENCH_TEXT, &o->out_path) },
+	};
+	enum bench_parsed parsed = bench_parse_flags(argc, argv, flags, (int)(sizeof flags / sizeof flags[0]),
+	    &o->quick, usage, err, errsize);
+	if (parsed != BENCH_PARSED_RUN)
+		return parsed;
+	if (o->run_timeout == 0)
+		o->run_timeout = o->fixed_events && !o->quick ? 60.0 : 2.0;
+	if (o->quick) {
+		o->runs = 1;
+		if (o->fixed_events == 0)
+			o->fixed_events = 30000;
+		if (o->ring_size > 1024)
+			o->ring_size = 1024;   /* small enough that the ring wraps and fills */
+	}
+	return BENCH_PARSED_RUN;
+}
+
+/* The rows: per wanted topology, one per wait strategy, then the baselines that run it. */
+static int
+build_rows(const options *o, row *rows)
+{
 	int nrows = 0;
 	for (int t = 0; t < TOPO_COUNT; t++) {
-		if (!want_topo[t])
+		if (!o->want_topo[t])
 			continue;
-		for (int w = 0; w < nwaits && nrows < MAX_ROWS; w++) {
+		for (int w = 0; w < o->waits.nwaits && nrows < MAX_ROWS; w++) {
 			row *r = &rows[nrows++];
 			memset(r, 0, sizeof *r);
 			r->v.topo = (enum topo_kind)t;
 			r->v.impl = IMPL_SEQRING;
-			r->v.wait = waits[w];
-			r->v.ring_size = ring_size;
-			r->v.max_batch = max_batch;
+			r->v.wait = o->waits.waits[w].config;
+			r->v.ring_size = o->ring_size;
+			r->v.max_batch = o->max_batch;
 		}
-		if (!baselines)
+		if (!o->baselines)
 			continue;
 		for (int b = IMPL_CK_SPSC; b < IMPL_COUNT && nrows < MAX_ROWS; b++) {
 			if (!topo_supported((enum topo_kind)t, (enum impl_kind)b))
@@ -241,82 +181,18 @@ main(int argc, char **argv)
 			r->v.topo = (enum topo_kind)t;
 			r->v.impl = (enum impl_kind)b;
 			sr_wait_config_default(&r->v.wait, SR_WAIT_BUSY_SPIN);
-			r->v.ring_size = ring_size;
+			r->v.ring_size = o->ring_size;
 		}
 	}
-	if (nrows == 0) {
-		fprintf(stderr, "ring_perf: nothing to run\n");
-		return 2;
-	}
+	return nrows;
+}
 
-	char err[512];
-	int failures = 0;
-	/* Round 0: one warm-up run per row, which also sizes the row's runs. */
-	for (int i = 0; i < nrows && !quick; i++) {
-		row *r = &rows[i];
-		int64_t pilot = fixed_events ? fixed_events : 1000000;
-		pilot = topo_round_events(r->v.topo, pilot);
-		bench_progress("[ring] warm-up %d/%d: %s %s (%" PRId64 " events)", i + 1, nrows,
-		    topo_name(r->v.topo), variant_wait_label(&r->v), pilot);
-		topo_result res;
-		if (topo_run(&r->v, pilot, run_timeout, &res, err, sizeof err) != 0) {
-			fprintf(stderr, "ring_perf: FAILED %s\n", err);
-			r->failed = true;
-			failures++;
-			continue;
-		}
-		if (res.capped)
-			bench_progress("[ring] warm-up of %s %s hit the %.1f s cap: %.0f events/s",
-			    topo_name(r->v.topo), variant_wait_label(&r->v), run_timeout, res.events_per_sec);
-		if (fixed_events) {
-			r->events = pilot;
-		} else {
-			double want = res.events_per_sec * seconds;
-			if (want < 1000)
-				want = 1000;
-			if (want > (double)max_events)
-				want = (double)max_events;
-			r->events = topo_round_events(r->v.topo, (int64_t)want);
-		}
-	}
-	if (quick)
-		for (int i = 0; i < nrows; i++)
-			rows[i].events = topo_round_events(rows[i].v.topo, fixed_events);
-
-	for (int k = 0; k < runs; k++) {
-		for (int i = 0; i < nrows; i++) {
-			row *r = &rows[i];
-			if (r->failed)
-				continue;
-			bench_progress("[ring] run %d/%d, row %d/%d: %s %s (%" PRId64 " events)", k + 1, runs,
-			    i + 1, nrows, topo_name(r->v.topo), variant_wait_label(&r->v), r->events);
-			topo_result res;
-			if (topo_run(&r->v, r->events, run_timeout, &res, err, sizeof err) != 0) {
-				fprintf(stderr, "ring_perf: FAILED %s\n", err);
-				r->failed = true;
-				failures++;
-				continue;
-			}
-			if (res.capped)
-				r->capped++;
-			r->rates[r->nrates++] = res.events_per_sec;
-		}
-	}
-
-	for (int i = 0; i < nrows; i++) {
-		row *r = &rows[i];
-		if (r->nrates == 0)
-			continue;
-		double tmp[MAX_RUNS];
-		memcpy(tmp, r->rates, sizeof(double) * (size_t)r->nrates);
-		r->median = bench_median(tmp, r->nrates);
-		r->min = bench_min(r->rates, r->nrates);
-		r->max = bench_max(r->rates, r->nrates);
-	}
-
-	FILE *csv = bench_open_output(out_path);
+static bool
+write_csv(const options *o, const row *rows, int nrows)
+{
+	FILE *csv = bench_open_output(o->out_path);
 	if (csv == NULL)
-		return 1;
+		return false;
 	fprintf(csv, "topology,wait,producers,consumers,batch,events_per_sec,runs,"
 	    "min_events_per_sec,max_events_per_sec\n");
 	for (int i = 0; i < nrows; i++) {
@@ -325,16 +201,21 @@ main(int argc, char **argv)
 			continue;
 		fprintf(csv, "%s,%s,%d,%d,%d,%.0f,%d,%.0f,%.0f\n", topo_name(r->v.topo),
 		    variant_wait_label(&r->v), topo_producers(r->v.topo), topo_consumers(r->v.topo),
-		    topo_batch(r->v.topo), r->median, r->nrates, r->min, r->max);
+		    topo_batch(r->v.topo), r->rate.median, r->nrates, r->rate.min, r->rate.max);
 	}
 	if (fclose(csv) != 0) {
-		fprintf(stderr, "ring_perf: error writing %s\n", out_path);
-		return 1;
+		fprintf(stderr, PROG ": error writing %s\n", o->out_path);
+		return false;
 	}
+	return true;
+}
 
+static void
+print_markdown(const options *o, const row *rows, int nrows)
+{
 	printf("### Ring topologies (8-byte events, %" PRId64 "-slot rings, atomics: %s%s)\n\n",
-	    ring_size, SR_ATOMIC_BACKEND, max_batch ? ", bounded batches" : "");
-	printf("Median of %d interleaved runs; events/s.\n\n", runs);
+	    o->ring_size, SR_ATOMIC_BACKEND, o->max_batch ? ", bounded batches" : "");
+	printf("Median of %d interleaved runs; events/s.\n\n", o->runs);
 	printf("| topology | wait | P | C | batch | events/s (median) | min | max | events/run |\n");
 	printf("|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
 	for (int i = 0; i < nrows; i++) {
@@ -348,11 +229,12 @@ main(int argc, char **argv)
 		}
 		char note[64] = "";
 		if (r->capped)
-			snprintf(note, sizeof note, " (%d/%d runs capped at %.0f s)", r->capped, r->nrates, run_timeout);
+			snprintf(note, sizeof note, " (%d/%d runs capped at %.0f s)", r->capped, r->nrates,
+			    o->run_timeout);
 		printf("| %s | %s | %d | %d | %d | %s | %s | %s | %" PRId64 "%s |\n", topo_name(r->v.topo),
 		    variant_wait_label(&r->v), topo_producers(r->v.topo), topo_consumers(r->v.topo),
-		    topo_batch(r->v.topo), bench_fmt_rate(r->median, a, sizeof a),
-		    bench_fmt_rate(r->min, b, sizeof b), bench_fmt_rate(r->max, c, sizeof c), r->events, note);
+		    topo_batch(r->v.topo), bench_fmt_rate(r->rate.median, a, sizeof a),
+		    bench_fmt_rate(r->rate.min, b, sizeof b), bench_fmt_rate(r->rate.max, c, sizeof c), r->events, note);
 	}
 
 	printf("\n### Targets (ratios of medians from this run)\n\n");
@@ -373,9 +255,34 @@ main(int argc, char **argv)
 		print_ratio(rows, nrows, TOPO_3_1, k, TOPO_3_1, IMPL_CK_MPMC, 1.0, "3-1 ck_ring_mpmc");
 	}
 	printf("\nThe 1-1 targets are for busy-spin; the other strategies' ratios are for reference.\n");
-	printf("CSV: %s\n", out_path);
+	printf("CSV: %s\n", o->out_path);
+}
+
+int
+main(int argc, char **argv)
+{
+	char err[512];
+	options o;
+	enum bench_parsed parsed = parse_args(argc, argv, &o, err, sizeof err);
+	if (parsed != BENCH_PARSED_RUN)
+		return bench_parsed_exit(parsed, PROG, err);
+	static row rows[MAX_ROWS];
+	int nrows = build_rows(&o, rows);
+	if (nrows == 0) {
+		fprintf(stderr, PROG ": nothing to run\n");
+		return 2;
+	}
+
+	const topo_rounds rounds = { .tag = "[ring]", .prog = PROG, .runs = o.runs,
+	    .fixed_events = o.fixed_events, .max_events = o.max_events, .seconds = o.seconds,
+	    .run_timeout = o.run_timeout, .no_warmup = o.quick };
+	int failures = topo_rounds_run(rows, nrows, &rounds);
+
+	if (!write_csv(&o, rows, nrows))
+		return 1;
+	print_markdown(&o, rows, nrows);
 	if (failures) {
-		fprintf(stderr, "ring_perf: %d run(s) failed\n", failures);
+		fprintf(stderr, PROG ": %d run(s) failed\n", failures);
 		return 1;
 	}
 	return 0;

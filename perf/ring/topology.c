@@ -26,11 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "baseline_queue.h"
 #include "bench_threads.h"
-#include "bench_util.h"
+#include "bench_clock.h"
 #include "sr_processor.h"
 #include "sr_ring.h"
 #include "sr_sequencer.h"
@@ -61,18 +60,6 @@ const char *
 topo_name(enum topo_kind t)
 {
 	return (unsigned)t < TOPO_COUNT ? topo_names[t] : "unknown";
-}
-
-bool
-topo_from_name(const char *name, size_t len, enum topo_kind *out)
-{
-	for (int t = 0; t < TOPO_COUNT; t++) {
-		if (strlen(topo_names[t]) == len && strncmp(topo_names[t], name, len) == 0) {
-			*out = (enum topo_kind)t;
-			return true;
-		}
-	}
-	return false;
 }
 
 int
@@ -337,8 +324,7 @@ wait_done(consumer *c, int64_t deadline_ns)
 		if (++spins < 50) {
 			sched_yield();
 		} else {
-			struct timespec ts = { 0, 20000 };
-			nanosleep(&ts, NULL);
+			bench_sleep_ns(20000);
 			if (bench_now_ns() >= deadline_ns)
 				return false;
 		}
@@ -573,62 +559,6 @@ out:
 	sr_sequencer_destroy(seq);
 	sr_ring_destroy(ring);
 	return rc;
-}
-
-/* ---------------------------------------------------------------- options */
-
-/*
- * Splits a --wait list on commas; an item with '=' but no ':' continues the
- * previous spec ("sleep:spin=10,yield=5,busyspin" is two specs).
- */
-int
-perf_parse_waits(const char *list, sr_wait_config *out, int max, const char *prog)
-{
-	if (strcmp(list, "all") == 0) {
-		int n = 0;
-		for (int k = 0; k < SR_WAIT_KIND_COUNT && n < max; k++)
-			sr_wait_config_default(&out[n++], (enum sr_wait_kind)k);
-		return n;
-	}
-	char spec[256];
-	int n = 0;
-	spec[0] = '\0';
-	const char *p = list;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		bool continues = memchr(p, '=', len) != NULL && memchr(p, ':', len) == NULL && spec[0] != '\0';
-		if (!continues && spec[0] != '\0') {
-			sr_error e;
-			if (n >= max || sr_wait_config_parse(spec, &out[n], &e) != SR_OK) {
-				fprintf(stderr, "%s: --wait: %s\n", prog, n >= max ? "too many" : e.message);
-				return -1;
-			}
-			n++;
-			spec[0] = '\0';
-		}
-		size_t used = strlen(spec);
-		if (used + len + 2 >= sizeof spec) {
-			fprintf(stderr, "%s: --wait: spec too long\n", prog);
-			return -1;
-		}
-		if (continues)
-			spec[used++] = ',';
-		memcpy(spec + used, p, len);
-		spec[used + len] = '\0';
-		if (comma == NULL)
-			break;
-		p = comma + 1;
-	}
-	if (spec[0] != '\0') {
-		sr_error e;
-		if (n >= max || sr_wait_config_parse(spec, &out[n], &e) != SR_OK) {
-			fprintf(stderr, "%s: --wait: %s\n", prog, n >= max ? "too many" : e.message);
-			return -1;
-		}
-		n++;
-	}
-	return n;
 }
 
 /* -------------------------------------------------------------- baselines */

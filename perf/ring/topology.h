@@ -51,8 +51,6 @@ typedef struct topo_variant {
 
 /* "1-1", "1-1-batch", "1-3-pipeline", "1-3-multicast", "3-1", "1-3-diamond" */
 const char *topo_name(enum topo_kind t);
-/* Parses a topology name (as above); false when unknown. */
-bool topo_from_name(const char *name, size_t len, enum topo_kind *out);
 int topo_producers(enum topo_kind t);
 int topo_consumers(enum topo_kind t);
 int topo_batch(enum topo_kind t);
@@ -84,13 +82,5 @@ typedef struct topo_result {
  */
 int topo_run(const topo_variant *v, int64_t events, double timeout_s, topo_result *res,
     char *err, size_t errlen);
-
-/*
- * Parses a --wait list into out (at most max specs): "all", or comma-separated
- * specs as sr_wait_config_parse takes them; an item with '=' but no ':'
- * continues the previous spec ("sleep:spin=10,yield=5,busyspin" is two).
- * Returns the count, or -1 after printing the error prefixed with prog.
- */
-int perf_parse_waits(const char *list, sr_wait_config *out, int max, const char *prog);
 
 #endif /* SR_PERF_TOPOLOGY_H */
