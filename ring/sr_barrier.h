@@ -13,6 +13,7 @@
 
 #include "sr_atomic.h"
 #include "sr_error.h"
+#include "sr_export.h"
 #include "sr_sequence.h"
 #include "sr_sequencer.h"
 #include "sr_wait.h"
@@ -40,7 +41,7 @@ typedef struct sr_barrier {
  * follow (none for a first-stage consumer).  SR_EINVAL for NULL arguments, a
  * NULL dependent, or more than SR_BARRIER_MAX_DEPENDENTS of them.
  */
-int sr_barrier_init(sr_barrier *b, sr_sequencer *s,
+SR_API int sr_barrier_init(sr_barrier *b, sr_sequencer *s,
     const sr_sequence *const *dependents, int dependent_count, sr_error *err);
 
 /*

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sr_backoff.h"
+
 sr_processor *
 sr_processor_create(const sr_processor_config *c, sr_error *err)
 {

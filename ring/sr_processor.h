@@ -19,6 +19,7 @@
 
 #include "sr_barrier.h"
 #include "sr_error.h"
+#include "sr_export.h"
 #include "sr_ring.h"
 #include "sr_sequence.h"
 #include "sr_sequencer.h"
@@ -89,10 +90,10 @@ typedef struct sr_processor {
  * sequencer or on_event is missing, the ring's and the sequencer's sizes
  * differ, max_batch_size is negative, or the dependents are invalid.
  */
-sr_processor *sr_processor_create(const sr_processor_config *config, sr_error *err);
+SR_API sr_processor *sr_processor_create(const sr_processor_config *config, sr_error *err);
 
 /* Frees a processor that is not running (halt and join it first). */
-void sr_processor_destroy(sr_processor *p);
+SR_API void sr_processor_destroy(sr_processor *p);
 
 /* The processor's progress: gate producers on it, or make others follow it. */
 static inline sr_sequence *
@@ -102,26 +103,26 @@ sr_processor_sequence(sr_processor *p)
 }
 
 /* Starts the processor in a new thread.  SR_ESTATE if already started. */
-int sr_processor_start(sr_processor *p, sr_error *err);
+SR_API int sr_processor_start(sr_processor *p, sr_error *err);
 
 /*
  * Runs the processor in the calling thread until halted (or a handler error
  * decides to halt).  SR_ESTATE if it is already running.
  */
-int sr_processor_run(sr_processor *p);
+SR_API int sr_processor_run(sr_processor *p);
 
 /* Stops now: the current batch completes, nothing more is taken. */
-void sr_processor_halt(sr_processor *p);
+SR_API void sr_processor_halt(sr_processor *p);
 
 /*
  * Waits until every event published before the call has been handled by this
  * processor, then halts it.  Returns SR_OK, or SR_ESTATE if it was not
  * running.
  */
-int sr_processor_drain_and_halt(sr_processor *p);
+SR_API int sr_processor_drain_and_halt(sr_processor *p);
 
 /* Waits for the processor's thread to end (after halt). */
-int sr_processor_join(sr_processor *p);
+SR_API int sr_processor_join(sr_processor *p);
 
 static inline enum sr_processor_state
 sr_processor_state_get(const sr_processor *p)

@@ -3,8 +3,8 @@
  *
  * slot_count is a power of two (at least 2), slot_size a multiple of 8 up to
  * 64 KiB.  The array is allocated once, cache-line aligned, touched page by
- * page at creation (a first touch costs microseconds per 4 KiB page on a VM,
- * which would otherwise land on the first lap's producers) and never resized.
+ * page at creation (the first touch of a page is a page fault, which would
+ * otherwise land on the first lap's producers) and never resized.
  * A sequence s lives in slot `s & mask`.
  *
  * The ring knows nothing about who may write where: that is the sequencer's
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "sr_error.h"
+#include "sr_export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,11 +49,11 @@ typedef struct sr_ring {
  * not a power of two in [2, 2^30], slot_size is not a multiple of 8 in
  * [8, 64 KiB], memory runs out, or init returns non-zero.
  */
-sr_ring *sr_ring_create(int64_t slot_count, size_t slot_size,
+SR_API sr_ring *sr_ring_create(int64_t slot_count, size_t slot_size,
     sr_slot_init_fn init, void *init_ctx, sr_error *err);
 
 /* Frees the ring; NULL is ignored. */
-void sr_ring_destroy(sr_ring *ring);
+SR_API void sr_ring_destroy(sr_ring *ring);
 
 /* The slot holding `sequence` (any sequence, including large ones). */
 static inline void *

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "sr_backoff.h"
 #include "sr_ring.h"
+#include "sr_time.h"
 
 void
 sr_sequencer_config_default(sr_sequencer_config *c, int64_t buffer_size,
@@ -190,23 +192,16 @@ sr_sequencer__wait_for_capacity(sr_sequencer *s, int64_t n, int64_t deadline_ns)
 		 * intercepted pthread_mutex_timedlock on the same remaining time
 		 * measured on CLOCK_REALTIME.
 		 */
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t now_rt = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		int64_t now_rt = sr_realtime_ns();
 		int64_t remaining = deadline_ns - sr_monotonic_ns();
 		if (remaining < 0)
 			remaining = 0;
 		if (remaining > INT64_MAX - now_rt)
 			remaining = INT64_MAX - now_rt;
-		int64_t abs_ns = now_rt + remaining;
-		ts.tv_sec = (time_t)(abs_ns / 1000000000);
-		ts.tv_nsec = (long)(abs_ns % 1000000000);
+		struct timespec ts = sr_timespec_from_ns(now_rt + remaining);
 		int e = pthread_mutex_timedlock(&s->full_lock, &ts);
 #else
-		struct timespec ts = {
-			.tv_sec = (time_t)(deadline_ns / 1000000000),
-			.tv_nsec = (long)(deadline_ns % 1000000000)
-		};
+		struct timespec ts = sr_timespec_from_ns(deadline_ns);
 		int e = pthread_mutex_clocklock(&s->full_lock, CLOCK_MONOTONIC, &ts);
 #endif
 		if (e == ETIMEDOUT)

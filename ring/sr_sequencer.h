@@ -19,7 +19,7 @@
  *    publish out of order (sr_sequencer_highest_published).
  *
  * Full ring: a waiting producer backs off (spin, yield, short naps; see
- * sr_backoff).  With synchronize_enqueue_when_full (default on, as Log4j 2's
+ * sr_backoff_pause in sr_backoff.h).  With synchronize_enqueue_when_full (default on, as Log4j 2's
  * SynchronizeEnqueueWhenQueueFull), producers that find the ring full queue on
  * one mutex, so at most one of them polls for space while the others sleep:
  * with many more threads than cores, spinning producers would otherwise steal
@@ -34,7 +34,9 @@
 
 #include "sr_atomic.h"
 #include "sr_error.h"
+#include "sr_export.h"
 #include "sr_sequence.h"
+#include "sr_time.h"
 #include "sr_wait.h"
 
 #ifdef __cplusplus
@@ -89,7 +91,7 @@ typedef struct sr_sequencer {
 } sr_sequencer;
 
 /* Defaults: mode, -1, synchronized enqueue on, block wait strategy. */
-void sr_sequencer_config_default(sr_sequencer_config *config, int64_t buffer_size,
+SR_API void sr_sequencer_config_default(sr_sequencer_config *config, int64_t buffer_size,
     enum sr_producer_mode mode);
 
 /*
@@ -97,8 +99,8 @@ void sr_sequencer_config_default(sr_sequencer_config *config, int64_t buffer_siz
  * two in [2, 2^30], mode is unknown, initial_sequence is below -1 or too close
  * to INT64_MAX, or the wait config is invalid.
  */
-sr_sequencer *sr_sequencer_create(const sr_sequencer_config *config, sr_error *err);
-void sr_sequencer_destroy(sr_sequencer *s);
+SR_API sr_sequencer *sr_sequencer_create(const sr_sequencer_config *config, sr_error *err);
+SR_API void sr_sequencer_destroy(sr_sequencer *s);
 
 /*
  * Adds a sequence that producers must not overtake (a final consumer's).
@@ -106,9 +108,9 @@ void sr_sequencer_destroy(sr_sequencer *s);
  * producers run; set the new sequence to the cursor first, as the Disruptor
  * does, if events are already flowing.
  */
-int sr_sequencer_add_gating(sr_sequencer *s, const sr_sequence *gating);
+SR_API int sr_sequencer_add_gating(sr_sequencer *s, const sr_sequence *gating);
 /* Removes a gating sequence; SR_EINVAL when it was not added. */
-int sr_sequencer_remove_gating(sr_sequencer *s, const sr_sequence *gating);
+SR_API int sr_sequencer_remove_gating(sr_sequencer *s, const sr_sequence *gating);
 
 /* The lowest gating sequence, or `fallback` when there are none. */
 static inline int64_t
@@ -132,7 +134,7 @@ sr_sequencer_min_gating(const sr_sequencer *s, int64_t fallback)
 }
 
 /* Out of line: the full-ring wait (backoff, synchronized enqueue, deadline). */
-int sr_sequencer__wait_for_capacity(sr_sequencer *s, int64_t n, int64_t deadline_ns);
+SR_API int sr_sequencer__wait_for_capacity(sr_sequencer *s, int64_t n, int64_t deadline_ns);
 
 #define SR_DEADLINE_NONE INT64_MAX  /* wait for as long as it takes */
 #define SR_DEADLINE_NOW  INT64_MIN  /* do not wait at all (try-claim) */

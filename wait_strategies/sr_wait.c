@@ -81,12 +81,17 @@ sr_wait_config_validate(const sr_wait_config *c, sr_error *err)
 	return SR_OK;
 }
 
-/* Parses "123", "10us", "5ms", "1s" (no unit: nanoseconds). */
+/*
+ * Copies a value of len bytes into buf (size bytes, NUL-terminated) and reads
+ * its leading decimal digits into *v; *suffix is what follows them in buf.
+ * -1 when the value is empty, does not fit in buf, does not start with a
+ * digit or overflows.
+ */
 static int
-parse_duration(const char *text, size_t len, int64_t *out)
+parse_digits(const char *text, size_t len, char *buf, size_t size, unsigned long long *v,
+    const char **suffix)
 {
-	char buf[64];
-	if (len == 0 || len >= sizeof buf)
+	if (len == 0 || len >= size)
 		return -1;
 	memcpy(buf, text, len);
 	buf[len] = '\0';
@@ -94,17 +99,28 @@ parse_duration(const char *text, size_t len, int64_t *out)
 		return -1;
 	char *end;
 	errno = 0;
-	unsigned long long v = strtoull(buf, &end, 10);
-	if (errno != 0)
+	*v = strtoull(buf, &end, 10);
+	*suffix = end;
+	return errno != 0 ? -1 : 0;
+}
+
+/* Parses "123", "10us", "5ms", "1s" (no unit: nanoseconds). */
+static int
+parse_duration(const char *text, size_t len, int64_t *out)
+{
+	char buf[64];
+	unsigned long long v;
+	const char *unit;
+	if (parse_digits(text, len, buf, sizeof buf, &v, &unit) != 0)
 		return -1;
 	int64_t scale;
-	if (*end == '\0' || strcasecmp(end, "ns") == 0)
+	if (*unit == '\0' || strcasecmp(unit, "ns") == 0)
 		scale = 1;
-	else if (strcasecmp(end, "us") == 0)
+	else if (strcasecmp(unit, "us") == 0)
 		scale = 1000;
-	else if (strcasecmp(end, "ms") == 0)
+	else if (strcasecmp(unit, "ms") == 0)
 		scale = 1000 * 1000;
-	else if (strcasecmp(end, "s") == 0)
+	else if (strcasecmp(unit, "s") == 0)
 		scale = 1000 * 1000 * 1000;
 	else
 		return -1;
@@ -114,20 +130,15 @@ parse_duration(const char *text, size_t len, int64_t *out)
 	return 0;
 }
 
+/* Parses a count of tries, 0 to SR_WAIT_MAX_TRIES. */
 static int
 parse_count(const char *text, size_t len, int32_t *out)
 {
 	char buf[32];
-	if (len == 0 || len >= sizeof buf)
-		return -1;
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	if (!isdigit((unsigned char)buf[0]))
-		return -1;
-	char *end;
-	errno = 0;
-	long v = strtol(buf, &end, 10);
-	if (errno != 0 || *end != '\0' || v > SR_WAIT_MAX_TRIES)
+	unsigned long long v;
+	const char *rest;
+	if (parse_digits(text, len, buf, sizeof buf, &v, &rest) != 0 || *rest != '\0' ||
+	    v > SR_WAIT_MAX_TRIES)
 		return -1;
 	*out = (int32_t)v;
 	return 0;
@@ -244,6 +255,34 @@ sr_wait_config_format(const sr_wait_config *c, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? SR_EINVAL : SR_OK;
 }
 
+/* A consumer that follows other consumers polls for them after a block: */
+#define DEPENDENTS_SPINS 100
+#define DEPENDENTS_YIELDS 100
+#define DEPENDENTS_SLEEP_NS 1000
+
+/* The ladders sr_wait_for polls along, from w->config and w->sleeping_kind. */
+static void
+set_ladders(sr_wait *w)
+{
+	const sr_wait_config *c = &w->config;
+	switch (w->sleeping_kind) {
+	case SR_WAIT_BUSY_SPIN:
+		w->polling = (sr_backoff_ladder){ SR_BACKOFF_FOREVER, 0, 0, false, false };
+		break;
+	case SR_WAIT_YIELD:
+		w->polling = (sr_backoff_ladder){ c->spin_tries, SR_BACKOFF_FOREVER, 0, false, false };
+		break;
+	default:
+		/* sleep, and phased falling back to sleep; unused by the blocking kinds */
+		w->polling = (sr_backoff_ladder){ c->spin_tries, c->yield_tries, c->sleep_ns, false, false };
+		break;
+	}
+	w->phased = (sr_backoff_ladder){ c->spin_ns, c->yield_ns, 0, true, false };
+	w->dependents = (sr_backoff_ladder){
+		DEPENDENTS_SPINS, DEPENDENTS_YIELDS, DEPENDENTS_SLEEP_NS, false, false
+	};
+}
+
 int
 sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err)
 {
@@ -268,6 +307,7 @@ sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err)
 		break;
 	}
 	sr_atomic_store_relaxed_i32(&w->signal_needed.value, 0);
+	set_ladders(w);
 
 	pthread_condattr_t attr;
 	int e = pthread_condattr_init(&attr);
@@ -296,13 +336,6 @@ sr_wait_destroy(sr_wait *w)
 }
 
 void
-sr_wait__sleep_ns(int64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000) };
-	nanosleep(&ts, NULL);
-}
-
-void
 sr_wait__wake(sr_wait *w)
 {
 	pthread_mutex_lock(&w->mutex);
@@ -319,18 +352,7 @@ sr_wait_signal_all(sr_wait *w)
 	pthread_mutex_unlock(&w->mutex);
 }
 
-static void
-add_ns(struct timespec *ts, int64_t ns)
-{
-	ts->tv_sec += (time_t)(ns / 1000000000);
-	ts->tv_nsec += (long)(ns % 1000000000);
-	if (ts->tv_nsec >= 1000000000) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000;
-	}
-}
-
-/* Pauses before sr_wait__block takes the mutex (~30 ns each on the CPUs we measured). */
+/* Pauses before sr_wait__block takes the mutex: well under a microsecond. */
 #define BLOCK_SPIN 16
 
 int
@@ -338,14 +360,14 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
     const sr_atomic_i32 *alert, enum sr_wait_kind kind)
 {
 	/*
-	 * block only: a short spin before the mutex (BLOCK_SPIN pauses, about
-	 * half a microsecond).  Its publishers lock and broadcast on every
-	 * event, so a consumer that sleeps whenever it catches up makes the
-	 * next publish a futex wake: it slept every ~100 events (perf/README.md,
-	 * finding 13), and the spin raised 1-1 from 13 to 22 M events/s.  Not
-	 * for liteblock and timeout: their publishers pay nothing while the
-	 * consumer is awake, and a consumer that sleeps lets the producer run
-	 * ahead; spinning there cost a third of their 1-1 rate.
+	 * block only: a short spin before the mutex (BLOCK_SPIN pauses).  Its
+	 * publishers lock and broadcast on every event, so a consumer that
+	 * sleeps whenever it catches up makes the next publish a futex wake;
+	 * the spin lets a steadily fed consumer find the next event awake
+	 * (perf/README.md has the figures).  Not for liteblock and timeout:
+	 * their publishers pay nothing while the consumer is awake, and a
+	 * consumer that sleeps lets the producer run ahead; spinning there
+	 * costs them throughput.
 	 * Pairs with the publisher's store-release of the cursor.
 	 */
 	for (int i = 0; kind == SR_WAIT_BLOCK && i < BLOCK_SPIN; i++) {
@@ -353,11 +375,9 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 			return SR_OK;
 		sr_atomic_pause();
 	}
-	struct timespec deadline;
-	if (kind == SR_WAIT_TIMEOUT) {
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		add_ns(&deadline, w->config.timeout_ns);
-	}
+	struct timespec deadline = { 0, 0 };
+	if (kind == SR_WAIT_TIMEOUT)
+		deadline = sr_timespec_from_ns(sr_monotonic_ns() + w->config.timeout_ns);
 	int rc = SR_OK;
 	pthread_mutex_lock(&w->mutex);
 	for (;;) {

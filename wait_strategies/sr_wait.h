@@ -1,12 +1,14 @@
 /*
- * sr_wait.h: how a consumer spends its time waiting for a sequence, and how a
- * producer spends its time facing a full ring.
+ * sr_wait.h: how a consumer spends its time waiting for a sequence.  (How a
+ * producer spends its time facing a full ring, sr_backoff_pause, is in
+ * sr_backoff.h, which this header includes.)
  *
  * Wait strategies are data, not callbacks (ARCHITECTURE.md, decision 6): an
  * sr_wait_config names a kind and its parameters, an sr_wait adds the mutex
  * and condition variable that the blocking kinds own, and the waiting loop is
- * a switch in sr_wait_for.  The trade-offs (figures in the README, measured on
- * a 2-vCPU VM where waking a sleeping thread costs ~33 us one way):
+ * a switch in sr_wait_for; the polling kinds step along an sr_backoff_ladder
+ * (sr_backoff.h) built from the config at init.  The trade-offs (figures in
+ * the README and perf/README.md):
  *
  *  busyspin  re-reads the sequence with a pause hint.  Lowest latency; burns a
  *            whole core even when idle, and needs a core of its own: sharing
@@ -17,16 +19,15 @@
  *            when nothing else wants it.  Publishers never signal.
  *  sleep     spin_tries (100) spins, then yield_tries (100) yields, then
  *            nanosleep(sleep_ns) between reads (default 100 ns, but the kernel
- *            rounds a sleep up to its timer slack: ~60-90 us here).  Little
- *            idle CPU (~20% of a core on these VMs: each wake-up costs), and
- *            the latency after a quiet spell is the real sleep time.
- *            Publishers never signal.
+ *            rounds a sleep up to its timer slack, tens of microseconds).
+ *            Little idle CPU (each wake-up costs some), and the latency after
+ *            a quiet spell is the real sleep time.  Publishers never signal.
  *  block     mutex + condition variable; every publish locks the mutex and
  *            broadcasts (the Disruptor's BlockingWaitStrategy).  No idle CPU;
  *            each publish pays a lock/unlock, and a futex wake when a waiter
- *            sleeps.  The waiter spins ~0.5 us (16 pauses) before it takes
- *            the mutex, so that a steadily fed consumer does not sleep, and
- *            cost its producer a wake, each time it catches up.
+ *            sleeps.  The waiter spins 16 pauses before it takes the mutex,
+ *            so that a steadily fed consumer does not sleep, and cost its
+ *            producer a wake, each time it catches up.
  *  liteblock as block, but a waiter announces that it is about to sleep and a
  *            publisher signals only then; while the consumer is awake, a
  *            publish costs a fence and a load, no lock and no system call.
@@ -39,6 +40,10 @@
  *            as its fallback kind (liteblock by default; block, timeout or
  *            sleep).  Low latency for bursts, no idle CPU after a quiet spell.
  *
+ * A consumer that follows other consumers (ndeps > 0) and blocks first waits
+ * for the cursor, then polls for the consumers ahead of it along a fixed
+ * ladder (100 spins, 100 yields, then 1 us sleeps): consumers do not signal.
+ *
  * Every kind honours the alert flag of its barrier: sr_wait_signal_all wakes
  * even a waiter asleep in block, liteblock or timeout at once.
  */
@@ -47,13 +52,15 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "sr_atomic.h"
+#include "sr_backoff.h"
 #include "sr_error.h"
+#include "sr_export.h"
 #include "sr_sequence.h"
+#include "sr_time.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,7 +93,7 @@ typedef struct sr_wait_config {
 #define SR_WAIT_MAX_NS (INT64_C(60) * 1000000000)
 
 /* Fills *config with kind and that kind's documented defaults. */
-void sr_wait_config_default(sr_wait_config *config, enum sr_wait_kind kind);
+SR_API void sr_wait_config_default(sr_wait_config *config, enum sr_wait_kind kind);
 
 /*
  * Parses a strategy by name, with optional parameters:
@@ -97,16 +104,16 @@ void sr_wait_config_default(sr_wait_config *config, enum sr_wait_kind kind);
  * An unknown name, key or bad value returns SR_EINVAL with a message listing
  * what is valid.
  */
-int sr_wait_config_parse(const char *spec, sr_wait_config *config, sr_error *err);
+SR_API int sr_wait_config_parse(const char *spec, sr_wait_config *config, sr_error *err);
 
 /* Checks every parameter against its range; SR_EINVAL names the bad one. */
-int sr_wait_config_validate(const sr_wait_config *config, sr_error *err);
+SR_API int sr_wait_config_validate(const sr_wait_config *config, sr_error *err);
 
 /* Writes the canonical spec of config (parsable by sr_wait_config_parse). */
-int sr_wait_config_format(const sr_wait_config *config, char *buf, size_t size);
+SR_API int sr_wait_config_format(const sr_wait_config *config, char *buf, size_t size);
 
 /* "busyspin", "yield", ...; "unknown" for an invalid kind. */
-const char *sr_wait_kind_name(enum sr_wait_kind kind);
+SR_API const char *sr_wait_kind_name(enum sr_wait_kind kind);
 
 /* How a publisher must signal: decided once at init. */
 enum sr_wait_signal_mode {
@@ -119,6 +126,10 @@ typedef struct sr_wait {
 	sr_wait_config config;
 	enum sr_wait_signal_mode signal_mode;
 	enum sr_wait_kind sleeping_kind; /* kind after phased's spin/yield */
+	/* The ladders, set from config at init (sr_wait_for polls along them): */
+	sr_backoff_ladder polling;    /* busyspin, yield, sleep (and phased's sleep fallback) */
+	sr_backoff_ladder phased;     /* phased: spin_ns, then yield_ns, timed; then it blocks */
+	sr_backoff_ladder dependents; /* after a block: polling for upstream consumers */
 	/*
 	 * liteblock/timeout: 1 when a waiter may be about to sleep.  On its own
 	 * line: waiters write it, every publisher reads it.
@@ -133,29 +144,19 @@ typedef struct sr_wait {
 } sr_wait;
 
 /* Validates config and initialises w; SR_EINVAL or SR_ESYS on failure. */
-int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
-void sr_wait_destroy(sr_wait *w);
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-static inline int64_t
-sr_monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+SR_API int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
+SR_API void sr_wait_destroy(sr_wait *w);
 
 /* Out-of-line slow paths (sr_wait.c). */
-int sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
+SR_API int sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
     const sr_atomic_i32 *alert, enum sr_wait_kind kind);
-void sr_wait__wake(sr_wait *w);
-void sr_wait__sleep_ns(int64_t ns);
+SR_API void sr_wait__wake(sr_wait *w);
 
 /*
  * Wakes every waiter of any kind (used by barrier alert): takes the mutex so
  * that a waiter between its alert check and its sleep cannot miss it.
  */
-void sr_wait_signal_all(sr_wait *w);
+SR_API void sr_wait_signal_all(sr_wait *w);
 
 /*
  * Called by a publisher after its store-release of the cursor (or of the
@@ -203,6 +204,33 @@ sr_wait__available(const sr_sequence *cursor, const sr_sequence *const *deps, in
 	return lowest;
 }
 
+/* sr_wait__poll's result when a ladder without a sleep phase has run out. */
+#define SR_WAIT__LADDER_ENDED 1
+
+/*
+ * Polls along ladder until `sequence` is available (SR_OK, *available set),
+ * *alert is set (SR_EALERTED) or the ladder runs out (SR_WAIT__LADDER_ENDED).
+ */
+static inline int
+sr_wait__poll(const sr_backoff_ladder *ladder, int64_t sequence, const sr_sequence *cursor,
+    const sr_sequence *const *deps, int ndeps, const sr_atomic_i32 *alert, int64_t *available)
+{
+	sr_backoff b;
+	sr_backoff_start(&b, ladder);
+	for (;;) {
+		/* pairs with the alerting thread's store-release (sr_barrier_alert) */
+		if (sr_atomic_load_acquire_i32(alert))
+			return SR_EALERTED;
+		int64_t avail = sr_wait__available(cursor, deps, ndeps);
+		if (avail >= sequence) {
+			*available = avail;
+			return SR_OK;
+		}
+		if (!sr_backoff_step(&b, ladder))
+			return SR_WAIT__LADDER_ENDED;
+	}
+}
+
 /*
  * Waits until `sequence` is available: the cursor (and, when ndeps > 0, every
  * dependent sequence) has reached it.  On SR_OK, *available holds the highest
@@ -219,90 +247,27 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
     int64_t *available)
 {
 	enum sr_wait_kind kind = w->config.kind;
-	int64_t avail;
 
 	/* Fast path: already there, whatever the strategy. */
-	avail = sr_wait__available(cursor, deps, ndeps);
+	int64_t avail = sr_wait__available(cursor, deps, ndeps);
 	if (avail >= sequence) {
 		*available = avail;
 		return SR_OK;
 	}
 
 	if (kind == SR_WAIT_PHASED) {
-		int64_t start = sr_monotonic_ns();
-		int64_t spin_until = start + w->config.spin_ns;
-		int64_t yield_until = spin_until + w->config.yield_ns;
-		for (uint32_t i = 1;; i++) {
-			/* pairs with the alerting thread's store-release */
-			if (sr_atomic_load_acquire_i32(alert))
-				return SR_EALERTED;
-			avail = sr_wait__available(cursor, deps, ndeps);
-			if (avail >= sequence) {
-				*available = avail;
-				return SR_OK;
-			}
-			if ((i & 63) == 0) {
-				int64_t now = sr_monotonic_ns();
-				if (now >= yield_until)
-					break;
-				if (now >= spin_until)
-					sched_yield();
-			} else {
-				sr_atomic_pause();
-			}
-		}
+		int rc = sr_wait__poll(&w->phased, sequence, cursor, deps, ndeps, alert, available);
+		if (rc != SR_WAIT__LADDER_ENDED)
+			return rc;
 		kind = w->sleeping_kind;
 	}
 
 	switch (kind) {
 	case SR_WAIT_BUSY_SPIN:
-		for (;;) {
-			if (sr_atomic_load_acquire_i32(alert))
-				return SR_EALERTED;
-			avail = sr_wait__available(cursor, deps, ndeps);
-			if (avail >= sequence)
-				break;
-			sr_atomic_pause();
-		}
-		break;
-	case SR_WAIT_YIELD: {
-		int32_t spins = w->config.spin_tries;
-		for (;;) {
-			if (sr_atomic_load_acquire_i32(alert))
-				return SR_EALERTED;
-			avail = sr_wait__available(cursor, deps, ndeps);
-			if (avail >= sequence)
-				break;
-			if (spins > 0) {
-				spins--;
-				sr_atomic_pause();
-			} else {
-				sched_yield();
-			}
-		}
-		break;
-	}
-	case SR_WAIT_SLEEP: {
-		int32_t spins = w->config.spin_tries;
-		int32_t yields = w->config.yield_tries;
-		for (;;) {
-			if (sr_atomic_load_acquire_i32(alert))
-				return SR_EALERTED;
-			avail = sr_wait__available(cursor, deps, ndeps);
-			if (avail >= sequence)
-				break;
-			if (spins > 0) {
-				spins--;
-				sr_atomic_pause();
-			} else if (yields > 0) {
-				yields--;
-				sched_yield();
-			} else {
-				sr_wait__sleep_ns(w->config.sleep_ns);
-			}
-		}
-		break;
-	}
+	case SR_WAIT_YIELD:
+	case SR_WAIT_SLEEP:
+		/* Their ladders never end: spin, yield or sleep for ever. */
+		return sr_wait__poll(&w->polling, sequence, cursor, deps, ndeps, alert, available);
 	case SR_WAIT_BLOCK:
 	case SR_WAIT_LITE_BLOCK:
 	case SR_WAIT_TIMEOUT:
@@ -310,59 +275,15 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 		/*
 		 * Sleep until the producers' cursor reaches sequence (publishers
 		 * signal the condition variable); then, if this consumer follows
-		 * other consumers, wait for them with a spin-yield-sleep backoff,
+		 * other consumers, poll for them along the dependents' ladder,
 		 * since consumers do not signal (as in the Disruptor).
 		 */
 		int rc = sr_wait__block(w, sequence, cursor, alert, kind);
 		if (rc != SR_OK)
 			return rc;
-		for (uint32_t step = 0;; step++) {
-			if (sr_atomic_load_acquire_i32(alert))
-				return SR_EALERTED;
-			avail = sr_wait__available(cursor, deps, ndeps);
-			if (avail >= sequence)
-				break;
-			if (step < 100)
-				sr_atomic_pause();
-			else if (step < 200)
-				sched_yield();
-			else
-				sr_wait__sleep_ns(1000);
-		}
-		break;
+		return sr_wait__poll(&w->dependents, sequence, cursor, deps, ndeps, alert, available);
 	}
 	}
-	*available = avail;
-	return SR_OK;
-}
-
-/*
- * Bounded backoff for a producer facing a full ring: spins with a growing
- * number of pause hints, then yields, then sleeps in short naps, so that a
- * blocked producer stops burning the core its consumer needs.
- */
-typedef struct sr_backoff {
-	uint32_t step;
-} sr_backoff;
-
-#define SR_BACKOFF_INIT { 0 }
-#define SR_BACKOFF_SPIN_STEPS 10   /* 1 + 2 + ... + 512 pauses */
-#define SR_BACKOFF_YIELD_STEPS 50
-#define SR_BACKOFF_NAP_NS 20000
-
-static inline void
-sr_backoff_pause(sr_backoff *b)
-{
-	if (b->step < SR_BACKOFF_SPIN_STEPS) {
-		for (uint32_t i = 0; i < (UINT32_C(1) << b->step); i++)
-			sr_atomic_pause();
-	} else if (b->step < SR_BACKOFF_SPIN_STEPS + SR_BACKOFF_YIELD_STEPS) {
-		sched_yield();
-	} else {
-		sr_wait__sleep_ns(SR_BACKOFF_NAP_NS);
-		return; /* stay in the nap phase */
-	}
-	b->step++;
 }
 
 #ifdef __cplusplus

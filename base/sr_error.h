@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "sr_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,17 +37,17 @@ typedef struct sr_error {
 } sr_error;
 
 /* A short, static name for an SR_E* code ("invalid argument", ...). */
-const char *sr_strerror(int code);
+SR_API const char *sr_strerror(int code);
 
 /*
  * Fills err (if not NULL) with code and a printf-style message; returns code
  * so that callers can write `return sr_error_set(err, SR_EINVAL, ...)`.
  */
-int sr_error_set(sr_error *err, int code, const char *fmt, ...)
+SR_API int sr_error_set(sr_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Clears err (if not NULL) to SR_OK and an empty message. */
-void sr_error_clear(sr_error *err);
+SR_API void sr_error_clear(sr_error *err);
 
 #ifdef __cplusplus
 }

@@ -133,10 +133,9 @@ static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
 
 /*
  * The StoreLoad fence.  On x86-64 any locked read-modify-write is a full
- * barrier, and a locked increment of a stack word costs ~12 cycles on these
- * CPUs against ~50 for the mfence of ck_pr_fence_memory (Linux's smp_mb()
- * makes the same choice).  It runs on every publish of the liteblock family,
- * where it decided whether a log call costs 40 or 150 ns.
+ * barrier, and a locked increment of a stack word costs a fraction of the
+ * mfence of ck_pr_fence_memory (Linux's smp_mb() makes the same choice).  It
+ * runs on every publish of the liteblock family, so on every log call.
  */
 static inline void sr_atomic_fence_seq_cst(void)
 {

@@ -1,0 +1,171 @@
+/*
+ * sr_backoff.h: the spin -> yield -> sleep ladder of everything in seqring
+ * that waits by polling.
+ *
+ * A thread that polls for a condition (a sequence to advance, space in the
+ * ring) calls sr_backoff_step after each failed look.  Each step is one
+ * rung of a ladder:
+ *   spin   a pause hint (sr_atomic_pause): the fastest reaction, a whole
+ *          core busy;
+ *   yield  sched_yield(): gives the core to a runnable thread, still busy
+ *          when nothing else wants it;
+ *   sleep  sr_sleep_ns(sleep_ns): frees the core; the reaction is as late as
+ *          the kernel's wake-up (the timer slack rounds a sleep up).
+ * An sr_backoff_ladder says how long each phase lasts; an sr_backoff is one
+ * poller's position on it, so one ladder may serve many threads.
+ *
+ * A ladder counts its phases in steps or, when `timed`, in nanoseconds of
+ * CLOCK_MONOTONIC from sr_backoff_start.  A timed ladder reads the clock only
+ * every SR_BACKOFF_CLOCK_STEPS-th step, which stands in for that step's
+ * pause; it yields on that step too once the spin time is over, and pauses
+ * on the others.  A ladder without a sleep phase (sleep_ns 0) ends after its
+ * yield phase: sr_backoff_step returns false and the caller moves on (the
+ * phased wait strategy then blocks).
+ *
+ * Everything is static inline: a step is on the poller's hot path.  Not
+ * async-signal-safe as a whole (sched_yield is not listed by POSIX).
+ */
+#ifndef SR_BACKOFF_H
+#define SR_BACKOFF_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sr_atomic.h"
+#include "sr_time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A phase length that never ends (spin or yield for ever). */
+#define SR_BACKOFF_FOREVER INT64_MAX
+
+/* A timed ladder reads the clock every this many steps (a power of two). */
+#define SR_BACKOFF_CLOCK_STEPS 64
+
+typedef struct sr_backoff_ladder {
+	int64_t spin;      /* spin phase: steps (or ns when timed), or SR_BACKOFF_FOREVER */
+	int64_t yield;     /* then the yield phase: steps (or ns), or SR_BACKOFF_FOREVER */
+	int64_t sleep_ns;  /* then every step sleeps this long; 0: no sleep phase, the ladder ends */
+	bool timed;        /* spin and yield are nanoseconds since sr_backoff_start */
+	bool spin_doubles; /* counted spin step k pauses 2^k times, not once (k up to 31) */
+} sr_backoff_ladder;
+
+/* One poller's position on a ladder. */
+typedef struct sr_backoff {
+	uint32_t step;       /* steps taken; stays put in a FOREVER phase and in the sleep phase */
+	bool past_yield;     /* timed: the yield time is over */
+	int64_t spin_until;  /* timed: CLOCK_MONOTONIC end of the spin phase */
+	int64_t yield_until; /* timed: end of the yield phase */
+} sr_backoff;
+
+/* The start of any counted ladder (a timed one needs sr_backoff_start). */
+#define SR_BACKOFF_INIT { 0, false, 0, 0 }
+
+static inline int64_t
+sr_backoff__add_sat(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
+/* Puts b at the top of ladder; for a timed ladder, reads the clock (vDSO). */
+static inline void
+sr_backoff_start(sr_backoff *b, const sr_backoff_ladder *ladder)
+{
+	b->step = 0;
+	b->past_yield = false;
+	b->spin_until = 0;
+	b->yield_until = 0;
+	if (ladder->timed) {
+		b->spin_until = sr_backoff__add_sat(sr_monotonic_ns(), ladder->spin);
+		b->yield_until = sr_backoff__add_sat(b->spin_until, ladder->yield);
+	}
+}
+
+/* The sleep phase: sleeps, or ends a ladder that has none. */
+static inline bool
+sr_backoff__sleep(const sr_backoff_ladder *ladder)
+{
+	if (ladder->sleep_ns <= 0)
+		return false;
+	sr_sleep_ns(ladder->sleep_ns);
+	return true;
+}
+
+static inline bool
+sr_backoff__timed_step(sr_backoff *b, const sr_backoff_ladder *ladder)
+{
+	if (b->past_yield)
+		return sr_backoff__sleep(ladder);
+	if ((++b->step & (SR_BACKOFF_CLOCK_STEPS - 1)) != 0) {
+		sr_atomic_pause();
+		return true;
+	}
+	int64_t now = sr_monotonic_ns();
+	if (now >= b->yield_until) {
+		b->past_yield = true;
+		return sr_backoff__sleep(ladder);
+	}
+	if (now >= b->spin_until)
+		sched_yield();
+	return true;
+}
+
+/*
+ * Takes the next step of ladder from b's position: pauses, yields or sleeps.
+ * True, or false once a ladder without a sleep phase has run out (b stays
+ * there: every further call returns false).
+ */
+static inline bool
+sr_backoff_step(sr_backoff *b, const sr_backoff_ladder *ladder)
+{
+	if (ladder->timed)
+		return sr_backoff__timed_step(b, ladder);
+	int64_t step = b->step;
+	if (step < ladder->spin) {
+		if (ladder->spin_doubles) {
+			uint32_t pauses = UINT32_C(1) << (step < 31 ? step : 31);
+			for (uint32_t i = 0; i < pauses; i++)
+				sr_atomic_pause();
+		} else {
+			sr_atomic_pause();
+		}
+		if (ladder->spin != SR_BACKOFF_FOREVER)
+			b->step++;
+		return true;
+	}
+	if (step - ladder->spin < ladder->yield) {
+		sched_yield();
+		if (ladder->yield != SR_BACKOFF_FOREVER)
+			b->step++;
+		return true;
+	}
+	return sr_backoff__sleep(ladder);
+}
+
+/*
+ * The producer's ladder for a full ring (sr_sequencer's claims, a
+ * processor's drain): spins with a doubling number of pauses, then yields,
+ * then naps, so that a blocked producer stops burning the core its consumer
+ * needs.  Start at SR_BACKOFF_INIT, call sr_backoff_pause per failed look.
+ */
+#define SR_BACKOFF_SPIN_STEPS 10   /* 1 + 2 + ... + 512 pauses */
+#define SR_BACKOFF_YIELD_STEPS 50
+#define SR_BACKOFF_NAP_NS 20000
+
+static inline void
+sr_backoff_pause(sr_backoff *b)
+{
+	const sr_backoff_ladder full_ring = {
+		SR_BACKOFF_SPIN_STEPS, SR_BACKOFF_YIELD_STEPS, SR_BACKOFF_NAP_NS, false, true
+	};
+	(void)sr_backoff_step(b, &full_ring);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SR_BACKOFF_H */
