@@ -8,7 +8,6 @@
 #include "baseline_queue.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +19,10 @@
 #include <ck_ring.h>
 #endif
 
-#include "bench_clock.h"
 #include "bench_threads.h"
 #include "sr_atomic.h"
+#include "sr_backoff.h"
+#include "sr_time.h"
 
 static const char *const baseline_names[BASELINE_COUNT] = {
 	[BASELINE_CK_SPSC] = "ck_ring_spsc",
@@ -67,15 +67,12 @@ baseline_supports(enum baseline_kind k, int producers)
  * full one): a pause hint per miss, sched_yield() after 100 misses in a row,
  * so that the over-subscribed 3-1 rows cannot starve the thread they wait for.
  */
+static const sr_backoff_ladder miss_ladder = { 100, SR_BACKOFF_FOREVER, 0, false, false };
+
 static inline void
-miss_wait(int *misses)
+miss_wait(sr_backoff *misses)
 {
-	if (*misses < 100) {
-		(*misses)++;
-		sr_atomic_pause();
-	} else {
-		sched_yield();
-	}
+	(void)sr_backoff_step(misses, &miss_ladder);
 }
 
 /* ------------------------------------------------------------ the queues */
@@ -180,7 +177,7 @@ ck_produce(baseline *b, bool mpmc, int64_t from, int64_t to)
 {
 	for (int64_t i = from; i < to; i++) {
 		void *item = (void *)(uintptr_t)i;
-		int misses = 0;
+		sr_backoff misses = SR_BACKOFF_INIT;
 		while (!(mpmc ? ck_ring_enqueue_mpmc(b->ck, b->ck_buf, item)
 		    : ck_ring_enqueue_spsc(b->ck, b->ck_buf, item)))
 			miss_wait(&misses);
@@ -191,7 +188,7 @@ static inline __attribute__((always_inline)) int64_t
 ck_consume(baseline *b, bool mpmc, int64_t n)
 {
 	int64_t acc = 0;
-	int misses = 0;
+	sr_backoff misses = SR_BACKOFF_INIT;
 	bool closed_seen = false;
 	for (int64_t got = 0; got < n;) {
 		void *item;
@@ -199,7 +196,7 @@ ck_consume(baseline *b, bool mpmc, int64_t n)
 		    : ck_ring_dequeue_spsc(b->ck, b->ck_buf, &item)) {
 			acc += (int64_t)(uintptr_t)item;
 			got++;
-			misses = 0;
+			misses = (sr_backoff)SR_BACKOFF_INIT;
 		} else if (drained(b, &closed_seen)) {
 			break;
 		} else {
@@ -216,10 +213,10 @@ bl_producer(void *arg)
 	bl_thread *p = arg;
 	baseline *b = p->b;
 	const int64_t n = p->count;
-	int misses = 0;
+	sr_backoff misses = SR_BACKOFF_INIT;
 	if (p->gate != NULL)
 		pthread_barrier_wait(p->gate);
-	p->t_start = bench_now_ns();
+	p->t_start = sr_monotonic_ns();
 	int64_t head = 0, cached_tail = 0;   /* ceiling only */
 	for (int64_t base = 0; base < n; base += BENCH_STOP_CHECK_EVERY) {
 		const int64_t end = base + BENCH_STOP_CHECK_EVERY < n ? base + BENCH_STOP_CHECK_EVERY : n;
@@ -240,7 +237,7 @@ bl_producer(void *arg)
 			ceiling_ring *r = b->ceil;
 			for (int64_t i = base; i < end; i++) {
 				if (head - cached_tail == r->size) {
-					misses = 0;
+					misses = (sr_backoff)SR_BACKOFF_INIT;
 					/* pairs with the consumer's store-release of tail */
 					while (head - (cached_tail = atomic_load_explicit(&r->tail,
 					    memory_order_acquire)) == r->size)
@@ -274,7 +271,7 @@ bl_consumer(void *arg)
 	baseline *b = c->b;
 	const int64_t n = c->count;
 	int64_t acc = 0;
-	int misses = 0;
+	sr_backoff misses = SR_BACKOFF_INIT;
 	bool closed_seen = false;
 	switch (b->kind) {
 #ifdef BASELINE_HAVE_CK
@@ -299,7 +296,7 @@ bl_consumer(void *arg)
 		int64_t cached_head = 0;
 		for (int64_t got = 0; got < n; got++) {
 			if (tail == cached_head) {
-				misses = 0;
+				misses = (sr_backoff)SR_BACKOFF_INIT;
 				/* pairs with the producer's store-release of head */
 				while ((cached_head = atomic_load_explicit(&r->head,
 				    memory_order_acquire)) == tail) {
@@ -322,7 +319,7 @@ bl_consumer(void *arg)
 		break;
 	}
 	c->acc = acc;
-	c->t_end = bench_now_ns();
+	c->t_end = sr_monotonic_ns();
 	bench_finish_gate_arrive(&b->consumer_done);
 	return NULL;
 }
@@ -488,7 +485,7 @@ baseline_run(enum baseline_kind k, int producers, int64_t events, int64_t slots,
 	    !bench_finish_gate_wait(&b->consumer_done, 1, deadline_ns);
 	int64_t t_cap = 0, consumed = events;
 	if (capped) {
-		t_cap = bench_now_ns();
+		t_cap = sr_monotonic_ns();
 		consumed = bl_consumed(b);
 		atomic_store_explicit(&b->stop, 1, memory_order_relaxed);
 	}

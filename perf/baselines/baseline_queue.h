@@ -48,7 +48,7 @@ typedef struct baseline_result {
 /*
  * One measured run of `events` items (a multiple of producers) through a
  * queue of `slots` items (a power of two), cut short at deadline_ns
- * (CLOCK_MONOTONIC, as bench_now_ns; INT64_MAX: none): a capped run counts
+ * (CLOCK_MONOTONIC, as sr_monotonic_ns; INT64_MAX: none): a capped run counts
  * what the consumer took by then over the time until then.  0 and *res, or
  * -1 with a message in err (errlen bytes).
  */

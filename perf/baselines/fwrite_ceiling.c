@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_clock.h"
+#include "sr_time.h"
 
 bool
 fwrite_ceiling_run(const char *path, int64_t lines, int64_t line_bytes, int64_t *elapsed_ns,
@@ -30,7 +30,7 @@ fwrite_ceiling_run(const char *path, int64_t lines, int64_t line_bytes, int64_t 
 		line[i] = (char)('a' + i % 26);
 	line[line_bytes - 1] = '\n';
 	bool ok = false;
-	int64_t t0 = bench_now_ns();
+	int64_t t0 = sr_monotonic_ns();
 	FILE *f = fopen(path, "w");
 	if (f == NULL) {
 		snprintf(err, errlen, "ceiling: cannot create %s: %s", path, strerror(errno));
@@ -44,7 +44,7 @@ fwrite_ceiling_run(const char *path, int64_t lines, int64_t line_bytes, int64_t 
 		snprintf(err, errlen, "ceiling: writing %s failed: %s", path, strerror(errno));
 		goto out;
 	}
-	*elapsed_ns = bench_now_ns() - t0;
+	*elapsed_ns = sr_monotonic_ns() - t0;
 	ok = true;
 out:
 	free(line);

@@ -66,7 +66,7 @@ void bench_finish_gate_destroy(bench_finish_gate *g);
 void bench_finish_gate_arrive(bench_finish_gate *g);
 /*
  * Waits until `count` threads have checked in; false when deadline_ns
- * (CLOCK_MONOTONIC, as bench_now_ns; INT64_MAX: none) passes first.
+ * (CLOCK_MONOTONIC, as sr_monotonic_ns; INT64_MAX: none) passes first.
  */
 bool bench_finish_gate_wait(bench_finish_gate *g, int count, int64_t deadline_ns);
 

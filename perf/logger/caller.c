@@ -45,18 +45,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define CALLER_HAVE_TSC 1
-#endif
 
 #include "bench_args.h"
-#include "bench_clock.h"
 #include "bench_output.h"
 #include "bench_stats.h"
 #include "sr_log.h"
 #include "sr_log_format.h"
 #include "sr_processor.h"
+#include "sr_time.h"
 
 #define PROG "caller"
 #define MAX_RUNS BENCH_MAX_RUNS
@@ -97,33 +93,31 @@ typedef struct options {
 
 /* ------------------------------------------------------------------ timer */
 
+/* The TSC fenced on both sides (base/sr_time.h): earlier instructions are done, later ones not started. */
 static inline uint64_t
 timer_read(void)
 {
-#ifdef CALLER_HAVE_TSC
-	/* lfence before: earlier instructions are done; after: later ones have not started. */
-	_mm_lfence();
-	uint64_t t = __rdtsc();
-	_mm_lfence();
-	return t;
+#if SR_HAVE_TSC
+	return (uint64_t)sr_tsc_read_fenced();
 #else
-	return (uint64_t)bench_now_ns();
+	return (uint64_t)sr_monotonic_ns();
 #endif
 }
 
-/* Timer ticks per nanosecond, measured against CLOCK_MONOTONIC over about 200 ms. */
+/* Timer ticks per nanosecond, measured against CLOCK_MONOTONIC over about 200 ms; 0 with err. */
 static double
-timer_ticks_per_ns(void)
+timer_ticks_per_ns(char *err)
 {
-#ifdef CALLER_HAVE_TSC
-	int64_t n0 = bench_now_ns();
-	uint64_t t0 = timer_read();
-	while (bench_now_ns() - n0 < 200 * 1000 * 1000)
-		;
-	int64_t n1 = bench_now_ns();
-	uint64_t t1 = timer_read();
-	return (double)(t1 - t0) / (double)(n1 - n0);
+#if SR_HAVE_TSC
+	double ticks_per_ns;
+	sr_error e;
+	if (sr_tsc_calibrate(INT64_C(200) * 1000 * 1000, &ticks_per_ns, &e) != SR_OK) {
+		snprintf(err, ERR_MAX, "%s", e.message);
+		return 0;
+	}
+	return ticks_per_ns;
 #else
+	(void)err;
 	return 1.0;
 #endif
 }
@@ -626,7 +620,12 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	double tpn = timer_ticks_per_ns();
+	double tpn = timer_ticks_per_ns(err);
+	if (tpn <= 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		close_all(&h);
+		return 1;
+	}
 	int64_t *samples = malloc((size_t)o.calls * sizeof *samples);
 	row_result *res = calloc(ROW_COUNT, sizeof *res);
 	if (samples == NULL || res == NULL) {

@@ -23,10 +23,10 @@
  *   - Warm-up: the first --warmup-seconds of the same schedule are not
  *     recorded; the histograms' counters are touched before the start, so no
  *     page fault lands in the timed loop.
- *   - Timestamps: rdtsc, calibrated against CLOCK_MONOTONIC over 50 ms at
- *     start, when the CPU reports an invariant TSC (constant_tsc and
- *     nonstop_tsc) and the kernel lists tsc among its usable clocksources
- *     (8 ns a read instead of 19 ns); else clock_gettime(CLOCK_MONOTONIC).
+ *   - Timestamps: rdtsc (base/sr_time.h), calibrated against
+ *     CLOCK_MONOTONIC over 50 ms at start, when the CPU reports an invariant
+ *     TSC and the kernel lists tsc among its usable clocksources (a cheaper
+ *     read than clock_gettime's); else clock_gettime(CLOCK_MONOTONIC).
  *     Some VMs (firecracker guests booted with tsc=unstable, say) offer
  *     only kvm-clock: there the TSC of two vCPUs need not agree, and a
  *     thread that moves between them would see time jump.  --clock chooses.
@@ -71,7 +71,6 @@
 #include <unistd.h>
 
 #include "bench_args.h"
-#include "bench_clock.h"
 #include "bench_output.h"
 #include "bench_stats.h"
 #include "bench_threads.h"
@@ -79,6 +78,7 @@
 #include "log_bench.h"
 #include "sr_atomic.h"
 #include "sr_log.h"
+#include "sr_time.h"
 #include "sr_wait.h"
 
 #define PROG "latency"
@@ -133,22 +133,10 @@ static bool use_tsc;
 static double ns_per_tick = 1.0;
 
 static inline int64_t
-read_tsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi;
-	/* Not serialising: a few ns of skew, far below the 3-digit precision at microseconds. */
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return (int64_t)(((uint64_t)hi << 32) | lo);
-#else
-	return 0;
-#endif
-}
-
-static inline int64_t
 now_ticks(void)
 {
-	return use_tsc ? read_tsc() : bench_now_ns();
+	/* sr_tsc_read is not serialising: a few ns of skew, far below the 3-digit precision at microseconds. */
+	return use_tsc ? sr_tsc_read() : sr_monotonic_ns();
 }
 
 static inline int64_t
@@ -157,59 +145,8 @@ ticks_to_ns(int64_t ticks)
 	return use_tsc ? (int64_t)((double)ticks * ns_per_tick + 0.5) : ticks;
 }
 
-/* True when the CPU flags promise a TSC that ticks at one rate through frequency and idle states. */
-static bool
-tsc_is_invariant(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (f == NULL)
-		return false;
-	char line[8192];
-	bool constant = false, nonstop = false;
-	while (fgets(line, sizeof line, f) != NULL) {
-		if (strncmp(line, "flags", 5) != 0)
-			continue;
-		constant = strstr(line, " constant_tsc") != NULL;
-		nonstop = strstr(line, " nonstop_tsc") != NULL;
-		break;
-	}
-	fclose(f);
-	return constant && nonstop;
-#else
-	return false;
-#endif
-}
-
-/* True when the kernel lists tsc as a usable clocksource (it drops a TSC it found unreliable). */
-static bool
-kernel_trusts_tsc(void)
-{
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/available_clocksource", "r");
-	if (f == NULL)
-		return false;
-	char line[512];
-	bool found = false;
-	if (fgets(line, sizeof line, f) != NULL) {
-		for (char *tok = strtok(line, " \n"); tok != NULL; tok = strtok(NULL, " \n"))
-			if (strcmp(tok, "tsc") == 0)
-				found = true;
-	}
-	fclose(f);
-	return found;
-}
-
-/* ns per TSC tick over 50 ms of CLOCK_MONOTONIC; each end bracketed by two clock reads. */
-static double
-calibrate_tsc(void)
-{
-	int64_t m0a = bench_now_ns(), c0 = read_tsc(), m0b = bench_now_ns();
-	struct timespec ts = { 0, 50 * 1000 * 1000 };
-	nanosleep(&ts, NULL);
-	int64_t m1a = bench_now_ns(), c1 = read_tsc(), m1b = bench_now_ns();
-	double ns = (double)(m1a + m1b) / 2.0 - (double)(m0a + m0b) / 2.0;
-	return ns / (double)(c1 - c0);
-}
+/* The TSC's calibration window against CLOCK_MONOTONIC (sr_tsc_calibrate). */
+#define CALIBRATION_NS (INT64_C(50) * 1000 * 1000)
 
 /* ------------------------------------------------------------------ parsing */
 
@@ -283,7 +220,7 @@ worker_main(void *arg)
 		while (now < due) {
 			int64_t left = due - now;
 			if (left > w->spin_ticks)
-				bench_sleep_ns(ticks_to_ns(left - w->spin_ticks));
+				sr_sleep_ns(ticks_to_ns(left - w->spin_ticks));
 			else if (w->yield_spin)
 				sched_yield();
 			else
@@ -318,9 +255,9 @@ measure_sleep_overshoot(void)
 	int old = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	for (int i = 0; i < N; i++) {
-		int64_t t0 = bench_now_ns();
-		bench_sleep_ns(REQUEST_NS);
-		v[i] = bench_now_ns() - t0 - REQUEST_NS;
+		int64_t t0 = sr_monotonic_ns();
+		sr_sleep_ns(REQUEST_NS);
+		v[i] = sr_monotonic_ns() - t0 - REQUEST_NS;
 	}
 	if (old > 0)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0UL, 0UL, 0UL);
@@ -571,8 +508,8 @@ typedef struct clock_choice {
 static bool
 choose_clock(const char *clock_name, clock_choice *cc, char *err)
 {
-	cc->invariant = tsc_is_invariant();
-	cc->trusted = kernel_trusts_tsc();
+	cc->invariant = sr_tsc_invariant();
+	cc->trusted = sr_tsc_clocksource() >= SR_TSC_CLOCKSOURCE_AVAILABLE;
 	if (strcmp(clock_name, "tsc") == 0 && !cc->invariant) {
 		snprintf(err, ERR_MAX, "--clock tsc: this CPU does not report an invariant TSC "
 		    "(constant_tsc and nonstop_tsc): use --clock monotonic");
@@ -582,12 +519,13 @@ choose_clock(const char *clock_name, clock_choice *cc, char *err)
 	use_tsc = strcmp(clock_name, "tsc") == 0 ||
 	    (strcmp(clock_name, "auto") == 0 && cc->invariant && cc->trusted);
 	if (use_tsc) {
-		ns_per_tick = calibrate_tsc();
-		if (!(ns_per_tick > 0.01 && ns_per_tick < 100)) {
-			snprintf(err, ERR_MAX, "TSC calibration gave %.4g ns per tick: use --clock monotonic",
-			    ns_per_tick);
+		double ticks_per_ns;
+		sr_error e;
+		if (sr_tsc_calibrate(CALIBRATION_NS, &ticks_per_ns, &e) != SR_OK) {
+			snprintf(err, ERR_MAX, "%s: use --clock monotonic", e.message);
 			return false;
 		}
+		ns_per_tick = 1.0 / ticks_per_ns;
 	}
 	return true;
 }
@@ -808,7 +746,7 @@ main(int argc, char **argv)
 
 	int failures = 0;
 	int64_t late_worst = 0;
-	int64_t t_begin = bench_now_ns();
+	int64_t t_begin = sr_monotonic_ns();
 	for (int i = 0; i < nrows; i++) {
 		row *r = &rows[i];
 		char name[96];
@@ -826,7 +764,7 @@ main(int argc, char **argv)
 		if (late > late_worst)
 			late_worst = late;
 	}
-	double elapsed = (double)(bench_now_ns() - t_begin) / 1e9;
+	double elapsed = (double)(sr_monotonic_ns() - t_begin) / 1e9;
 
 	if (!write_csv(&o, rows, nrows, err)) {
 		fprintf(stderr, "%s: %s\n", PROG, err);

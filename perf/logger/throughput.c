@@ -51,13 +51,13 @@
 #include <unistd.h>
 
 #include "bench_args.h"
-#include "bench_clock.h"
 #include "bench_output.h"
 #include "bench_stats.h"
 #include "bench_threads.h"
 #include "fwrite_ceiling.h"
 #include "log_bench.h"
 #include "sr_log.h"
+#include "sr_time.h"
 #include "sr_wait.h"
 
 #define PROG "throughput"
@@ -178,10 +178,10 @@ worker_main(void *arg)
 	worker *w = arg;
 	if (!log_bench_worker_start("bench", w->index, w->start, NULL))
 		return NULL;
-	w->start_ns = bench_now_ns();
+	w->start_ns = sr_monotonic_ns();
 	for (int64_t i = 0; i < w->calls; i++)
 		SR_INFO(w->cat, "%s", w->msg);
-	w->end_ns = bench_now_ns();
+	w->end_ns = sr_monotonic_ns();
 	return NULL;
 }
 
@@ -290,7 +290,7 @@ run_logger(const options *o, const variant *v, live *l, int threads, const char 
 	if (!bench_run_threads(&start, threads, worker_main, w, sizeof *w, NULL, err, ERR_MAX))
 		goto out;
 	bool flushed = log_bench_flush(l->log, v, kind_names, "the run", err, ERR_MAX);
-	int64_t flushed_ns = bench_now_ns();
+	int64_t flushed_ns = sr_monotonic_ns();
 	if (!flushed)
 		goto out;
 	int64_t first = INT64_MAX, last = INT64_MIN;
@@ -804,9 +804,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 
-	int64_t t_begin = bench_now_ns();
+	int64_t t_begin = sr_monotonic_ns();
 	int failures = measure(&o, &t, msg, err);
-	double elapsed = (double)(bench_now_ns() - t_begin) / 1e9;
+	double elapsed = (double)(sr_monotonic_ns() - t_begin) / 1e9;
 	if (!write_csv(&o, &t, err)) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 1;

@@ -21,7 +21,6 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +28,11 @@
 
 #include "baseline_queue.h"
 #include "bench_threads.h"
-#include "bench_clock.h"
+#include "sr_backoff.h"
 #include "sr_processor.h"
 #include "sr_ring.h"
 #include "sr_sequencer.h"
+#include "sr_time.h"
 
 /* ------------------------------------------------------------------ names */
 
@@ -171,7 +171,7 @@ static inline int
 finish_if_last(consumer *c, int64_t sequence)
 {
 	if (sequence == c->last) {
-		c->t_end = bench_now_ns();
+		c->t_end = sr_monotonic_ns();
 		/* pairs with the load-acquire in wait_done */
 		atomic_store_explicit(&c->done, 1, memory_order_release);
 	}
@@ -273,7 +273,7 @@ seqring_producer(void *arg)
 	sr_ring *ring = p->ring;
 	if (p->gate != NULL)
 		pthread_barrier_wait(p->gate);
-	p->t_start = bench_now_ns();
+	p->t_start = sr_monotonic_ns();
 	const int64_t n = p->count;
 	for (int64_t base = 0; base < n; base += BENCH_STOP_CHECK_EVERY) {
 		const int64_t end = base + BENCH_STOP_CHECK_EVERY < n ? base + BENCH_STOP_CHECK_EVERY : n;
@@ -318,16 +318,14 @@ seqring_producer(void *arg)
 static bool
 wait_done(consumer *c, int64_t deadline_ns)
 {
-	int spins = 0;
+	/* 49 yields, then 20 us naps, the deadline checked after each */
+	static const sr_backoff_ladder ladder = { 0, 49, 20000, false, false };
+	sr_backoff b = SR_BACKOFF_INIT;
 	/* pairs with the store-release in finish_if_last */
 	while (!atomic_load_explicit(&c->done, memory_order_acquire)) {
-		if (++spins < 50) {
-			sched_yield();
-		} else {
-			bench_sleep_ns(20000);
-			if (bench_now_ns() >= deadline_ns)
-				return false;
-		}
+		sr_backoff_step(&b, &ladder);
+		if (sr_monotonic_ns() >= deadline_ns)
+			return false;
 	}
 	return true;
 }
@@ -480,7 +478,7 @@ run_seqring(const topo_variant *v, int64_t events, int64_t deadline_ns, topo_res
 	int64_t handled = events;
 	if (capped) {
 		/* Count what the final consumers have handled by now, then stop the producers. */
-		t_end = bench_now_ns();
+		t_end = sr_monotonic_ns();
 		handled = INT64_MAX;
 		for (int i = 0; i < 3; i++) {
 			if (final_idx[i] < 0)
@@ -601,7 +599,7 @@ topo_run(const topo_variant *v, int64_t events, double timeout_s, topo_result *r
 		snprintf(err, errlen, "%" PRId64 " events is not a multiple of producers x batch", events);
 		return -1;
 	}
-	int64_t deadline = timeout_s > 0 ? bench_now_ns() + (int64_t)(timeout_s * 1e9) : INT64_MAX;
+	int64_t deadline = timeout_s > 0 ? sr_monotonic_ns() + (int64_t)(timeout_s * 1e9) : INT64_MAX;
 	if (v->impl == IMPL_SEQRING)
 		return run_seqring(v, events, deadline, res, err, errlen);
 	return run_baseline(v, events, deadline, res, err, errlen);

@@ -26,7 +26,6 @@
 #include <time.h>
 
 #include "bench_args.h"
-#include "bench_clock.h"
 #include "bench_output.h"
 #include "bench_stats.h"
 #include "bench_wait_list.h"
@@ -34,6 +33,7 @@
 #include "sr_processor.h"
 #include "sr_ring.h"
 #include "sr_sequencer.h"
+#include "sr_time.h"
 #include "topo_rounds.h"
 #include "topology.h"
 
@@ -211,9 +211,9 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 	const int64_t warmup = o->max_pings / 10 < 1000 ? o->max_pings / 10 : 1000;
 	const int64_t limit_ns = (int64_t)(o->ping_seconds * 1e9);
 	size_t n = 0;
-	int64_t begin = bench_now_ns();
+	int64_t begin = sr_monotonic_ns();
 	for (int64_t i = 0;; i++) {
-		int64_t t0 = bench_now_ns();
+		int64_t t0 = sr_monotonic_ns();
 		int64_t s;
 		sr_sequencer_claim(sa, &s);
 		*(int64_t *)sr_ring_slot(ra, s) = i;
@@ -235,7 +235,7 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 		}
 		/* pairs with the producer's load-acquire in sr_sequencer_min_gating */
 		sr_sequence_set(mine, i);
-		int64_t t1 = bench_now_ns();
+		int64_t t1 = sr_monotonic_ns();
 		if (i == warmup - 1 || (warmup == 0 && i == 0))
 			begin = t1;   /* the time limit counts from the end of the warm-up */
 		if (i >= warmup) {
@@ -286,7 +286,7 @@ thread_cpu_ns(clockid_t clk)
 static void
 sleep_seconds(double s)
 {
-	bench_sleep_ns((int64_t)(s * 1e9));
+	sr_sleep_ns((int64_t)(s * 1e9));
 }
 
 static int
@@ -315,10 +315,10 @@ run_idle(strategy_row *row, const options *o, char *err, size_t errlen)
 		goto out;
 	}
 	int64_t c0 = thread_cpu_ns(clk);
-	int64_t w0 = bench_now_ns();
+	int64_t w0 = sr_monotonic_ns();
 	sleep_seconds(o->idle_seconds);
 	int64_t c1 = thread_cpu_ns(clk);
-	int64_t w1 = bench_now_ns();
+	int64_t w1 = sr_monotonic_ns();
 	row->idle_ms_per_s = (double)(c1 - c0) / 1e6 / ((double)(w1 - w0) / 1e9);
 	rc = 0;
 	goto out;
@@ -354,7 +354,7 @@ slow_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	/* At most one event per period; a late consumer does not catch up in a burst. */
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &f->next, NULL);
 	int64_t next = (int64_t)f->next.tv_sec * 1000000000 + f->next.tv_nsec + f->period_ns;
-	int64_t now = bench_now_ns();
+	int64_t now = sr_monotonic_ns();
 	if (next < now)
 		next = now;
 	f->next.tv_sec = (time_t)(next / 1000000000);
@@ -423,11 +423,11 @@ run_full(full_row *row, const options *o, char *err, size_t errlen)
 	sleep_seconds(o->full_seconds / 10 < 0.5 ? o->full_seconds / 10 : 0.5);
 	double cpu0 = process_cpu_seconds();
 	int64_t d0 = atomic_load_explicit(&f->delivered, memory_order_relaxed);
-	int64_t w0 = bench_now_ns();
+	int64_t w0 = sr_monotonic_ns();
 	sleep_seconds(o->full_seconds);
 	double cpu1 = process_cpu_seconds();
 	int64_t d1 = atomic_load_explicit(&f->delivered, memory_order_relaxed);
-	int64_t w1 = bench_now_ns();
+	int64_t w1 = sr_monotonic_ns();
 	row->cpu_seconds = cpu1 - cpu0;
 	row->seconds = (double)(w1 - w0) / 1e9;
 	row->delivered = d1 - d0;

@@ -53,11 +53,12 @@
 #include <vector>
 
 // perf/common's C helpers (build.sh compiles them with gcc): the same parsing
-// of counts, the same rates, progress and results CSV as perf/throughput.
+// of counts, the same rates, progress and results CSV as perf/throughput; and
+// seqring's clock.
 #include "bench_args.h"
-#include "bench_clock.h"
 #include "bench_output.h"
 #include "bench_stats.h"
+#include "sr_time.h"
 
 namespace {
 
@@ -388,10 +389,10 @@ bool run_once(const Options &o, int k, Live &l, int threads, const char *msg, Re
                     gate.cond.notify_all();
                     gate.cond.wait(g, [&gate] { return gate.open; });
                 }
-                me->start_ns = bench_now_ns();
+                me->start_ns = sr_monotonic_ns();
                 for (int64_t i = 0; i < me->calls; i++)
                     log_message(logger, msg);
-                me->end_ns = bench_now_ns();
+                me->end_ns = sr_monotonic_ns();
             });
             created++;
         }
@@ -408,7 +409,7 @@ bool run_once(const Options &o, int k, Live &l, int threads, const char *msg, Re
     for (int t = 0; t < created; t++)
         w[(size_t)t].thread.join();
     drain(m, l);
-    int64_t drained_ns = bench_now_ns();
+    int64_t drained_ns = sr_monotonic_ns();
     if (created < threads)
         return false;
 
@@ -680,7 +681,7 @@ int main(int argc, char **argv)
     std::vector<std::vector<Cell>> cells(o.modes.size(), std::vector<Cell>(o.threads.size()));
     std::vector<Live> lives(o.modes.size());
     int failures = 0;
-    int64_t t_begin = bench_now_ns();
+    int64_t t_begin = sr_monotonic_ns();
     for (size_t ti = 0; ti < o.threads.size(); ti++) {
         int threads = o.threads[ti];
         for (int run = 0; run < o.runs; run++) {
@@ -717,7 +718,7 @@ int main(int argc, char **argv)
     }
     for (Live &l : lives)
         close_logger(l);
-    double elapsed = (double)(bench_now_ns() - t_begin) / 1e9;
+    double elapsed = (double)(sr_monotonic_ns() - t_begin) / 1e9;
     for (auto &row : cells)
         for (Cell &c : row)
             c.summarize();
