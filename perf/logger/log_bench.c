@@ -135,12 +135,17 @@ parse_modes(void *dest, char **values, char *err, size_t errsize)
 
 void
 log_bench_flags_init(log_bench_flags *f, const char *const *kind_names, int kind_count,
-    int max_threads, int64_t message_bytes, const char *out)
+    int max_threads, const int *threads, int nthreads, const int *quick_threads, int quick_nthreads,
+    int64_t message_bytes, const char *out)
 {
 	memset(f, 0, sizeof *f);
 	f->kind_names = kind_names;
 	f->kind_count = kind_count;
 	f->max_threads = max_threads;
+	memcpy(f->threads, threads, sizeof *threads * (size_t)nthreads);
+	f->nthreads = nthreads;
+	memcpy(f->quick_threads, quick_threads, sizeof *quick_threads * (size_t)quick_nthreads);
+	f->quick_nthreads = quick_nthreads;
 	for (int k = 0; k < kind_count; k++)
 		f->want[k] = true;
 	f->wait_list = "default";
@@ -170,7 +175,13 @@ log_bench_parse_args(int argc, char **argv, log_bench_flags *f, const bench_flag
 	}
 	memcpy(flags, shared, sizeof shared);
 	memcpy(flags + nshared, own, sizeof *own * (size_t)own_count);
-	return bench_parse_flags(argc, argv, flags, nshared + own_count, &f->quick, usage, err, errsize);
+	enum bench_parsed parsed = bench_parse_flags(argc, argv, flags, nshared + own_count, &f->quick, usage,
+	    err, errsize);
+	if (parsed == BENCH_PARSED_RUN && f->quick && !f->threads_given) {
+		memcpy(f->threads, f->quick_threads, sizeof f->threads);
+		f->nthreads = f->quick_nthreads;
+	}
+	return parsed;
 }
 
 bool

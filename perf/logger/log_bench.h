@@ -80,6 +80,8 @@ typedef struct log_bench_flags {
 	int max_threads;
 	int threads[LOG_BENCH_MAX_LIST];
 	int nthreads;
+	int quick_threads[LOG_BENCH_MAX_LIST];   /* --quick's thread counts, unless --threads is given */
+	int quick_nthreads;
 	bool want[LOG_BENCH_MODE_COUNT + 1];
 	const char *wait_list;
 	int64_t message_bytes;
@@ -92,18 +94,20 @@ typedef struct log_bench_flags {
 
 /*
  * The shared defaults: every kind wanted, the logger's default wait, log
- * files under /tmp; the harness gives its kinds, thread limit, message
- * length and CSV path, then sets its default thread counts.
+ * files under /tmp; the harness gives its kinds, thread limit, thread counts
+ * (and --quick's), message length and CSV path.
  */
 void log_bench_flags_init(log_bench_flags *f, const char *const *kind_names, int kind_count,
-    int max_threads, int64_t message_bytes, const char *out);
+    int max_threads, const int *threads, int nthreads, const int *quick_threads, int quick_nthreads,
+    int64_t message_bytes, const char *out);
 
 /* The most flags of a harness's own (log_bench_parse_args adds the shared ones). */
 #define LOG_BENCH_MAX_OWN_FLAGS 24
 
 /*
  * Parses the command line as bench_parse_flags does, with the shared flags
- * going into f and the harness's own[own_count] besides them.
+ * going into f and the harness's own[own_count] besides them; with --quick
+ * and no --threads, f has --quick's thread counts.
  */
 enum bench_parsed log_bench_parse_args(int argc, char **argv, log_bench_flags *f,
     const bench_flag *own, int own_count, void (*usage)(FILE *), char *err, size_t errsize);

@@ -472,17 +472,12 @@ parse_capacity(void *dest, char **values, char *err, size_t errsize)
 static enum bench_parsed
 parse_args(int argc, char **argv, options *o, char *err)
 {
-	memset(o, 0, sizeof *o);
-	log_bench_flags_init(&o->f, kind_names, V_KIND_COUNT, MAX_THREADS, 500, "perf/results/throughput.csv");
-	static const int default_threads[] = { 1, 2, 4, 8, 16, 32, 64 };
-	memcpy(o->f.threads, default_threads, sizeof default_threads);
-	o->f.nthreads = (int)(sizeof default_threads / sizeof default_threads[0]);
-	o->calls = 256 * 1024;
-	o->warmup = 200000;
-	o->runs = 5;
-	o->policy = SR_LOG_FULL_BLOCK;
-	o->capacity = -1; /* run */
-	o->slot_size = 128;
+	/* Log4j 2's test: 256 x 1024 calls, a 500-character message; capacity -1: the run's calls */
+	*o = (options){ .calls = 256 * 1024, .warmup = 200000, .runs = 5, .policy = SR_LOG_FULL_BLOCK,
+	    .capacity = -1, .slot_size = 128 };
+	static const int threads[] = { 1, 2, 4, 8, 16, 32, 64 };
+	log_bench_flags_init(&o->f, kind_names, V_KIND_COUNT, MAX_THREADS, threads, 7, threads, 3, 500,
+	    "perf/results/throughput.csv");
 	const bench_flag own[] = {
 		{ BENCH_FLAG("--calls", BENCH_COUNT, &o->calls), .max = INT64_C(1) << 40, .given = &o->calls_given },
 		{ BENCH_FLAG("--warmup", BENCH_COUNT, &o->warmup), .zero_ok = true, .given = &o->warmup_given },
@@ -497,10 +492,6 @@ parse_args(int argc, char **argv, options *o, char *err)
 	if (parsed != BENCH_PARSED_RUN)
 		return parsed;
 	if (o->f.quick) {
-		if (!o->f.threads_given) {
-			o->f.nthreads = 3;
-			memcpy(o->f.threads, default_threads, 3 * sizeof default_threads[0]);
-		}
 		if (!o->calls_given)
 			o->calls = 2000;
 		if (!o->warmup_given)
