@@ -1,6 +1,5 @@
 /*
- * caller.c: perf/caller, what one log call costs the thread that makes it
- * (issue 4's first figure).
+ * caller.c: perf/caller, what one log call costs the thread that makes it.
  *
  * The call: SR_INFO(cat, "x=%d y=%f s=%s", i, d, s) with a 16-byte string,
  * the consumer writing the text layout to /dev/null.  Every call is timed on
@@ -26,7 +25,7 @@
  * everything, so a burst never finds the ring or queue full: this measures
  * the call, not the consumer's speed (perf/throughput measures that).  The
  * consumer stays awake between bursts (its wait strategy spins first), which
- * is the case the issue's target is about.
+ * is the case the caller's target is about.
  *
  * --count MODE N: make N calls of MODE (ring, bare, disabled, or loop: the
  * empty loop) in a function of its own and exit, for callgrind:
@@ -46,18 +45,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define CALLER_HAVE_TSC 1
-#endif
 
-#include "bench_util.h"
+#include "bench_args.h"
+#include "bench_output.h"
+#include "bench_stats.h"
 #include "sr_log.h"
 #include "sr_log_codec_internal.h"
 #include "sr_processor.h"
+#include "sr_time.h"
 
 #define PROG "caller"
-#define MAX_RUNS 101
+#define MAX_RUNS BENCH_MAX_RUNS
 #define ERR_MAX 512
 /* sr_log_rec, the record header (sr_log_internal.h), as perf/throughput counts it. */
 #define RECORD_HEADER_BYTES 56
@@ -88,39 +86,38 @@ typedef struct options {
 	bool truncate;
 	const char *count_mode;
 	int64_t count_calls;
+	bool calls_given, runs_given;   /* --quick leaves these alone */
 	sr_log_clock clock;
 	bool clock_set;
 } options;
 
 /* ------------------------------------------------------------------ timer */
 
+/* The TSC fenced on both sides (base/sr_time.h): earlier instructions are done, later ones not started. */
 static inline uint64_t
 timer_read(void)
 {
-#ifdef CALLER_HAVE_TSC
-	/* lfence before: earlier instructions are done; after: later ones have not started. */
-	_mm_lfence();
-	uint64_t t = __rdtsc();
-	_mm_lfence();
-	return t;
+#if SR_HAVE_TSC
+	return (uint64_t)sr_tsc_read_fenced();
 #else
-	return (uint64_t)bench_now_ns();
+	return (uint64_t)sr_monotonic_ns();
 #endif
 }
 
-/* Timer ticks per nanosecond, measured against CLOCK_MONOTONIC over about 200 ms. */
+/* Timer ticks per nanosecond, measured against CLOCK_MONOTONIC over about 200 ms; 0 with err. */
 static double
-timer_ticks_per_ns(void)
+timer_ticks_per_ns(char *err)
 {
-#ifdef CALLER_HAVE_TSC
-	int64_t n0 = bench_now_ns();
-	uint64_t t0 = timer_read();
-	while (bench_now_ns() - n0 < 200 * 1000 * 1000)
-		;
-	int64_t n1 = bench_now_ns();
-	uint64_t t1 = timer_read();
-	return (double)(t1 - t0) / (double)(n1 - n0);
+#if SR_HAVE_TSC
+	double ticks_per_ns;
+	sr_error e;
+	if (sr_tsc_calibrate(INT64_C(200) * 1000 * 1000, &ticks_per_ns, &e) != SR_OK) {
+		snprintf(err, ERR_MAX, "%s", e.message);
+		return 0;
+	}
+	return ticks_per_ns;
 #else
+	(void)err;
 	return 1.0;
 #endif
 }
@@ -475,84 +472,73 @@ usage(FILE *f)
 	    "  --quiet         no progress on stderr\n", MAX_RUNS);
 }
 
-static int
-parse_rows(const char *list, bool *rows, char *err)
+/* --rows: a bench_flag parser. */
+static bool
+parse_rows_flag(void *dest, char **values, char *err, size_t errsize)
 {
-	return bench_parse_name_set("--rows", "row", list, row_names, ROW_COUNT, rows, err, ERR_MAX) ? 0 : -1;
+	return bench_parse_name_set("--rows", "row", values[0], row_names, ROW_COUNT, dest, err, errsize);
 }
 
-static int
+/* --clock: a bench_flag parser. */
+static bool
+parse_clock(void *dest, char **values, char *err, size_t errsize)
+{
+	options *o = dest;
+	sr_error e;
+	if (sr_log_clock_parse(values[0], &o->clock, &e) != SR_OK) {
+		snprintf(err, errsize, "--clock: %s", e.message);
+		return false;
+	}
+	o->clock_set = true;
+	return true;
+}
+
+/* --count MODE N: a bench_flag parser of two values. */
+static bool
+parse_count_mode(void *dest, char **values, char *err, size_t errsize)
+{
+	options *o = dest;
+	const char *mode = values[0], *calls = values[1];
+	if (strcmp(mode, "ring") != 0 && strcmp(mode, "bare") != 0 && strcmp(mode, "disabled") != 0 &&
+	    strcmp(mode, "loop") != 0) {
+		snprintf(err, errsize, "--count: unknown mode '%.64s': expected ring, bare, disabled or loop", mode);
+		return false;
+	}
+	if (!bench_parse_count(calls, &o->count_calls) || o->count_calls > 1000000000) {
+		snprintf(err, errsize, "--count %s: call count '%.64s' is invalid: expected 1 to 1G", mode, calls);
+		return false;
+	}
+	o->count_mode = mode;
+	return true;
+}
+
+/* The options from the command line; BENCH_PARSED_BAD with err. */
+static enum bench_parsed
 parse_args(int argc, char **argv, options *o, char *err)
 {
 	*o = (options){ .runs = 5, .calls = 200000, .burst = 1000, .out = "perf/results/caller.csv" };
-	parse_rows("all", o->rows, err);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int64_t n;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
-			exit(0);
-		} else if (strcmp(a, "--quick") == 0) {
+	for (int r = 0; r < ROW_COUNT; r++)
+		o->rows[r] = true;
+	const bench_flag flags[] = {
+		{ BENCH_FLAG("--rows", BENCH_CUSTOM, o->rows), .parse = parse_rows_flag },
+		{ BENCH_FLAG("--calls", BENCH_COUNT, &o->calls), .max = 100000000, .given = &o->calls_given },
+		{ BENCH_FLAG("--burst", BENCH_COUNT, &o->burst), .max = 100000000 },
+		{ BENCH_FLAG("--runs", BENCH_INT, &o->runs), .max = MAX_RUNS, .given = &o->runs_given },
+		{ BENCH_FLAG("--clock", BENCH_CUSTOM, o), .parse = parse_clock },
+		{ BENCH_FLAG("--out", BENCH_TEXT, &o->out) },
+		{ BENCH_FLAG("--truncate", BENCH_SWITCH, &o->truncate), .switch_to = true },
+		{ BENCH_FLAG("--count", BENCH_CUSTOM, o), .parse = parse_count_mode, .values = 2 },
+	};
+	bool quick = false;
+	enum bench_parsed parsed = bench_parse_flags(argc, argv, flags, (int)(sizeof flags / sizeof flags[0]),
+	    &quick, usage, err, ERR_MAX);
+	if (parsed == BENCH_PARSED_RUN && quick) {
+		if (!o->calls_given)
 			o->calls = 2000;
+		if (!o->runs_given)
 			o->runs = 1;
-		} else if (strcmp(a, "--quiet") == 0) {
-			bench_quiet = true;
-		} else if (strcmp(a, "--truncate") == 0) {
-			o->truncate = true;
-		} else if (v == NULL) {
-			snprintf(err, ERR_MAX, "%.64s: unknown option or missing value (see --help)", a);
-			return -1;
-		} else if (strcmp(a, "--rows") == 0) {
-			if (parse_rows(v, o->rows, err) != 0)
-				return -1;
-			i++;
-		} else if (strcmp(a, "--clock") == 0) {
-			sr_error e;
-			if (sr_log_clock_parse(v, &o->clock, &e) != SR_OK) {
-				snprintf(err, ERR_MAX, "--clock: %s", e.message);
-				return -1;
-			}
-			o->clock_set = true;
-			i++;
-		} else if (strcmp(a, "--out") == 0) {
-			o->out = v;
-			i++;
-		} else if (strcmp(a, "--calls") == 0 || strcmp(a, "--burst") == 0 || strcmp(a, "--runs") == 0) {
-			int64_t max = strcmp(a, "--runs") == 0 ? MAX_RUNS : 100000000;
-			if (!bench_parse_count(v, &n) || n < 1 || n > max) {
-				snprintf(err, ERR_MAX, "%s '%.64s' is invalid: expected a count from 1 to %" PRId64,
-				    a, v, max);
-				return -1;
-			}
-			if (strcmp(a, "--calls") == 0)
-				o->calls = n;
-			else if (strcmp(a, "--burst") == 0)
-				o->burst = n;
-			else
-				o->runs = (int)n;
-			i++;
-		} else if (strcmp(a, "--count") == 0) {
-			const char *cv = i + 2 < argc ? argv[i + 2] : NULL;
-			if (strcmp(v, "ring") != 0 && strcmp(v, "bare") != 0 && strcmp(v, "disabled") != 0 &&
-			    strcmp(v, "loop") != 0) {
-				snprintf(err, ERR_MAX, "--count: unknown mode '%.64s': expected ring, bare, disabled or loop", v);
-				return -1;
-			}
-			if (cv == NULL || !bench_parse_count(cv, &n) || n < 1 || n > 1000000000) {
-				snprintf(err, ERR_MAX, "--count %s: call count '%.64s' is invalid: expected 1 to 1G",
-				    v, cv != NULL ? cv : "");
-				return -1;
-			}
-			o->count_mode = v;
-			o->count_calls = n;
-			i += 2;
-		} else {
-			snprintf(err, ERR_MAX, "%.64s: unknown option (see --help)", a);
-			return -1;
-		}
 	}
-	return 0;
+	return parsed;
 }
 
 typedef struct row_result {
@@ -603,10 +589,9 @@ main(int argc, char **argv)
 {
 	char err[ERR_MAX];
 	options o;
-	if (parse_args(argc, argv, &o, err) != 0) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
-	}
+	enum bench_parsed parsed = parse_args(argc, argv, &o, err);
+	if (parsed != BENCH_PARSED_RUN)
+		return bench_parsed_exit(parsed, PROG, err);
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (devnull < 0) {
 		fprintf(stderr, PROG ": cannot open /dev/null: %s\n", strerror(errno));
@@ -635,7 +620,12 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	double tpn = timer_ticks_per_ns();
+	double tpn = timer_ticks_per_ns(err);
+	if (tpn <= 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		close_all(&h);
+		return 1;
+	}
 	int64_t *samples = malloc((size_t)o.calls * sizeof *samples);
 	row_result *res = calloc(ROW_COUNT, sizeof *res);
 	if (samples == NULL || res == NULL) {
