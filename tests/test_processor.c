@@ -10,6 +10,10 @@
 #include "test_support.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "scenarios.h"
 

@@ -1,0 +1,44 @@
+/*
+ * log_open.c: opening a logger for a test, and reading its statistics and
+ * description, each failing the test when the logger refuses.
+ */
+#include "test_log_support.h"
+
+void
+tl_config(sr_log_config *c, sr_sink_config *sink, tl_capture *cap)
+{
+	*sink = sr_sink_callback(tl_capture_write, cap);
+	tl_config_sink(c, sink);
+	c->ring_slots = 1024;
+	c->ignore_environment = true;
+	c->wait_strategy = "timeout:timeout=5ms";
+}
+
+sr_log *
+tl_open(const sr_log_config *c)
+{
+	sr_error err;
+	sr_log *log = sr_log_open(c, &err);
+	cr_assert_not_null(log, "sr_log_open failed: %s", err.message);
+	return log;
+}
+
+sr_log_counters
+tl_stats(sr_log *log)
+{
+	sr_log_counters st;
+	cr_assert_eq(sr_log_stats(log, &st), SR_OK);
+	return st;
+}
+
+char *
+tl_describe(sr_log *log)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(sr_log_describe(log, f), SR_OK);
+	fclose(f);
+	return text;
+}

@@ -1,0 +1,31 @@
+/*
+ * log_support.h: helpers of the logger's tests that need no Criterion, so
+ * that the plain stress programs use them too (seqring_test_support).  The
+ * Criterion suites include test_log_support.h, which includes this.
+ */
+#ifndef TL_LOG_SUPPORT_H
+#define TL_LOG_SUPPORT_H
+
+#include <stddef.h>
+
+#include "sr_log.h"
+
+/* Removes every SEQRING_LOG* variable, so a developer's shell cannot change a test. */
+void tl_clear_env(void);
+
+/* sr_log_config_default(c), with *sink as its one sink (c keeps the pointer). */
+void tl_config_sink(sr_log_config *c, sr_sink_config *sink);
+
+/* The whole file (NUL-terminated, malloc'd), or NULL when it does not exist. */
+char *tl_read_file(const char *path, size_t *len);
+
+/* The line of text that contains needle (copied into buf), or NULL. */
+const char *tl_line_with(const char *text, const char *needle, char *buf, size_t size);
+
+/* The line of text that starts with "  key " (a row of sr_log_describe), copied into buf. */
+const char *tl_row(const char *text, const char *key, char *buf, size_t size);
+
+/* Sleeps about ms milliseconds (clock.c). */
+void tl_sleep_ms(int ms);
+
+#endif /* TL_LOG_SUPPORT_H */

@@ -1,0 +1,133 @@
+/*
+ * scenario_setup.c: building what the scenarios run on (a ring, its
+ * sequencer, processors) and waiting for their consumers, with every failure
+ * recorded in the scenario's checker.
+ */
+#include "scenario_internal.h"
+
+bool
+sc_parse_wait(sc_check *c, const char *spec, sr_wait_config *config)
+{
+	sr_error err;
+	if (sr_wait_config_parse(spec, config, &err) != SR_OK) {
+		sc_failf(c, "wait strategy '%s' does not parse: %s", spec, err.message);
+		return false;
+	}
+	return true;
+}
+
+sr_sequencer *
+sc_sequencer_cfg(sc_check *c, int64_t size, enum sr_producer_mode mode, const sr_wait_config *wait,
+    bool synchronize, int64_t initial_sequence)
+{
+	sr_sequencer_config config;
+	sr_sequencer_config_default(&config, size, mode);
+	config.synchronize_enqueue_when_full = synchronize;
+	config.initial_sequence = initial_sequence;
+	config.wait = *wait;
+	sr_error err;
+	sr_sequencer *s = sr_sequencer_create(&config, &err);
+	if (s == NULL)
+		sc_failf(c, "sr_sequencer_create failed: %s", err.message);
+	return s;
+}
+
+sr_processor *
+sc_processor(sc_check *c, sr_ring *ring, sr_sequencer *s, const sr_sequence *const *deps,
+    int ndeps, const sr_handler *handler, int64_t max_batch)
+{
+	sr_processor_config pc = {
+		.ring = ring, .sequencer = s, .dependents = deps, .dependent_count = ndeps,
+		.handler = *handler, .max_batch_size = max_batch,
+	};
+	sr_error err;
+	sr_processor *p = sr_processor_create(&pc, &err);
+	if (p == NULL)
+		sc_failf(c, "sr_processor_create failed: %s", err.message);
+	return p;
+}
+
+bool
+sc_await_sequence(sc_check *c, const sr_sequence *seq, int64_t target, const char *who)
+{
+	int64_t deadline = sc_now() + SC_WATCHDOG_NS;
+	int64_t last = sr_sequence_get(seq);
+	while (last < target) {
+		int64_t now = sc_now();
+		/* A thread already failed and nothing moves: don't wait out the watchdog. */
+		if (sc_failed(c) && now > deadline - SC_WATCHDOG_NS + SC_S)
+			return false;
+		if (now > deadline) {
+			sc_failf(c, "%s stuck at sequence %" PRId64 ", expected %" PRId64 " (%lld s watchdog)",
+			    who, last, target, (long long)(SC_WATCHDOG_NS / SC_S));
+			return false;
+		}
+		sc_sleep_ns(50 * 1000);
+		int64_t v = sr_sequence_get(seq);
+		if (v != last) {
+			last = v;
+			deadline = sc_now() + SC_WATCHDOG_NS; /* progress: restart the watchdog */
+		}
+	}
+	return true;
+}
+
+void
+sc_publish_values(sr_sequencer *seq, sr_ring *ring, int count)
+{
+	for (int i = 0; i < count; i++) {
+		int64_t s;
+		sr_sequencer_claim(seq, &s);
+		*(int64_t *)sr_ring_slot(ring, s) = s;
+		sr_sequencer_publish(seq, s);
+	}
+}
+
+bool
+sc_line_build(sc_line *l, sc_check *c, const sc_line_spec *spec)
+{
+	*l = (sc_line){ 0 };
+	sr_error err;
+	l->ring = sr_ring_create(spec->size, spec->slot_size, NULL, NULL, &err);
+	if (l->ring == NULL) {
+		sc_failf(c, "sr_ring_create failed: %s", err.message);
+		return false;
+	}
+	sr_wait_config wait;
+	if (!sc_parse_wait(c, spec->wait, &wait))
+		return false;
+	l->seq = sc_sequencer_cfg(c, spec->size, spec->mode, &wait, spec->synchronize, spec->initial_sequence);
+	return l->seq != NULL;
+}
+
+bool
+sc_line_consumer(sc_line *l, sc_check *c, const sr_handler *h)
+{
+	l->proc = sc_processor(c, l->ring, l->seq, NULL, 0, h, 0);
+	if (l->proc == NULL)
+		return false;
+	sr_sequencer_add_gating(l->seq, sr_processor_sequence(l->proc));
+	return true;
+}
+
+bool
+sc_line_start(sc_line *l, sc_check *c)
+{
+	sr_error err;
+	if (sr_processor_start(l->proc, &err) != SR_OK) {
+		sc_failf(c, "sr_processor_start failed: %s", err.message);
+		return false;
+	}
+	return true;
+}
+
+void
+sc_line_destroy(sc_line *l)
+{
+	sr_processor_halt(l->proc);
+	sr_processor_join(l->proc);
+	sr_processor_destroy(l->proc);
+	sr_sequencer_destroy(l->seq);
+	sr_ring_destroy(l->ring);
+	*l = (sc_line){ 0 };
+}
