@@ -37,17 +37,16 @@ publish_one(sr_sequencer *seq)
 
 /* One run of the scenario that sc_alert_wakes_best_of repeats (scenarios.h). */
 static sc_result
-alert_wakes(const char *spec, bool with_dependent)
+alert_wakes(const char *spec, int with_dependent)
 {
 	sc_result r = sc_result_ok();
 	sc_check check;
-	sc_check_init(&check);
+	int64_t t0 = sc_begin(&check);
 	sr_sequencer *seq = NULL;
 	sr_sequence *dep = aligned_alloc(SR_CACHELINE, sizeof *dep);
 	sr_barrier *b = aligned_alloc(SR_CACHELINE, sizeof *b);
 	alert_ctx a;
 	memset(&a, 0, sizeof a);
-	int64_t t0 = sc_now();
 	sr_wait_config wc;
 	if (!sc_parse_wait(&check, spec, &wc))
 		goto out;
@@ -130,13 +129,7 @@ out:
 sc_result
 sc_alert_wakes_best_of(const char *spec, bool with_dependent, int64_t bound_ns, int tries)
 {
-	sc_result best = alert_wakes(spec, with_dependent);
-	for (int i = 1; i < tries && best.ok && best.max_latency_ns >= bound_ns; i++) {
-		sc_result r = alert_wakes(spec, with_dependent);
-		if (!r.ok || r.max_latency_ns < best.max_latency_ns)
-			best = r;
-	}
-	return best;
+	return sc_best_of(alert_wakes, spec, with_dependent, bound_ns, tries);
 }
 
 sc_result

@@ -36,19 +36,14 @@ on_event(void *arg, void *slot, int64_t s, bool end_of_batch)
 	return 0;
 }
 
-typedef struct claimer {
-	gate_ctx *g;
-	int id;
-	pthread_t thread;
-} claimer;
-
 static void *
 claimer_main(void *arg)
 {
-	claimer *c = arg;
+	sc_thread *c = arg;
+	gate_ctx *g = c->ctx;
 	int64_t first;
-	int rc = sr_sequencer_claim_timeout(c->g->seq, 1, c->g->timeout_ns, &first);
-	atomic_store(&c->g->claim_results[c->id], rc);
+	int rc = sr_sequencer_claim_timeout(g->seq, 1, g->timeout_ns, &first);
+	atomic_store(&g->claim_results[c->id], rc);
 	return NULL;
 }
 
@@ -65,17 +60,14 @@ opener_main(void *arg)
 static void
 concurrent_claims_time_out(gate_ctx *g, int claimers)
 {
-	claimer cl[MAX_CLAIMERS];
+	sc_thread cl[MAX_CLAIMERS];
 	if (claimers > MAX_CLAIMERS)
 		claimers = MAX_CLAIMERS;
-	for (int i = 0; i < claimers; i++) {
-		cl[i].g = g;
-		cl[i].id = i;
+	for (int i = 0; i < claimers; i++)
 		atomic_store(&g->claim_results[i], 1);
-		pthread_create(&cl[i].thread, NULL, claimer_main, &cl[i]);
-	}
+	sc_threads_start(cl, claimers, claimer_main, g);
+	sc_threads_join(cl, claimers);
 	for (int i = 0; i < claimers; i++) {
-		pthread_join(cl[i].thread, NULL);
 		int crc = atomic_load(&g->claim_results[i]);
 		if (crc != SR_ETIMEDOUT)
 			sc_failf(&g->check, "concurrent claimer %d of %d returned %d, expected SR_ETIMEDOUT",
@@ -88,18 +80,14 @@ sc_claim_deadline(enum sr_producer_mode mode, bool synchronize, int claimers, co
 {
 	sc_result r = sc_result_ok();
 	gate_ctx *g = calloc(1, sizeof *g);
-	sc_check_init(&g->check);
+	int64_t t0 = sc_begin(&g->check);
 	g->last = -1;
 	sc_line line = { 0 };
-	int64_t t0 = sc_now();
 	const int64_t timeout = 50 * SC_MS;
-	sc_line_spec lspec = {
-		.size = 8, .slot_size = sizeof(int64_t), .mode = mode, .wait = spec, .synchronize = synchronize,
-		.initial_sequence = -1,
-	};
+	sc_line_spec lspec = sc_int64_line(8, mode, spec);
+	lspec.synchronize = synchronize;
 	sr_handler h = { .ctx = g, .on_event = on_event };
-	if (!sc_line_build(&line, &g->check, &lspec) || !sc_line_consumer(&line, &g->check, &h) ||
-	    !sc_line_start(&line, &g->check))
+	if (!sc_line_open(&line, &g->check, &lspec, &h))
 		goto out;
 	sr_sequencer *seq = g->seq = line.seq;
 	sc_publish_values(seq, line.ring, 1);

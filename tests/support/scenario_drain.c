@@ -9,6 +9,8 @@
 
 typedef struct drain_ctx {
 	sc_check check;
+	sc_line line;
+	sc_producers producers;
 	int64_t handled;            /* consumer-private, read after join */
 	int64_t last;
 	int64_t nap_every;
@@ -29,60 +31,38 @@ on_event(void *arg, void *slot, int64_t s, bool end_of_batch)
 	return 0;
 }
 
-typedef struct drain_producer {
-	sr_sequencer *seq;
-	sr_ring *ring;
-	int64_t count;
-	pthread_t thread;
-} drain_producer;
-
-static void *
-producer_main(void *arg)
+static bool
+fill(void *ctx, int id, void *slot, int64_t s, int64_t prev)
 {
-	drain_producer *p = arg;
-	for (int64_t i = 0; i < p->count; i++) {
-		int64_t s;
-		if (sr_sequencer_claim(p->seq, &s) != SR_OK)
-			break;
-		*(int64_t *)sr_ring_slot(p->ring, s) = s;
-		sr_sequencer_publish(p->seq, s);
-	}
-	return NULL;
+	(void)ctx;
+	(void)id;
+	(void)prev;
+	*(int64_t *)slot = s;
+	return true;
 }
 
 sc_result
 sc_drain(enum sr_producer_mode mode, int producers, int64_t count, const char *spec)
 {
+	producers = sc_producer_count(mode, producers, MAX_PRODUCERS);
+	sc_thread prods[MAX_PRODUCERS];
 	sc_result r = sc_result_ok();
 	drain_ctx *d = calloc(1, sizeof *d);
-	sc_check_init(&d->check);
+	int64_t t0 = sc_begin(&d->check);
 	d->last = -1;
 	d->nap_every = 64;
-	sc_line line = { 0 };
-	drain_producer prods[MAX_PRODUCERS];
-	int64_t t0 = sc_now();
-	if (mode == SR_PRODUCER_SINGLE || producers < 1)
-		producers = 1;
-	if (producers > MAX_PRODUCERS)
-		producers = MAX_PRODUCERS;
-	sc_line_spec lspec = {
-		.size = 256, .slot_size = sizeof(int64_t), .mode = mode, .wait = spec, .synchronize = true,
-		.initial_sequence = -1,
-	};
+	sc_producers_init(&d->producers, &d->check, &d->line, 0, count, fill, d);
+	sc_line_spec lspec = sc_int64_line(256, mode, spec);
 	sr_handler h = { .ctx = d, .on_event = on_event };
-	if (!sc_line_build(&line, &d->check, &lspec) || !sc_line_consumer(&line, &d->check, &h))
+	if (!sc_line_build(&d->line, &d->check, &lspec) || !sc_line_consumer(&d->line, &d->check, &h))
 		goto out;
-	sr_processor *proc = line.proc;
+	sr_processor *proc = d->line.proc;
 	if (sr_processor_drain_and_halt(proc) != SR_ESTATE)
 		sc_failf(&d->check, "drain_and_halt of a processor never started was not SR_ESTATE");
-	if (!sc_line_start(&line, &d->check))
+	if (!sc_line_start(&d->line, &d->check))
 		goto out;
-	for (int i = 0; i < producers; i++) {
-		prods[i] = (drain_producer){ .seq = line.seq, .ring = line.ring, .count = count };
-		pthread_create(&prods[i].thread, NULL, producer_main, &prods[i]);
-	}
-	for (int i = 0; i < producers; i++)
-		pthread_join(prods[i].thread, NULL);
+	sc_threads_start(prods, producers, sc_producer_main, &d->producers);
+	sc_threads_join(prods, producers);
 	int64_t total = (int64_t)producers * count;
 	r.n[0] = total - 1 - sr_sequence_get(sr_processor_sequence(proc));
 	int rc = sr_processor_drain_and_halt(proc);
@@ -99,7 +79,7 @@ sc_drain(enum sr_producer_mode mode, int producers, int64_t count, const char *s
 		sc_failf(&d->check, "drain_and_halt of a halted processor was not SR_ESTATE");
 out:
 	sc_finish(&d->check, &r, t0);
-	sc_line_destroy(&line);
+	sc_line_destroy(&d->line);
 	free(d);
 	return r;
 }

@@ -28,53 +28,30 @@ typedef struct graph_ctx {
 	sc_check check;
 	enum sc_shape shape;
 	sc_line line;        /* ring and sequencer; the stages are below */
+	sc_producers producers;
 	stage st[4];         /* A, B, C, D (D only in the diamond) */
-	int64_t first;
-	int64_t per_producer;
-	int producers;
-	atomic_llong reuse_checked;
-	atomic_int producers_done;
+	int64_t reuse_checked[MAX_PRODUCERS]; /* each producer's own */
 } graph_ctx;
 
-typedef struct graph_producer {
-	graph_ctx *g;
-	int id;
-	pthread_t thread;
-} graph_producer;
-
-static void *
-producer_main(void *arg)
+/* A slot is reused only once the last stage is done with its previous event. */
+static bool
+fill(void *arg, int id, void *slot_ptr, int64_t s, int64_t prev)
 {
-	graph_producer *pr = arg;
-	graph_ctx *g = pr->g;
-	int64_t checked = 0;
-	for (int64_t i = 0; i < g->per_producer && !sc_failed(&g->check); i++) {
-		int64_t s;
-		int rc = sr_sequencer_claim(g->line.seq, &s);
-		if (rc != SR_OK) {
-			sc_failf(&g->check, "producer %d: claim returned %d", pr->id, rc);
-			break;
+	graph_ctx *g = arg;
+	graph_slot *slot = slot_ptr;
+	if (prev >= 0) {
+		int64_t final = g->shape == SC_PIPELINE ? slot->c : slot->d;
+		if (slot->value != prev || final != prev) {
+			sc_failf(&g->check, "producer %d: slot reused early: claiming %" PRId64
+			    " found value %" PRId64 " and final stamp %" PRId64 ", expected %" PRId64,
+			    id, s, slot->value, final, prev);
+			return false;
 		}
-		graph_slot *slot = sr_ring_slot(g->line.ring, s);
-		int64_t prev = s - g->line.ring->slot_count;
-		if (prev >= g->first) {
-			/* The last stage must be done with the slot's previous event. */
-			int64_t final = g->shape == SC_PIPELINE ? slot->c : slot->d;
-			if (slot->value != prev || final != prev) {
-				sc_failf(&g->check, "producer %d: slot reused early: claiming %" PRId64
-				    " found value %" PRId64 " and final stamp %" PRId64 ", expected %" PRId64,
-				    pr->id, s, slot->value, final, prev);
-				break;
-			}
-			checked++;
-		}
-		slot->value = s;
-		slot->a = slot->b = slot->c = slot->d = -1;
-		sr_sequencer_publish(g->line.seq, s);
+		g->reuse_checked[id]++;
 	}
-	atomic_fetch_add(&g->reuse_checked, checked);
-	atomic_fetch_add(&g->producers_done, 1);
-	return NULL;
+	slot->value = s;
+	slot->a = slot->b = slot->c = slot->d = -1;
+	return true;
 }
 
 /* Checks a stage sees its events in order and after every stage it follows. */
@@ -180,20 +157,12 @@ sc_graph(enum sc_shape shape, enum sr_producer_mode mode, int producers, int64_t
 {
 	sc_result r = sc_result_ok();
 	graph_ctx *g = calloc(1, sizeof *g);
-	sc_check_init(&g->check);
-	atomic_init(&g->reuse_checked, 0);
-	atomic_init(&g->producers_done, 0);
-	graph_producer prods[MAX_PRODUCERS];
+	int64_t t0 = sc_begin(&g->check);
+	sc_thread prods[MAX_PRODUCERS];
 	int nstages = shape == SC_PIPELINE ? 3 : 4;
-	int64_t t0 = sc_now();
-	if (mode == SR_PRODUCER_SINGLE)
-		producers = 1;
-	if (producers > MAX_PRODUCERS)
-		producers = MAX_PRODUCERS;
+	producers = sc_producer_count(mode, producers, MAX_PRODUCERS);
 	g->shape = shape;
-	g->producers = producers;
-	g->per_producer = per_producer;
-	g->first = initial_sequence + 1;
+	sc_producers_init(&g->producers, &g->check, &g->line, initial_sequence + 1, per_producer, fill, g);
 	sc_line_spec spec = {
 		.size = ring_size, .slot_size = sizeof(graph_slot), .mode = mode, .wait = wait_spec,
 		.synchronize = true, .initial_sequence = initial_sequence,
@@ -204,21 +173,16 @@ sc_graph(enum sc_shape shape, enum sr_producer_mode mode, int producers, int64_t
 	sr_sequencer_add_gating(g->line.seq, sr_processor_sequence(final->proc));
 	if (!start_stages(g, nstages))
 		goto out;
-	for (int i = 0; i < producers; i++) {
-		prods[i].g = g;
-		prods[i].id = i;
-		pthread_create(&prods[i].thread, NULL, producer_main, &prods[i]);
-	}
+	sc_threads_start(prods, producers, sc_producer_main, &g->producers);
 	int64_t last = initial_sequence + (int64_t)producers * per_producer;
 	if (!sc_await_sequence(&g->check, sr_processor_sequence(final->proc), last, "last stage")) {
 		for (int i = 0; i < nstages; i++)
 			sr_processor_halt(g->st[i].proc);
 		sc_sleep_ns(100 * SC_MS);
-		if (atomic_load(&g->producers_done) < producers)
+		if (atomic_load(&g->producers.done) < producers)
 			sc_hung("consumer graph: stages stuck, producers blocked");
 	}
-	for (int i = 0; i < producers; i++)
-		pthread_join(prods[i].thread, NULL);
+	sc_threads_join(prods, producers);
 	for (int i = 0; i < nstages; i++) {
 		sr_processor_halt(g->st[i].proc);
 		sr_processor_join(g->st[i].proc);
@@ -231,7 +195,8 @@ sc_graph(enum sc_shape shape, enum sr_producer_mode mode, int producers, int64_t
 			    g->st[i].last, total, last);
 	}
 	r.events = final->handled;
-	r.n[0] = atomic_load(&g->reuse_checked);
+	for (int i = 0; i < producers; i++)
+		r.n[0] += g->reuse_checked[i];
 	r.n[1] = final->batches;
 out:
 	sc_finish(&g->check, &r, t0);

@@ -9,6 +9,7 @@
 
 typedef struct life_ctx {
 	sc_check check;
+	int64_t started_ns;
 	sc_line line;
 	atomic_int started;
 	atomic_int shutdowns;
@@ -62,23 +63,20 @@ static life_ctx *
 life_begin(const char *spec, enum sr_producer_mode mode)
 {
 	life_ctx *l = calloc(1, sizeof *l);
-	sc_check_init(&l->check);
+	l->started_ns = sc_begin(&l->check);
 	l->last = -1;
-	sc_line_spec lspec = {
-		.size = 8, .slot_size = sizeof(int64_t), .mode = mode, .wait = spec, .synchronize = true,
-		.initial_sequence = -1,
-	};
+	sc_line_spec lspec = sc_int64_line(8, mode, spec);
 	sr_handler h = { .ctx = l, .on_event = on_event, .on_start = on_start,
 	    .on_shutdown = on_shutdown, .on_timeout = on_timeout };
-	if (sc_line_build(&l->line, &l->check, &lspec) && sc_line_consumer(&l->line, &l->check, &h))
-		sc_line_start(&l->line, &l->check);
+	sc_line_open(&l->line, &l->check, &lspec, &h);
 	return l;
 }
 
+/* The verdict of l's run, r its counts; frees l. */
 static sc_result
-life_end(life_ctx *l, sc_result r, int64_t started_ns)
+life_end(life_ctx *l, sc_result r)
 {
-	sc_finish(&l->check, &r, started_ns);
+	sc_finish(&l->check, &r, l->started_ns);
 	sc_line_destroy(&l->line);
 	free(l);
 	return r;
@@ -86,13 +84,12 @@ life_end(life_ctx *l, sc_result r, int64_t started_ns)
 
 /* One run of the scenario that sc_halt_while_waiting_best_of repeats (scenarios.h). */
 static sc_result
-halt_while_waiting(const char *spec, enum sr_producer_mode mode)
+halt_while_waiting(const char *spec, int mode)
 {
 	sc_result r = sc_result_ok();
-	int64_t t0 = sc_now();
-	life_ctx *l = life_begin(spec, mode);
+	life_ctx *l = life_begin(spec, (enum sr_producer_mode)mode);
 	if (sc_failed(&l->check))
-		return life_end(l, r, t0);
+		return life_end(l, r);
 	sr_processor *proc = l->line.proc;
 	while (atomic_load(&l->started) == 0)
 		sched_yield();
@@ -120,29 +117,22 @@ halt_while_waiting(const char *spec, enum sr_producer_mode mode)
 	sr_error err;
 	if (sr_processor_start(proc, &err) != SR_ESTATE)
 		sc_failf(&l->check, "%s: restart of a halted processor was not SR_ESTATE", spec);
-	return life_end(l, r, t0);
+	return life_end(l, r);
 }
 
 sc_result
 sc_halt_while_waiting_best_of(const char *spec, enum sr_producer_mode mode, int64_t bound_ns, int tries)
 {
-	sc_result best = halt_while_waiting(spec, mode);
-	for (int i = 1; i < tries && best.ok && best.max_latency_ns >= bound_ns; i++) {
-		sc_result r = halt_while_waiting(spec, mode);
-		if (!r.ok || r.max_latency_ns < best.max_latency_ns)
-			best = r;
-	}
-	return best;
+	return sc_best_of(halt_while_waiting, spec, (int)mode, bound_ns, tries);
 }
 
 sc_result
 sc_timeout_hook(const char *spec, int64_t idle_ns)
 {
 	sc_result r = sc_result_ok();
-	int64_t t0 = sc_now();
 	life_ctx *l = life_begin(spec, SR_PRODUCER_SINGLE);
 	if (sc_failed(&l->check))
-		return life_end(l, r, t0);
+		return life_end(l, r);
 	sr_processor *proc = l->line.proc;
 	sc_sleep_ns(idle_ns);
 	r.n[0] = atomic_load(&l->timeouts);
@@ -157,5 +147,5 @@ sc_timeout_hook(const char *spec, int64_t idle_ns)
 	r.events = atomic_load(&l->handled);
 	if (!sc_failed(&l->check) && r.events != 3)
 		sc_failf(&l->check, "%s: %" PRId64 " events handled, expected 3", spec, r.events);
-	return life_end(l, r, t0);
+	return life_end(l, r);
 }

@@ -21,12 +21,6 @@ typedef struct mp_ctx {
 	atomic_int producers_done;
 } mp_ctx;
 
-typedef struct mp_producer {
-	mp_ctx *ctx;
-	int id;
-	pthread_t thread;
-} mp_producer;
-
 static int32_t
 check_value(int32_t producer, int64_t index)
 {
@@ -36,7 +30,7 @@ check_value(int32_t producer, int64_t index)
 static void *
 producer_main(void *arg)
 {
-	mp_producer *pr = arg;
+	sc_thread *pr = arg;
 	mp_ctx *ctx = pr->ctx;
 	const sc_mp_params *pp = ctx->params;
 	sr_sequencer *seq = ctx->line.seq;
@@ -106,12 +100,11 @@ sc_multi_producer(const sc_mp_params *pp)
 {
 	sc_result r = sc_result_ok();
 	mp_ctx *ctx = calloc(1, sizeof *ctx);
-	mp_producer *prods = calloc((size_t)pp->producers, sizeof *prods);
-	sc_check_init(&ctx->check);
+	sc_thread *prods = calloc((size_t)pp->producers, sizeof *prods);
+	int64_t t0 = sc_begin(&ctx->check);
 	ctx->params = pp;
 	ctx->last_sequence = pp->initial_sequence;
 	atomic_init(&ctx->producers_done, 0);
-	int64_t t0 = sc_now();
 
 	if (pp->producers < 1 || pp->producers > SC_MP_MAX_PRODUCERS) {
 		sc_failf(&ctx->check, "bad scenario: %d producers", pp->producers);
@@ -122,15 +115,10 @@ sc_multi_producer(const sc_mp_params *pp)
 		.synchronize = pp->synchronize, .initial_sequence = pp->initial_sequence,
 	};
 	sr_handler h = { .ctx = ctx, .on_event = on_event };
-	if (!sc_line_build(&ctx->line, &ctx->check, &spec) || !sc_line_consumer(&ctx->line, &ctx->check, &h) ||
-	    !sc_line_start(&ctx->line, &ctx->check))
+	if (!sc_line_open(&ctx->line, &ctx->check, &spec, &h))
 		goto out;
 	sr_processor *proc = ctx->line.proc;
-	for (int i = 0; i < pp->producers; i++) {
-		prods[i].ctx = ctx;
-		prods[i].id = i;
-		pthread_create(&prods[i].thread, NULL, producer_main, &prods[i]);
-	}
+	sc_threads_start(prods, pp->producers, producer_main, ctx);
 	int64_t total = (int64_t)pp->producers * pp->per_producer;
 	int64_t last = pp->initial_sequence + total;
 	/* Watch the consumer: it must reach the last sequence (a stall is a hang). */
@@ -140,8 +128,7 @@ sc_multi_producer(const sc_mp_params *pp)
 		if (atomic_load(&ctx->producers_done) < pp->producers)
 			sc_hung("multi-producer: producers blocked on a full ring behind a stuck consumer");
 	}
-	for (int i = 0; i < pp->producers; i++)
-		pthread_join(prods[i].thread, NULL);
+	sc_threads_join(prods, pp->producers);
 	sr_processor_halt(proc);
 	sr_processor_join(proc);
 

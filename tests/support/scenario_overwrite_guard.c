@@ -13,57 +13,33 @@
 typedef struct guard_ctx {
 	sc_check check;
 	sc_line line;           /* ring and sequencer; the consumer is hand-written */
+	sc_producers producers;
 	sr_sequence consumed;   /* the consumer's gating sequence */
 	sr_barrier barrier;
-	int64_t per_producer;
-	int producers;
 	int64_t first;          /* the first sequence (initial + 1) */
+	int64_t last;           /* the last sequence the producers publish */
 	uint64_t seed;
 	int64_t verified;       /* consumer-private */
-	atomic_int producers_done;
 } guard_ctx;
 
-typedef struct guard_producer {
-	guard_ctx *ctx;
-	int id;
-	pthread_t thread;
-} guard_producer;
-
-static void *
-producer_main(void *arg)
+/* The slot's previous occupant, s - size, must be published and consumed: it is there, whole. */
+static bool
+fill(void *arg, int id, void *slot, int64_t s, int64_t prev)
 {
-	guard_producer *pr = arg;
-	guard_ctx *ctx = pr->ctx;
-	sr_ring *ring = ctx->line.ring;
-	for (int64_t i = 0; i < ctx->per_producer && !sc_failed(&ctx->check); i++) {
-		int64_t s;
-		int rc = sr_sequencer_claim(ctx->line.seq, &s);
-		if (rc != SR_OK) {
-			sc_failf(&ctx->check, "producer %d: claim returned %d", pr->id, rc);
-			break;
-		}
-		int64_t *words = sr_ring_slot(ring, s);
-		/*
-		 * The slot's previous occupant, s - size, must be published and
-		 * consumed: it is there, whole.
-		 */
-		int64_t prev = s - ring->slot_count;
-		if (prev >= ctx->first) {
-			for (int w = 0; w < GUARD_WORDS; w++) {
-				if (words[w] != prev) {
-					sc_failf(&ctx->check, "producer %d: claimed %" PRId64 " but its slot holds %"
-					    PRId64 " in word %d, expected the consumed %" PRId64,
-					    pr->id, s, words[w], w, prev);
-					break;
-				}
+	guard_ctx *ctx = arg;
+	int64_t *words = slot;
+	if (prev >= 0) {
+		for (int w = 0; w < GUARD_WORDS; w++) {
+			if (words[w] != prev) {
+				sc_failf(&ctx->check, "producer %d: claimed %" PRId64 " but its slot holds %"
+				    PRId64 " in word %d, expected the consumed %" PRId64, id, s, words[w], w, prev);
+				break;
 			}
 		}
-		for (int w = 0; w < GUARD_WORDS; w++)
-			words[w] = s;
-		sr_sequencer_publish(ctx->line.seq, s);
 	}
-	atomic_fetch_add(&ctx->producers_done, 1);
-	return NULL;
+	for (int w = 0; w < GUARD_WORDS; w++)
+		words[w] = s;
+	return true;
 }
 
 static void *
@@ -72,7 +48,7 @@ consumer_main(void *arg)
 	guard_ctx *ctx = arg;
 	sr_ring *ring = ctx->line.ring;
 	uint64_t rng = ctx->seed ^ UINT64_C(0x9e3779b97f4a7c15);
-	int64_t last = ctx->first - 1 + (int64_t)ctx->producers * ctx->per_producer;
+	int64_t last = ctx->last;
 	int64_t next = ctx->first;
 	while (next <= last) {
 		int64_t avail;
@@ -129,17 +105,12 @@ sc_overwrite_guard(enum sr_producer_mode mode, int producers, int64_t ring_size,
 	guard_ctx *ctx = aligned_alloc(SR_CACHELINE,
 	    (sizeof *ctx + SR_CACHELINE - 1) / SR_CACHELINE * SR_CACHELINE);
 	memset(ctx, 0, sizeof *ctx);
-	sc_check_init(&ctx->check);
-	atomic_init(&ctx->producers_done, 0);
-	guard_producer prods[MAX_PRODUCERS];
-	int64_t t0 = sc_now();
-	if (mode == SR_PRODUCER_SINGLE)
-		producers = 1;
-	if (producers > MAX_PRODUCERS)
-		producers = MAX_PRODUCERS;
-	ctx->producers = producers;
-	ctx->per_producer = per_producer;
+	int64_t t0 = sc_begin(&ctx->check);
+	sc_thread prods[MAX_PRODUCERS];
+	producers = sc_producer_count(mode, producers, MAX_PRODUCERS);
+	sc_producers_init(&ctx->producers, &ctx->check, &ctx->line, initial_sequence + 1, per_producer, fill, ctx);
 	ctx->first = initial_sequence + 1;
+	ctx->last = initial_sequence + (int64_t)producers * per_producer;
 	ctx->seed = seed;
 	sc_line_spec spec = {
 		.size = ring_size, .slot_size = GUARD_WORDS * sizeof(int64_t), .mode = mode, .wait = wait_spec,
@@ -156,20 +127,14 @@ sc_overwrite_guard(enum sr_producer_mode mode, int producers, int64_t ring_size,
 	}
 	pthread_t consumer;
 	pthread_create(&consumer, NULL, consumer_main, ctx);
-	for (int i = 0; i < producers; i++) {
-		prods[i].ctx = ctx;
-		prods[i].id = i;
-		pthread_create(&prods[i].thread, NULL, producer_main, &prods[i]);
-	}
-	int64_t last = initial_sequence + (int64_t)producers * per_producer;
-	if (!sc_await_sequence(&ctx->check, &ctx->consumed, last, "consumer")) {
+	sc_threads_start(prods, producers, sc_producer_main, &ctx->producers);
+	if (!sc_await_sequence(&ctx->check, &ctx->consumed, ctx->last, "consumer")) {
 		sr_barrier_alert(&ctx->barrier);
 		sc_sleep_ns(100 * SC_MS);
-		if (atomic_load(&ctx->producers_done) < producers)
+		if (atomic_load(&ctx->producers.done) < producers)
 			sc_hung("overwrite guard: consumer stuck, producers blocked");
 	}
-	for (int i = 0; i < producers; i++)
-		pthread_join(prods[i].thread, NULL);
+	sc_threads_join(prods, producers);
 	pthread_join(consumer, NULL);
 	r.events = ctx->verified;
 	if (!sc_failed(&ctx->check) && ctx->verified != (int64_t)producers * per_producer)

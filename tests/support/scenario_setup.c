@@ -47,6 +47,48 @@ sc_processor(sc_check *c, sr_ring *ring, sr_sequencer *s, const sr_sequence *con
 	return p;
 }
 
+void
+sc_producers_init(sc_producers *p, sc_check *check, const sc_line *line, int64_t first,
+    int64_t count, sc_fill_fn *fill, void *ctx)
+{
+	p->check = check;
+	p->line = line;
+	p->first = first;
+	p->count = count;
+	p->fill = fill;
+	p->ctx = ctx;
+	atomic_init(&p->done, 0);
+}
+
+void *
+sc_producer_main(void *thread)
+{
+	const sc_thread *t = thread;
+	sc_producers *p = t->ctx;
+	for (int64_t i = 0; i < p->count && !sc_failed(p->check); i++) {
+		int64_t s;
+		int rc = sr_sequencer_claim(p->line->seq, &s);
+		if (rc != SR_OK) {
+			sc_failf(p->check, "producer %d: claim returned %d", t->id, rc);
+			break;
+		}
+		int64_t prev = s - p->line->ring->slot_count;
+		if (!p->fill(p->ctx, t->id, sr_ring_slot(p->line->ring, s), s, prev >= p->first ? prev : -1))
+			break;
+		sr_sequencer_publish(p->line->seq, s);
+	}
+	atomic_fetch_add(&p->done, 1);
+	return NULL;
+}
+
+int
+sc_producer_count(enum sr_producer_mode mode, int n, int max)
+{
+	if (mode == SR_PRODUCER_SINGLE || n < 1)
+		return 1;
+	return n > max ? max : n;
+}
+
 bool
 sc_await_sequence(sc_check *c, const sr_sequence *seq, int64_t target, const char *who)
 {
@@ -81,6 +123,15 @@ sc_publish_values(sr_sequencer *seq, sr_ring *ring, int count)
 		*(int64_t *)sr_ring_slot(ring, s) = s;
 		sr_sequencer_publish(seq, s);
 	}
+}
+
+sc_line_spec
+sc_int64_line(int64_t size, enum sr_producer_mode mode, const char *wait)
+{
+	return (sc_line_spec){
+		.size = size, .slot_size = sizeof(int64_t), .mode = mode, .wait = wait, .synchronize = true,
+		.initial_sequence = -1,
+	};
 }
 
 bool
@@ -119,6 +170,12 @@ sc_line_start(sc_line *l, sc_check *c)
 		return false;
 	}
 	return true;
+}
+
+bool
+sc_line_open(sc_line *l, sc_check *c, const sc_line_spec *spec, const sr_handler *h)
+{
+	return sc_line_build(l, c, spec) && sc_line_consumer(l, c, h) && sc_line_start(l, c);
 }
 
 void

@@ -50,23 +50,18 @@ sc_wakeups(const char *spec, enum sr_producer_mode mode, int rounds, uint64_t se
 {
 	sc_result r = sc_result_ok();
 	wake_ctx *w = calloc(1, sizeof *w);
-	sc_check_init(&w->check);
+	int64_t t0 = sc_begin(&w->check);
 	atomic_init(&w->seen, 0);
 	sc_line line = { 0 };
-	int64_t t0 = sc_now();
 	uint64_t rng = seed ? seed : 1;
 	sr_wait_config wc;
 	if (!sc_parse_wait(&w->check, spec, &wc))
 		goto out;
 	int64_t bound = bound_ns(&wc);
 	r.n[0] = bound;
-	sc_line_spec lspec = {
-		.size = 16, .slot_size = sizeof(int64_t), .mode = mode, .wait = spec, .synchronize = true,
-		.initial_sequence = -1,
-	};
+	sc_line_spec lspec = sc_int64_line(16, mode, spec);
 	sr_handler h = { .ctx = w, .on_event = on_event };
-	if (!sc_line_build(&line, &w->check, &lspec) || !sc_line_consumer(&line, &w->check, &h) ||
-	    !sc_line_start(&line, &w->check))
+	if (!sc_line_open(&line, &w->check, &lspec, &h))
 		goto out;
 	for (int i = 0; i < rounds && !sc_failed(&w->check); i++) {
 		int64_t gap = (int64_t)(sc_rand(&rng) % (uint64_t)(2 * SC_MS + 1));

@@ -19,6 +19,7 @@
 #define SC_SCENARIOS_H
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -69,6 +70,23 @@ void sc_sleep_ns(int64_t ns);
 void sc_spin_ns(int64_t ns);
 /* Waits up to ns for *flag to become non-zero; whether it did. */
 bool sc_done_within(atomic_int *flag, int64_t ns);
+
+/*
+ * A call that may block (a claim on a full ring, a barrier wait), run on a
+ * thread of its own so that the test can watch it (background.c): start it,
+ * see whether it returned within a time, join it for fn's result.
+ */
+typedef struct sc_background {
+	int (*fn)(void *arg);
+	void *arg;
+	atomic_int done;
+	int rc;
+	pthread_t thread;
+} sc_background;
+
+void sc_background_start(sc_background *b, int (*fn)(void *arg), void *arg);
+bool sc_background_returned_within(sc_background *b, int64_t ns);
+int sc_background_join(sc_background *b);
 
 /* ------------------------------------------------------------------------ */
 /* Results and the plain programs' reports (scenario_verdict.c)             */
