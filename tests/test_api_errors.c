@@ -20,7 +20,7 @@
  * test_log.c covers each sr_log_config field once; the values here are the
  * zero, negative and too-large ones it does not try.
  */
-#include <criterion/criterion.h>
+#include "test_log_support.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -741,12 +741,10 @@ Test(api_errors, log_open_zero_negative_and_huge_values)
 	};
 	char *path = temp_path();
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		sr_log_config c;
-		sr_log_config_default(&c);
-		c.ring_slots = 64;
 		sr_sink_config s = sr_sink_file(path);
-		c.sinks = &s;
-		c.sink_count = 1;
+		sr_log_config c;
+		tl_config_sink(&c, &s);
+		c.ring_slots = 64;
 		cases[i].fn(&c, &s);
 		sr_error err = fresh_error();
 		sr_log *log = sr_log_open(&c, &err);
@@ -832,17 +830,11 @@ calls_back_into_the_logger(void *ctx, sr_log_level level, const char *line, size
 static sr_log *
 open_callback(callback_state *st, sr_log_layout layout)
 {
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = 64;
-	c.layout = layout;
-	c.wait_strategy = "timeout:timeout=2ms";
 	sr_sink_config s = sr_sink_callback(calls_back_into_the_logger, st);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ring_slots = 64, .layout = layout,
+	    .wait_strategy = "timeout:timeout=2ms" });
+	sr_log *log = tl_open(&c);
 	st->log = log;
 	return log;
 }

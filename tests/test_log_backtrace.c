@@ -21,9 +21,7 @@ open_bt(tl_capture *cap, int size, sr_log_level level, sr_log_level trigger, sr_
 	c.backtrace_size = size;
 	c.backtrace_level = level;
 	c.backtrace_trigger = trigger;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = tl_open(&c);
 	return log;
 }
 
@@ -89,8 +87,7 @@ Test(log_backtrace, text_and_json_marks_and_sink_levels)
 	c.sink_count = 2;
 	c.layout = SR_LOG_LAYOUT_JSON;
 	c.backtrace_size = 8;
-	sr_log *log = sr_log_open(&c, NULL);
-	cr_assert_not_null(log);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "db");
 	SR_TRACE(cat, "context %d", 1);
 	SR_ERROR(cat, "failure");

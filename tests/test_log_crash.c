@@ -287,13 +287,11 @@ Test(log_crash, handlers_are_restored_and_later_ones_left_alone)
 {
 	struct sigaction before, now;
 	sigaction(SIGBUS, NULL, &before);
+	sr_sink_config s = sr_sink_null();
 	sr_log_config c;
-	sr_log_config_default(&c);
+	tl_config_sink(&c, &s);
 	c.ignore_environment = true;
 	c.ring_slots = 64;
-	sr_sink_config s = sr_sink_null();
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_log *a = sr_log_open(&c, NULL);
 	sr_log *b = sr_log_open(&c, NULL);
 	cr_assert(a != NULL && b != NULL);
@@ -321,8 +319,7 @@ Test(log_crash, handlers_are_restored_and_later_ones_left_alone)
 	signal(SIGILL, SIG_DFL);
 	/* Not in the other modes. */
 	c.mode = SR_LOG_MODE_SYNC;
-	a = sr_log_open(&c, NULL);
-	cr_assert_not_null(a);
+	a = tl_open(&c);
 	cr_expect_eq(sr_log_install_crash_handler(a, &err), SR_EINVAL);
 	cr_expect_str_eq(err.message, "the crash handler needs mode ring (this logger's is sync)");
 	sr_log_close(&a);

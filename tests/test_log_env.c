@@ -152,9 +152,8 @@ Test(log_env, run_time_reload_replaces_the_spec_or_changes_nothing)
 	sr_sink_config s;
 	tl_config(&c, &s, &cap);
 	c.level_spec = "info,db=error,net=warn";
+	sr_log *log = tl_open(&c);
 	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
 	sr_category *db = sr_log_category(log, "db.pool");
 	sr_category *net = sr_log_category(log, "net.http");
 	cr_assert_eq(sr_category_level(db), SR_LOG_ERROR);
@@ -220,8 +219,7 @@ Test(log_env, environment_overrides_code_directive_by_directive)
 	/* ignore_environment: the code only. */
 	tl_config(&c, &s, &cap);
 	c.level = SR_LOG_ERROR;
-	log = sr_log_open(&c, &err);
-	cr_assert_not_null(log);
+	log = tl_open(&c);
 	cr_expect_eq(sr_category_level(sr_log_root(log)), SR_LOG_ERROR);
 	d = tl_describe(log);
 	cr_expect(strstr(d, "environment ignored: config.ignore_environment") != NULL, "%s", d);
@@ -264,9 +262,7 @@ Test(log_env, every_variable_reaches_the_logger)
 	setenv("SEQRING_LOG_SINK", sink, 1);
 	sr_log_config c;
 	sr_log_config_default(&c);
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = tl_open(&c);
 	sr_log_counters st;
 	sr_log_stats(log, &st);
 	cr_expect_eq(st.capacity, 1024);
@@ -521,15 +517,11 @@ static void
 open_with_describe(void *arg)
 {
 	(void)arg;
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = 64;
 	sr_sink_config s = sr_sink_null();
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_config_sink(&c, &s);
+	c.ring_slots = 64;
+	sr_log *log = tl_open(&c);
 	sr_log_close(&log);
 }
 

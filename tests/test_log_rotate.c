@@ -58,22 +58,13 @@ remove_files(files *f)
 static sr_log *
 open_rotating(const char *path, uint64_t max, int keep, sr_log_mode mode, int64_t slots)
 {
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.mode = mode;
-	c.ring_slots = slots;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	c.wait_strategy = "timeout:timeout=5ms";
-	c.max_message_bytes = 16384;
 	sr_sink_config s = sr_sink_rotating(path, max, keep);
 	s.buffer_bytes = 16384;   /* buffers bigger than the files: a flush crosses rotations */
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
-	return log;
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = mode,
+	    .ring_slots = slots, .layout = SR_LOG_LAYOUT_MESSAGE,
+	    .wait_strategy = "timeout:timeout=5ms", .max_message_bytes = 16384 });
+	return tl_open(&c);
 }
 
 /*
@@ -202,20 +193,12 @@ threads_mode(sr_log_mode mode, sr_log_full_policy policy)
 	memset(padding, 'y', sizeof padding - 1);
 	files f = { 0 };
 	tl_temp_path(f.base, sizeof f.base, "rott");
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.mode = mode;
-	c.full_policy = policy;
-	c.ring_slots = 64;           /* small: policy sync writes from the callers */
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	c.wait_strategy = "timeout:timeout=5ms";
 	sr_sink_config s = sr_sink_rotating(f.base, 8192, 1000);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	/* A small ring: policy sync writes from the callers. */
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = mode, .full_policy = policy,
+	    .ring_slots = 64, .layout = SR_LOG_LAYOUT_MESSAGE, .wait_strategy = "timeout:timeout=5ms" });
+	sr_log *log = tl_open(&c);
 	enum { T = 4, EACH = 4000 };
 	pthread_t th[T];
 	writer w[T];
@@ -307,18 +290,13 @@ Test(log_rotate, daily_rotation_of_a_file_from_yesterday)
 	fclose(old);
 	struct utimbuf times = { time(NULL) - 86400, time(NULL) - 86400 };
 	cr_assert_eq(utime(f.base, &times), 0);
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 64;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
 	sr_sink_config s = sr_sink_file(f.base);
 	s.rotate_daily = true;
 	s.keep_files = 7;
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = sr_log_open(&c, NULL);
-	cr_assert_not_null(log);
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .ring_slots = 64,
+	    .layout = SR_LOG_LAYOUT_MESSAGE });
+	sr_log *log = tl_open(&c);
 	SR_INFO(sr_log_root(log), "today");
 	SR_INFO(sr_log_root(log), "today again");
 	sr_log_close(&log);
@@ -331,13 +309,11 @@ Test(log_rotate, daily_rotation_of_a_file_from_yesterday)
 
 Test(log_rotate, bad_rotation_settings)
 {
+	sr_sink_config s = sr_sink_rotating("/tmp/seqring_never.log", 100, 3);
 	sr_log_config c;
-	sr_log_config_default(&c);
+	tl_config_sink(&c, &s);
 	c.ignore_environment = true;
 	c.ring_slots = 64;
-	sr_sink_config s = sr_sink_rotating("/tmp/seqring_never.log", 100, 3);
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_error err;
 	cr_expect_null(sr_log_open(&c, &err));
 	cr_expect_str_eq(err.message, "config.sinks[0].max_file_bytes 100 is out of range: expected 0 (no "

@@ -37,3 +37,25 @@ tl_config_sink(sr_log_config *c, sr_sink_config *sink)
 	c->sinks = sink;
 	c->sink_count = 1;
 }
+
+void
+tl_configure(sr_log_config *c, sr_sink_config *sink, tl_settings settings)
+{
+	tl_config_sink(c, sink);
+	if (settings.mode != 0)
+		c->mode = settings.mode;
+	if (settings.full_policy != 0)
+		c->full_policy = settings.full_policy;
+	if (settings.layout != 0)
+		c->layout = settings.layout;
+	if (settings.ignore_environment)
+		c->ignore_environment = true;
+	if (settings.ring_slots != 0)
+		c->ring_slots = settings.ring_slots;
+	if (settings.slot_size != 0)
+		c->slot_size = settings.slot_size;
+	if (settings.max_message_bytes != 0)
+		c->max_message_bytes = settings.max_message_bytes;
+	if (settings.wait_strategy != NULL)
+		c->wait_strategy = settings.wait_strategy;
+}

@@ -23,6 +23,20 @@ tl_open(const sr_log_config *c)
 	return log;
 }
 
+size_t
+tl_flushed_count(sr_log *log, tl_capture *cap)
+{
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	return tl_capture_count(cap);
+}
+
+void
+tl_close(sr_log **logp, tl_capture *cap)
+{
+	sr_log_close(logp);
+	tl_capture_free(cap);
+}
+
 sr_log_counters
 tl_stats(sr_log *log)
 {

@@ -16,6 +16,26 @@ void tl_clear_env(void);
 /* sr_log_config_default(c), with *sink as its one sink (c keeps the pointer). */
 void tl_config_sink(sr_log_config *c, sr_sink_config *sink);
 
+/*
+ * The settings the logger tests choose most, for a designated initializer
+ * that names only those a test depends on: a zero field keeps
+ * sr_log_config_default's value (for the mode, policy and layout, zero is
+ * the default anyway: ring, block, text).
+ */
+typedef struct tl_settings {
+	sr_log_mode mode;
+	sr_log_full_policy full_policy;
+	int64_t ring_slots;
+	size_t slot_size;
+	size_t max_message_bytes;
+	sr_log_layout layout;
+	const char *wait_strategy;
+	bool ignore_environment;
+} tl_settings;
+
+/* tl_config_sink, then every non-zero setting. */
+void tl_configure(sr_log_config *c, sr_sink_config *sink, tl_settings settings);
+
 /* The whole file (NUL-terminated, malloc'd), or NULL when it does not exist. */
 char *tl_read_file(const char *path, size_t *len);
 

@@ -69,6 +69,12 @@ void tl_config(sr_log_config *c, sr_sink_config *sink, tl_capture *cap);
 /* sr_log_open(c), or the test fails with the logger's message. */
 sr_log *tl_open(const sr_log_config *c);
 
+/* Flushes log; the lines in cap, its capture, since. */
+size_t tl_flushed_count(sr_log *log, tl_capture *cap);
+
+/* Closes *logp, then frees the capture it wrote into. */
+void tl_close(sr_log **logp, tl_capture *cap);
+
 /* sr_log_stats, or the test fails. */
 sr_log_counters tl_stats(sr_log *log);
 
