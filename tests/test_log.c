@@ -47,6 +47,27 @@ open_message_logger(tl_capture *cap)
 	return open_capture(cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
 }
 
+/*
+ * The tests marked WITH_LOGGER run on `logger`, open_message_logger's,
+ * writing into `sink`: opened before each of them, closed after.
+ */
+static tl_capture sink;
+static sr_log *logger;
+
+static void
+open_the_logger(void)
+{
+	logger = open_message_logger(&sink);
+}
+
+static void
+close_the_logger(void)
+{
+	tl_close(&logger, &sink);
+}
+
+#define WITH_LOGGER .init = open_the_logger, .fini = close_the_logger
+
 /* ---------------------------------------------------------------------------------------- */
 /* Levels and categories                                                                    */
 
@@ -58,13 +79,11 @@ side_effect(void)
 	return ++evaluations;
 }
 
-Test(log, disabled_level_evaluates_no_argument)
+Test(log, disabled_level_evaluates_no_argument, WITH_LOGGER)
 {
-	tl_capture cap;
-	sr_log *log = open_message_logger(&cap);
 	sr_error err;
-	cr_assert_eq(sr_log_set_level(log, NULL, SR_LOG_INFO, &err), SR_OK);
-	sr_category *c = sr_log_category(log, "app");
+	cr_assert_eq(sr_log_set_level(logger, NULL, SR_LOG_INFO, &err), SR_OK);
+	sr_category *c = sr_log_category(logger, "app");
 	evaluations = 0;
 	SR_TRACE(c, "t %d", side_effect());
 	SR_DEBUG(c, "d %d", side_effect());
@@ -78,83 +97,77 @@ Test(log, disabled_level_evaluates_no_argument)
 	SR_FATAL(&sr_category_off, "f %d", side_effect());
 	SR_FATAL(sr_log_category(NULL, "x"), "f %d", side_effect());
 	cr_assert_eq(evaluations, 2);
-	cr_assert_eq(tl_flushed_count(log, &cap), 2);
-	cr_assert_str_eq(cap.lines[0], "i 1");
-	cr_assert_str_eq(cap.lines[1], "e 2");
-	tl_close(&log, &cap);
+	cr_assert_eq(tl_flushed_count(logger, &sink), 2);
+	cr_assert_str_eq(sink.lines[0], "i 1");
+	cr_assert_str_eq(sink.lines[1], "e 2");
 }
 
-Test(log, levels_by_dotted_prefix_longest_wins)
+Test(log, levels_by_dotted_prefix_longest_wins, WITH_LOGGER)
 {
-	tl_capture cap;
-	sr_log *log = open_message_logger(&cap);
 	sr_error err;
-	sr_log_set_level(log, "", SR_LOG_INFO, &err);
-	sr_category *net = sr_log_category(log, "net");
-	sr_category *http = sr_log_category(log, "net.http");
-	sr_category *client = sr_log_category(log, "net.http.client");
-	sr_category *network = sr_log_category(log, "network");
-	sr_category *db = sr_log_category(log, "db");
-	cr_assert_eq(sr_log_category(log, "net.http"), http, "one handle per name");
+	sr_log_set_level(logger, "", SR_LOG_INFO, &err);
+	sr_category *net = sr_log_category(logger, "net");
+	sr_category *http = sr_log_category(logger, "net.http");
+	sr_category *client = sr_log_category(logger, "net.http.client");
+	sr_category *network = sr_log_category(logger, "network");
+	sr_category *db = sr_log_category(logger, "db");
+	cr_assert_eq(sr_log_category(logger, "net.http"), http, "one handle per name");
 	cr_assert_eq(sr_category_level(http), SR_LOG_INFO);
 
-	cr_assert_eq(sr_log_set_level(log, "net", SR_LOG_DEBUG, &err), SR_OK);
+	cr_assert_eq(sr_log_set_level(logger, "net", SR_LOG_DEBUG, &err), SR_OK);
 	cr_assert_eq(sr_category_level(net), SR_LOG_DEBUG);
 	cr_assert_eq(sr_category_level(http), SR_LOG_DEBUG);
 	cr_assert_eq(sr_category_level(client), SR_LOG_DEBUG);
 	cr_assert_eq(sr_category_level(network), SR_LOG_INFO, "'net' is not a prefix of 'network'");
 	cr_assert_eq(sr_category_level(db), SR_LOG_INFO);
 
-	cr_assert_eq(sr_log_set_level(log, "net.http", SR_LOG_ERROR, &err), SR_OK);
+	cr_assert_eq(sr_log_set_level(logger, "net.http", SR_LOG_ERROR, &err), SR_OK);
 	cr_assert_eq(sr_category_level(net), SR_LOG_DEBUG);
 	cr_assert_eq(sr_category_level(http), SR_LOG_ERROR);
 	cr_assert_eq(sr_category_level(client), SR_LOG_ERROR, "the longest prefix wins");
 	/* A handle made after the rule gets it too. */
-	cr_assert_eq(sr_category_level(sr_log_category(log, "net.http.server")), SR_LOG_ERROR);
-	cr_assert_eq(sr_log_level_for(log, "net.http.x.y"), SR_LOG_ERROR);
-	cr_assert_eq(sr_log_level_for(log, "net.other"), SR_LOG_DEBUG);
+	cr_assert_eq(sr_category_level(sr_log_category(logger, "net.http.server")), SR_LOG_ERROR);
+	cr_assert_eq(sr_log_level_for(logger, "net.http.x.y"), SR_LOG_ERROR);
+	cr_assert_eq(sr_log_level_for(logger, "net.other"), SR_LOG_DEBUG);
 
-	cr_assert_eq(sr_log_set_level(log, "net.http", SR_LOG_INHERIT, &err), SR_OK);
+	cr_assert_eq(sr_log_set_level(logger, "net.http", SR_LOG_INHERIT, &err), SR_OK);
 	cr_assert_eq(sr_category_level(client), SR_LOG_DEBUG, "inherit again after the rule is removed");
-	cr_assert_eq(sr_log_set_level(log, NULL, SR_LOG_WARN, &err), SR_OK);
+	cr_assert_eq(sr_log_set_level(logger, NULL, SR_LOG_WARN, &err), SR_OK);
 	cr_assert_eq(sr_category_level(db), SR_LOG_WARN);
-	cr_assert_eq(sr_category_level(sr_log_root(log)), SR_LOG_WARN);
+	cr_assert_eq(sr_category_level(sr_log_root(logger)), SR_LOG_WARN);
 	cr_assert_eq(sr_category_level(http), SR_LOG_DEBUG);
 
 	SR_DEBUG(http, "debug through net");
 	SR_INFO(db, "not written");
 	SR_WARN(db, "written");
-	cr_assert_eq(tl_flushed_count(log, &cap), 2);
+	cr_assert_eq(tl_flushed_count(logger, &sink), 2);
 
 	/* Errors. */
-	cr_assert_eq(sr_log_set_level(log, "net", 9, &err), SR_EINVAL);
+	cr_assert_eq(sr_log_set_level(logger, "net", 9, &err), SR_EINVAL);
 	cr_assert(strstr(err.message, "level 9") != NULL, "%s", err.message);
-	cr_assert_eq(sr_log_set_level(log, NULL, SR_LOG_INHERIT, &err), SR_EINVAL);
-	cr_assert_eq(sr_log_set_level(log, "a..b", SR_LOG_INFO, &err), SR_EINVAL);
+	cr_assert_eq(sr_log_set_level(logger, NULL, SR_LOG_INHERIT, &err), SR_EINVAL);
+	cr_assert_eq(sr_log_set_level(logger, "a..b", SR_LOG_INFO, &err), SR_EINVAL);
 	cr_assert(strstr(err.message, "'a..b'") != NULL, "%s", err.message);
-	tl_close(&log, &cap);
 }
 
-Test(log, category_names_and_level_names)
+Test(log, category_names_and_level_names, WITH_LOGGER)
 {
-	tl_capture cap;
-	sr_log *log = open_message_logger(&cap);
 	static const char *const bad[] = { "", ".a", "a.", "a..b", "a b", "a=b", "a,b", "tab\t", "\x7f" };
 	sr_error err;
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		cr_assert_null(sr_log_category_get(log, bad[i], &err), "'%s' should be refused", bad[i]);
+		cr_assert_null(sr_log_category_get(logger, bad[i], &err), "'%s' should be refused", bad[i]);
 		cr_assert_eq(err.code, SR_EINVAL);
 		cr_assert(strstr(err.message, "category name") != NULL, "%s", err.message);
-		cr_assert_eq(sr_log_category(log, bad[i]), &sr_category_off);
+		cr_assert_eq(sr_log_category(logger, bad[i]), &sr_category_off);
 	}
 	char longname[300];
 	memset(longname, 'a', sizeof longname - 1);
 	longname[sizeof longname - 1] = '\0';
-	cr_assert_null(sr_log_category_get(log, longname, &err));
+	cr_assert_null(sr_log_category_get(logger, longname, &err));
 	longname[255] = '\0';
-	cr_assert_not_null(sr_log_category_get(log, longname, &err));
+	cr_assert_not_null(sr_log_category_get(logger, longname, &err));
 	cr_assert_null(sr_log_category_get(NULL, "x", &err));
-	cr_assert_not_null(sr_log_category_get(log, "a-b_c/d:e.F9", &err));
+	cr_assert_not_null(sr_log_category_get(logger, "a-b_c/d:e.F9", &err));
 
 	sr_log_level l;
 	cr_assert_eq(sr_log_level_parse("WARN", &l, &err), SR_OK);
@@ -173,7 +186,6 @@ Test(log, category_names_and_level_names)
 	sr_log_mode m;
 	cr_assert_eq(sr_log_mode_parse("queue", &m, &err), SR_OK);
 	cr_assert_eq(m, SR_LOG_MODE_QUEUE);
-	tl_close(&log, &cap);
 }
 
 Test(log, sink_levels_raise_the_effective_level)
@@ -322,14 +334,12 @@ Test(log, ring_path_matches_snprintf)
 	tl_close(&log, &cap);
 }
 
-Test(log, strings_are_snapshotted_at_the_call)
+Test(log, strings_are_snapshotted_at_the_call, WITH_LOGGER)
 {
-	tl_capture cap;
-	sr_log *log = open_message_logger(&cap);
-	sr_category *c = sr_log_category(log, "s");
-	tl_capture_pause(&cap);
+	sr_category *c = sr_log_category(logger, "s");
+	tl_capture_pause(&sink);
 	SR_INFO(c, "first");
-	tl_capture_wait_stuck(&cap);       /* the consumer waits in the sink: later records wait in the ring */
+	tl_capture_wait_stuck(&sink);       /* the consumer waits in the sink: later records wait in the ring */
 	char buf[64];
 	strcpy(buf, "original value");
 	SR_INFO(c, "buf=%s n=%d", buf, 1);
@@ -337,11 +347,10 @@ Test(log, strings_are_snapshotted_at_the_call)
 	char *heap = strdup("heap string");
 	SR_INFO(c, "heap=%s", heap);
 	free(heap);                     /* freed before the consumer formats: ASan would catch a read */
-	tl_capture_resume(&cap);
-	cr_assert_eq(tl_flushed_count(log, &cap), 3);
-	cr_assert_str_eq(cap.lines[1], "buf=original value n=1");
-	cr_assert_str_eq(cap.lines[2], "heap=heap string");
-	tl_close(&log, &cap);
+	tl_capture_resume(&sink);
+	cr_assert_eq(tl_flushed_count(logger, &sink), 3);
+	cr_assert_str_eq(sink.lines[1], "buf=original value n=1");
+	cr_assert_str_eq(sink.lines[2], "heap=heap string");
 }
 
 Test(log, multi_slot_records_across_the_physical_end)
@@ -381,35 +390,29 @@ Test(log, multi_slot_records_across_the_physical_end)
 	tl_close(&log, &cap);
 }
 
-Test(log, refused_format_is_an_error_line)
+Test(log, refused_format_is_an_error_line, WITH_LOGGER)
 {
-	tl_capture cap;
-	sr_log *log = open_message_logger(&cap);
-	sr_category *c = sr_log_category(log, "f");
+	sr_category *c = sr_log_category(logger, "f");
 	int n = 0;
 	SR_ERROR(c, "count%n", &n);
 	SR_INFO(c, "after");
-	sr_log_flush(log);
+	sr_log_flush(logger);
 	cr_assert_eq(n, 0, "%%n never writes");
-	cr_assert_eq(tl_capture_count(&cap), 2);
-	cr_assert(strstr(cap.lines[0], "format error: conversion '%n' is refused") != NULL, "%s", cap.lines[0]);
-	cr_assert(strstr(cap.lines[0], "\"count%n\"") != NULL, "%s", cap.lines[0]);
-	cr_assert_eq(cap.levels[0], SR_LOG_ERROR);
-	cr_assert_eq(tl_stats(log).format_errors, 1);
-	tl_close(&log, &cap);
+	cr_assert_eq(tl_capture_count(&sink), 2);
+	cr_assert(strstr(sink.lines[0], "format error: conversion '%n' is refused") != NULL, "%s", sink.lines[0]);
+	cr_assert(strstr(sink.lines[0], "\"count%n\"") != NULL, "%s", sink.lines[0]);
+	cr_assert_eq(sink.levels[0], SR_LOG_ERROR);
+	cr_assert_eq(tl_stats(logger).format_errors, 1);
 }
 
-Test(log, errno_is_preserved_and_captured_for_m)
+Test(log, errno_is_preserved_and_captured_for_m, WITH_LOGGER)
 {
-	tl_capture cap;
-	sr_log *log = open_message_logger(&cap);
-	sr_category *c = sr_log_category(log, "e");
+	sr_category *c = sr_log_category(logger, "e");
 	errno = EACCES;
 	SR_ERROR(c, "open: %s", strerror(errno));
 	cr_assert_eq(errno, EACCES, "logging does not change errno");
-	cr_assert_eq(tl_flushed_count(log, &cap), 1);
-	cr_assert_str_eq(cap.lines[0], "open: Permission denied");
-	tl_close(&log, &cap);
+	cr_assert_eq(tl_flushed_count(logger, &sink), 1);
+	cr_assert_str_eq(sink.lines[0], "open: Permission denied");
 }
 
 Test(log, line_limit_cuts_huge_output)
@@ -1010,26 +1013,23 @@ Test(log, modes_produce_the_same_text)
 		tl_capture_free(&cap[m]);
 }
 
-Test(log, shutdown_then_log_is_a_no_op)
+Test(log, shutdown_then_log_is_a_no_op, WITH_LOGGER)
 {
-	tl_capture cap;
-	sr_log *log = open_message_logger(&cap);
-	sr_category *c = sr_log_category(log, "late");
+	sr_category *c = sr_log_category(logger, "late");
 	SR_INFO(c, "before");
-	cr_assert_eq(sr_log_shutdown(log), SR_OK);
-	cr_assert_eq(sr_log_shutdown(log), SR_OK, "idempotent");
+	cr_assert_eq(sr_log_shutdown(logger), SR_OK);
+	cr_assert_eq(sr_log_shutdown(logger), SR_OK, "idempotent");
 	evaluations = 0;
 	SR_FATAL(c, "after %d", side_effect());
 	cr_assert_eq(evaluations, 0, "every category is off after shutdown");
-	cr_assert_eq(sr_log_flush(log), SR_ESTATE);
+	cr_assert_eq(sr_log_flush(logger), SR_ESTATE);
 	sr_error err;
-	cr_assert_null(sr_log_category_get(log, "new", &err));
+	cr_assert_null(sr_log_category_get(logger, "new", &err));
 	cr_assert_eq(err.code, SR_ESTATE);
-	cr_assert_eq(tl_capture_count(&cap), 1);
-	cr_assert_eq(cap.closes, 1);
-	sr_log_close(&log);
+	cr_assert_eq(tl_capture_count(&sink), 1);
+	cr_assert_eq(sink.closes, 1);
+	sr_log_close(&logger);
 	cr_assert_eq(sr_log_close(NULL), SR_OK);
-	tl_capture_free(&cap);
 }
 
 /*
@@ -1075,17 +1075,15 @@ Test(log, close_at_exit_writes_everything)
 	unlink(path);
 }
 
-Test(log, stats_and_default_logger)
+Test(log, stats_and_default_logger, WITH_LOGGER)
 {
-	tl_capture cap;
-	sr_log *log = open_message_logger(&cap);
 	cr_assert_null(sr_log_default());
-	sr_log_set_default(log);
-	cr_assert_eq(sr_log_default(), log);
+	sr_log_set_default(logger);
+	cr_assert_eq(sr_log_default(), logger);
 	for (int i = 0; i < 10; i++)
-		SR_INFO(sr_log_root(log), "%d", i);
-	sr_log_flush(log);
-	sr_log_counters st = tl_stats(log);
+		SR_INFO(sr_log_root(logger), "%d", i);
+	sr_log_flush(logger);
+	sr_log_counters st = tl_stats(logger);
 	cr_assert_eq(st.accepted, 10);
 	cr_assert_eq(st.written, 10);
 	cr_assert_eq(st.capacity, 64);
@@ -1093,11 +1091,10 @@ Test(log, stats_and_default_logger)
 	cr_assert_eq(st.sink_count, 1);
 	cr_assert_eq(st.sinks[0].messages, 10);
 	cr_assert_eq(st.sinks[0].writes, 10, "a callback counts one write per line");
-	cr_assert_geq(cap.flushes, 1, "flush callbacks run at the end of batches");
+	cr_assert_geq(sink.flushes, 1, "flush callbacks run at the end of batches");
 	cr_assert_eq(sr_log_stats(NULL, &st), SR_EINVAL);
-	sr_log_close(&log);
+	sr_log_close(&logger);
 	cr_assert_null(sr_log_default(), "closing the default logger clears it");
-	tl_capture_free(&cap);
 }
 
 Test(log, fd_sink_enlarges_its_pipe)
@@ -1153,41 +1150,38 @@ Test(log, fd_sink_batches_writes)
 /* ---------------------------------------------------------------------------------------- */
 /* Configuration errors                                                                     */
 
-typedef void (*mutate_fn)(sr_log_config *c, sr_sink_config *s);
-
-#define MUTATION(name, body) static void name(sr_log_config *c, sr_sink_config *s) { (void)c; (void)s; body; }
-MUTATION(bad_mode, c->mode = (sr_log_mode)7)
-MUTATION(bad_slots, c->ring_slots = 1000)
-MUTATION(bad_slots_small, c->ring_slots = 1)
-MUTATION(bad_slot_size, c->slot_size = 96)
-MUTATION(bad_slot_size_small, c->slot_size = 32)
-MUTATION(bad_wait, c->wait_strategy = "snooze")
-MUTATION(bad_wait_param, c->wait_strategy = "timeout:timeout=0")
-MUTATION(bad_policy, c->full_policy = (sr_log_full_policy)9)
-MUTATION(bad_discard, c->discard_level = SR_LOG_OFF)
-MUTATION(bad_level, c->level = (sr_log_level)-3)
-MUTATION(bad_max_message, c->max_message_bytes = 100)
-MUTATION(bad_max_message_ring, { c->ring_slots = 8; c->slot_size = 64; c->max_message_bytes = 1024; })
-MUTATION(bad_max_line, c->max_line_bytes = 10)
-MUTATION(bad_layout, c->layout = (sr_log_layout)5)
-MUTATION(bad_sink_count, c->sink_count = 17)
-MUTATION(bad_sinks_null, c->sinks = NULL)
-MUTATION(bad_sink_kind, s->kind = (sr_sink_kind)8)
-MUTATION(bad_sink_level, s->level = (sr_log_level)12)
-MUTATION(bad_sink_path, s->path = NULL)
-MUTATION(bad_sink_path_empty, s->path = "")
-MUTATION(bad_sink_mode, s->file_mode = 010000)
-MUTATION(bad_sink_buffer, s->buffer_bytes = 10)
-MUTATION(bad_sink_timeout, s->write_timeout_ms = -1)
-MUTATION(bad_sink_fd, { s->kind = SR_SINK_FD; s->fd = 12345; })
-MUTATION(bad_sink_callback, { s->kind = SR_SINK_CALLBACK; s->write = NULL; })
-MUTATION(bad_thread_name, c->thread_name = "a-name-that-is-too-long")
-MUTATION(bad_file_dir, s->path = "/nonexistent-dir/seqring/x.log")
+TL_MUTATION(bad_mode, c->mode = (sr_log_mode)7)
+TL_MUTATION(bad_slots, c->ring_slots = 1000)
+TL_MUTATION(bad_slots_small, c->ring_slots = 1)
+TL_MUTATION(bad_slot_size, c->slot_size = 96)
+TL_MUTATION(bad_slot_size_small, c->slot_size = 32)
+TL_MUTATION(bad_wait, c->wait_strategy = "snooze")
+TL_MUTATION(bad_wait_param, c->wait_strategy = "timeout:timeout=0")
+TL_MUTATION(bad_policy, c->full_policy = (sr_log_full_policy)9)
+TL_MUTATION(bad_discard, c->discard_level = SR_LOG_OFF)
+TL_MUTATION(bad_level, c->level = (sr_log_level)-3)
+TL_MUTATION(bad_max_message, c->max_message_bytes = 100)
+TL_MUTATION(bad_max_message_ring, { c->ring_slots = 8; c->slot_size = 64; c->max_message_bytes = 1024; })
+TL_MUTATION(bad_max_line, c->max_line_bytes = 10)
+TL_MUTATION(bad_layout, c->layout = (sr_log_layout)5)
+TL_MUTATION(bad_sink_count, c->sink_count = 17)
+TL_MUTATION(bad_sinks_null, c->sinks = NULL)
+TL_MUTATION(bad_sink_kind, s->kind = (sr_sink_kind)8)
+TL_MUTATION(bad_sink_level, s->level = (sr_log_level)12)
+TL_MUTATION(bad_sink_path, s->path = NULL)
+TL_MUTATION(bad_sink_path_empty, s->path = "")
+TL_MUTATION(bad_sink_mode, s->file_mode = 010000)
+TL_MUTATION(bad_sink_buffer, s->buffer_bytes = 10)
+TL_MUTATION(bad_sink_timeout, s->write_timeout_ms = -1)
+TL_MUTATION(bad_sink_fd, { s->kind = SR_SINK_FD; s->fd = 12345; })
+TL_MUTATION(bad_sink_callback, { s->kind = SR_SINK_CALLBACK; s->write = NULL; })
+TL_MUTATION(bad_thread_name, c->thread_name = "a-name-that-is-too-long")
+TL_MUTATION(bad_file_dir, s->path = "/nonexistent-dir/seqring/x.log")
 
 Test(log, every_bad_configuration_value_is_an_error)
 {
 	static const struct {
-		mutate_fn fn;
+		tl_mutation *fn;
 		int code;
 		const char *names;
 	} cases[] = {
@@ -1222,17 +1216,10 @@ Test(log, every_bad_configuration_value_is_an_error)
 	char path[64];
 	tl_temp_path(path, sizeof path, "log");
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		sr_sink_config s = sr_sink_file(path);
 		sr_log_config c;
-		tl_config_sink(&c, &s);
-		c.ring_slots = 64;
-		cases[i].fn(&c, &s);
-		sr_error err;
-		sr_error_clear(&err);
-		sr_log *log = sr_log_open(&c, &err);
-		cr_expect_null(log, "case %zu should fail", i);
-		if (log != NULL)
-			sr_log_close(&log);
+		sr_sink_config s;
+		tl_mutated_config(&c, &s, path, cases[i].fn);
+		sr_error err = tl_open_refused(&c, "case %zu", i);
 		cr_expect_eq(err.code, cases[i].code, "case %zu: code %d (%s)", i, err.code, err.message);
 		cr_expect(strstr(err.message, cases[i].names) != NULL, "case %zu: \"%s\" should contain \"%s\"",
 		    i, err.message, cases[i].names);

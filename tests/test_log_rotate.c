@@ -55,6 +55,14 @@ remove_files(files *f)
 	}
 }
 
+/* A fresh base path for f (tag names it), no file there yet. */
+static void
+new_files(files *f, const char *tag)
+{
+	memset(f, 0, sizeof *f);
+	tl_temp_path(f->base, sizeof f->base, tag);
+}
+
 static sr_log *
 open_rotating(const char *path, uint64_t max, int keep, sr_log_mode mode, int64_t slots)
 {
@@ -120,7 +128,8 @@ check_lines(files *f, int threads, const long *first, long *next, uint64_t max)
 	return check_lines_seen(f, threads, first, next, max, NULL);
 }
 
-static char padding[64];
+/* Up to 39 characters of it pad line n to n % 40 of them: lines of every length up to the rotation. */
+static const char padding[] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
 
 static void
 write_lines(sr_log *log, int t, long from, long to)
@@ -132,9 +141,8 @@ write_lines(sr_log *log, int t, long from, long to)
 
 Test(log_rotate, every_line_exactly_once_across_many_rotations, .timeout = 30)
 {
-	memset(padding, 'x', sizeof padding - 1);
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rot");
+	files f;
+	new_files(&f, "rot");
 	sr_log *log = open_rotating(f.base, 4096, 1000, SR_LOG_MODE_RING, 1024);
 	write_lines(log, 0, 0, 20000);
 	sr_log_flush(log);
@@ -153,9 +161,8 @@ Test(log_rotate, every_line_exactly_once_across_many_rotations, .timeout = 30)
 
 Test(log_rotate, only_keep_files_are_kept_and_they_are_the_newest, .timeout = 30)
 {
-	memset(padding, 'x', sizeof padding - 1);
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rotk");
+	files f;
+	new_files(&f, "rotk");
 	sr_log *log = open_rotating(f.base, 4096, 3, SR_LOG_MODE_RING, 1024);
 	write_lines(log, 0, 0, 5000);
 	sr_log_close(&log);
@@ -190,9 +197,8 @@ writer_main(void *arg)
 static void
 threads_mode(sr_log_mode mode, sr_log_full_policy policy)
 {
-	memset(padding, 'y', sizeof padding - 1);
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rott");
+	files f;
+	new_files(&f, "rott");
 	sr_sink_config s = sr_sink_rotating(f.base, 8192, 1000);
 	sr_log_config c;
 	/* A small ring: policy sync writes from the callers. */
@@ -239,8 +245,8 @@ Test(log_rotate, threads_sync, .timeout = 30) { threads_mode(SR_LOG_MODE_SYNC, S
 
 Test(log_rotate, long_lines_existing_files_and_keep_zero)
 {
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rotl");
+	files f;
+	new_files(&f, "rotl");
 	/* An existing file over the limit is rotated before the first write. */
 	FILE *old = fopen(f.base, "w");
 	cr_assert_not_null(old);
@@ -265,9 +271,8 @@ Test(log_rotate, long_lines_existing_files_and_keep_zero)
 	cr_expect_str_eq(f.text[0], "last\n");
 	remove_files(&f);
 	/* keep 0: the old file is deleted. */
-	tl_temp_path(f.base, sizeof f.base, "rot0");
+	new_files(&f, "rot0");
 	log = open_rotating(f.base, 4096, 0, SR_LOG_MODE_RING, 1024);
-	memset(padding, 'z', sizeof padding - 1);
 	write_lines(log, 0, 0, 1000);
 	sr_log_close(&log);
 	read_files(&f);
@@ -282,8 +287,8 @@ Test(log_rotate, long_lines_existing_files_and_keep_zero)
 
 Test(log_rotate, daily_rotation_of_a_file_from_yesterday)
 {
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rotd");
+	files f;
+	new_files(&f, "rotd");
 	FILE *old = fopen(f.base, "w");
 	cr_assert_not_null(old);
 	fputs("yesterday\n", old);

@@ -39,6 +39,15 @@ tl_config_sink(sr_log_config *c, sr_sink_config *sink)
 }
 
 void
+tl_mutated_config(sr_log_config *c, sr_sink_config *sink, const char *path, tl_mutation *mutate)
+{
+	*sink = sr_sink_file(path);
+	tl_config_sink(c, sink);
+	c->ring_slots = 64;
+	mutate(c, sink);
+}
+
+void
 tl_configure(sr_log_config *c, sr_sink_config *sink, tl_settings settings)
 {
 	tl_config_sink(c, sink);

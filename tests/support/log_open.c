@@ -1,7 +1,10 @@
 /*
  * log_open.c: opening a logger for a test, and reading its statistics and
- * description, each failing the test when the logger refuses.
+ * description, each failing the test when the logger refuses; and a config
+ * that the logger must refuse.
  */
+#include <stdarg.h>
+
 #include "test_log_support.h"
 
 void
@@ -12,6 +15,21 @@ tl_config(sr_log_config *c, sr_sink_config *sink, tl_capture *cap)
 	c->ring_slots = 1024;
 	c->ignore_environment = true;
 	c->wait_strategy = "timeout:timeout=5ms";
+}
+
+sr_log_config *
+tl_setup_begin(tl_setup *t)
+{
+	tl_clear_env();
+	tl_capture_init(&t->cap);
+	tl_config(&t->config, &t->sink, &t->cap);
+	return &t->config;
+}
+
+void
+tl_setup_end(tl_setup *t)
+{
+	tl_capture_free(&t->cap);
 }
 
 sr_log *
@@ -35,6 +53,22 @@ tl_close(sr_log **logp, tl_capture *cap)
 {
 	sr_log_close(logp);
 	tl_capture_free(cap);
+}
+
+sr_error
+tl_open_refused(const sr_log_config *c, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	sr_error err = { .code = 12345, .message = "untouched" };
+	sr_log *log = sr_log_open(c, &err);
+	cr_expect_null(log, "%s should be refused", what);
+	if (log != NULL)
+		sr_log_close(&log);
+	return err;
 }
 
 sr_log_counters

@@ -36,6 +36,16 @@ typedef struct tl_settings {
 /* tl_config_sink, then every non-zero setting. */
 void tl_configure(sr_log_config *c, sr_sink_config *sink, tl_settings settings);
 
+/*
+ * Tables of bad configurations: each case is a change to a valid config, a
+ * TL_MUTATION, applied by tl_mutated_config to a config of 64 slots and one
+ * file sink on path.
+ */
+typedef void tl_mutation(sr_log_config *c, sr_sink_config *s);
+#define TL_MUTATION(name, body) \
+	static void name(sr_log_config *c, sr_sink_config *s) { (void)c; (void)s; body; }
+void tl_mutated_config(sr_log_config *c, sr_sink_config *sink, const char *path, tl_mutation *mutate);
+
 /* The whole file (NUL-terminated, malloc'd), or NULL when it does not exist. */
 char *tl_read_file(const char *path, size_t *len);
 

@@ -66,6 +66,21 @@ void tl_capture_resume(tl_capture *c);
 /* A config for tests: the environment ignored, one capture sink (write only), 1,024 slots. */
 void tl_config(sr_log_config *c, sr_sink_config *sink, tl_capture *cap);
 
+/*
+ * What most logger tests begin with: the environment cleared, a capture,
+ * and a config made by tl_config with `sink` as its one sink.  The test
+ * changes the config (tl_setup_begin returns it), opens it with tl_open and
+ * ends with tl_setup_end, which frees the capture.
+ */
+typedef struct tl_setup {
+	tl_capture cap;
+	sr_sink_config sink;
+	sr_log_config config;
+} tl_setup;
+
+sr_log_config *tl_setup_begin(tl_setup *t);
+void tl_setup_end(tl_setup *t);
+
 /* sr_log_open(c), or the test fails with the logger's message. */
 sr_log *tl_open(const sr_log_config *c);
 
@@ -74,6 +89,14 @@ size_t tl_flushed_count(sr_log *log, tl_capture *cap);
 
 /* Closes *logp, then frees the capture it wrote into. */
 void tl_close(sr_log **logp, tl_capture *cap);
+
+/*
+ * Opens c, which must be refused: a logger that opens anyway fails the test
+ * (an expectation: it is closed and the test goes on; fmt names the case).
+ * The error, which the open must fill in: it starts as code 12345,
+ * "untouched".
+ */
+__attribute__((format(printf, 2, 3))) sr_error tl_open_refused(const sr_log_config *c, const char *fmt, ...);
 
 /* sr_log_stats, or the test fails. */
 sr_log_counters tl_stats(sr_log *log);
