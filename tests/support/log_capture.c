@@ -54,22 +54,27 @@ tl_capture_write(void *ctx, sr_log_level level, const char *line, size_t len)
 	return 0;
 }
 
+/* One more call of a callback, counted in *counter under the capture's lock. */
+static void
+count_call(tl_capture *c, int *counter)
+{
+	pthread_mutex_lock(&c->lock);
+	(*counter)++;
+	pthread_mutex_unlock(&c->lock);
+}
+
 void
 tl_capture_flush(void *ctx)
 {
 	tl_capture *c = ctx;
-	pthread_mutex_lock(&c->lock);
-	c->flushes++;
-	pthread_mutex_unlock(&c->lock);
+	count_call(c, &c->flushes);
 }
 
 void
 tl_capture_close(void *ctx)
 {
 	tl_capture *c = ctx;
-	pthread_mutex_lock(&c->lock);
-	c->closes++;
-	pthread_mutex_unlock(&c->lock);
+	count_call(c, &c->closes);
 }
 
 sr_sink_config
@@ -90,28 +95,29 @@ tl_capture_count(tl_capture *c)
 	return n;
 }
 
-size_t
-tl_capture_grep(tl_capture *c, const char *needle)
+/* The lines in c that contain needle, or (exact) that are needle. */
+static size_t
+count_matching(tl_capture *c, const char *needle, bool exact)
 {
 	size_t n = 0;
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->count; i++)
-		if (strstr(c->lines[i], needle) != NULL)
+		if (exact ? strcmp(c->lines[i], needle) == 0 : strstr(c->lines[i], needle) != NULL)
 			n++;
 	pthread_mutex_unlock(&c->lock);
 	return n;
 }
 
 size_t
+tl_capture_grep(tl_capture *c, const char *needle)
+{
+	return count_matching(c, needle, false);
+}
+
+size_t
 tl_capture_exact(tl_capture *c, const char *line)
 {
-	size_t n = 0;
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->count; i++)
-		if (strcmp(c->lines[i], line) == 0)
-			n++;
-	pthread_mutex_unlock(&c->lock);
-	return n;
+	return count_matching(c, line, true);
 }
 
 void

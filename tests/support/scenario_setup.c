@@ -1,9 +1,14 @@
 /*
  * scenario_setup.c: building what the scenarios run on (a ring, its
- * sequencer, processors) and waiting for their consumers, with every failure
- * recorded in the scenario's checker.
+ * sequencer, processors, producer threads) and waiting for their consumers,
+ * with every failure recorded in the scenario's checker.
  */
 #include "scenario_internal.h"
+
+const char *const sc_strategies[SC_STRATEGY_COUNT] = {
+	"busyspin", "yield", "sleep", "block", "liteblock", "timeout", "phased",
+	"phased:fallback=block", "phased:fallback=timeout", "phased:fallback=sleep",
+};
 
 bool
 sc_parse_wait(sc_check *c, const char *spec, sr_wait_config *config)
@@ -47,16 +52,39 @@ sc_processor(sc_check *c, sr_ring *ring, sr_sequencer *s, const sr_sequence *con
 	return p;
 }
 
+uint64_t
+sc_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * UINT64_C(2685821657736338717);
+}
+
+void
+sc_threads_start(sc_thread *t, int n, void *(*fn)(void *), void *ctx)
+{
+	for (int i = 0; i < n; i++) {
+		t[i].ctx = ctx;
+		t[i].id = i;
+		pthread_create(&t[i].thread, NULL, fn, &t[i]);
+	}
+}
+
+void
+sc_threads_join(sc_thread *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i].thread, NULL);
+}
+
 void
 sc_producers_init(sc_producers *p, sc_check *check, const sc_line *line, int64_t first,
     int64_t count, sc_fill_fn *fill, void *ctx)
 {
-	p->check = check;
-	p->line = line;
-	p->first = first;
-	p->count = count;
-	p->fill = fill;
-	p->ctx = ctx;
+	*p = (sc_producers){ .check = check, .line = line, .first = first, .count = count, .fill = fill, .ctx = ctx };
 	atomic_init(&p->done, 0);
 }
 

@@ -1,6 +1,7 @@
 /*
- * scenario_verdict.c: how a scenario records its first failure, and how the
- * plain stress programs report results and count their own checks.
+ * scenario_verdict.c: how a scenario records its first failure and retries
+ * a run that was only slow, and how the plain stress programs report
+ * results and count their own checks.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -8,11 +9,6 @@
 #include <unistd.h>
 
 #include "scenario_internal.h"
-
-const char *const sc_strategies[SC_STRATEGY_COUNT] = {
-	"busyspin", "yield", "sleep", "block", "liteblock", "timeout", "phased",
-	"phased:fallback=block", "phased:fallback=timeout", "phased:fallback=sleep",
-};
 
 int64_t
 sc_begin(sc_check *c)
@@ -71,34 +67,6 @@ sc_best_of(sc_result (*run)(const char *spec, int variant), const char *spec, in
 			best = r;
 	}
 	return best;
-}
-
-void
-sc_threads_start(sc_thread *t, int n, void *(*fn)(void *), void *ctx)
-{
-	for (int i = 0; i < n; i++) {
-		t[i].ctx = ctx;
-		t[i].id = i;
-		pthread_create(&t[i].thread, NULL, fn, &t[i]);
-	}
-}
-
-void
-sc_threads_join(sc_thread *t, int n)
-{
-	for (int i = 0; i < n; i++)
-		pthread_join(t[i].thread, NULL);
-}
-
-uint64_t
-sc_rand(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * UINT64_C(2685821657736338717);
 }
 
 void
