@@ -10,6 +10,9 @@
 
 #include "sr_log.h"
 
+/* ---------------------------------------------------------------------------------------- */
+/* A test's configuration (log_config.c)                                                    */
+
 /* Removes every SEQRING_LOG* variable, so a developer's shell cannot change a test. */
 void tl_clear_env(void);
 
@@ -45,6 +48,9 @@ typedef void tl_mutation(sr_log_config *c, sr_sink_config *s);
 #define TL_MUTATION(name, body) \
 	static void name(sr_log_config *c, sr_sink_config *s) { (void)c; (void)s; body; }
 void tl_mutated_config(sr_log_config *c, sr_sink_config *sink, const char *path, tl_mutation *mutate);
+
+/* ---------------------------------------------------------------------------------------- */
+/* What a logger wrote (log_text.c)                                                         */
 
 /* The whole file (NUL-terminated, malloc'd), or NULL when it does not exist. */
 char *tl_read_file(const char *path, size_t *len);
