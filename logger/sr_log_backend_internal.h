@@ -11,8 +11,10 @@
  *   sync   a baseline: callers format and write under one mutex
  *          (sr_log_backend_sync.c).
  *
- * The frontend (sr_log_frontend.c) builds the record header and calls
- * `emit`; the lifecycle (sr_log.c) calls the rest.  Each backend keeps its
+ * The frontend (sr_log_frontend.c) writes a record into the room try_claim
+ * gives and commits it, or, when there is none (a full ring, a baseline
+ * backend, a record to cut), builds it and calls `emit`; the lifecycle
+ * (sr_log.c) calls the rest.  Each backend keeps its
  * state in log->state, a struct its own file defines.
  */
 #ifndef SR_LOG_BACKEND_INTERNAL_H
@@ -21,11 +23,27 @@
 #include "sr_log_internal.h"
 #include "sr_wait.h"
 
+/* A claim of room for one record in a ring, made by try_claim, published by commit. */
+typedef struct sr_log_claim {
+	sr_ring_writer w;         /* positioned at the record's first byte */
+	void *ring;               /* the backend's: which ring (and sequencer) the claim is in */
+	int64_t first, last;      /* the claimed sequences */
+} sr_log_claim;
+
 struct sr_log_backend {
 	/* Creates the state and starts the consumer, if any; on error the state may stay for destroy. */
 	int (*start)(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_error *err);
 	/* The hot path: take one record (h, then g's arguments; g is NULL for a header-only record). */
 	void (*emit)(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g);
+	/*
+	 * The caller's fast path: claim room for a record of `size` bytes on the calling
+	 * thread's ring without waiting; true with *c ready to write, false when there is no
+	 * room now or the backend takes records only through emit (the caller then builds the
+	 * record and calls emit, which applies the full-queue policy).  NULL: always emit.
+	 */
+	bool (*try_claim)(sr_log *log, size_t size, sr_log_claim *c);
+	/* Publishes what try_claim claimed, once the caller wrote the record through c->w. */
+	void (*commit)(sr_log *log, const sr_log_claim *c);
 	/* sr_log_flush: every record taken before the call is in the sinks.  SR_OK or SR_ESTATE. */
 	int (*flush)(sr_log *log);
 	/* sr_log_dump_backtrace (NULL: the backend keeps no backtrace). */
