@@ -41,7 +41,7 @@ register_at_exit(void)
 }
 
 static const sr_log_backend *
-backend_for(sr_log_mode mode)
+backend_for(sr_log_mode mode, sr_log_producer producer)
 {
 	switch (mode) {
 	case SR_LOG_MODE_QUEUE:
@@ -49,7 +49,7 @@ backend_for(sr_log_mode mode)
 	case SR_LOG_MODE_SYNC:
 		return &sr_log__sync_backend;
 	default:
-		return &sr_log__ring_backend;
+		return producer == SR_LOG_PRODUCER_PER_THREAD ? &sr_log__threads_backend : &sr_log__ring_backend;
 	}
 }
 
@@ -109,12 +109,16 @@ set_options(sr_log *log, const sr_log_config *c, sr_error *err)
 {
 	sr_log_options *o = &log->opt;
 	o->mode = c->mode;
+	o->producer = c->producer;
 	o->policy = c->full_policy;
 	o->discard_level = c->discard_level;
 	o->layout = c->layout;
 	o->max_record = c->max_message_bytes;
 	o->max_line = c->max_line_bytes;
-	o->capacity = c->ring_slots;
+	o->ring_slots = c->ring_slots;
+	o->thread_ring_slots = c->thread_ring_slots;
+	/* Each thread's ring with producer per_thread (validation kept it to mode ring). */
+	o->capacity = c->producer == SR_LOG_PRODUCER_PER_THREAD ? c->thread_ring_slots : c->ring_slots;
 	o->close_at_exit = c->close_at_exit;
 	o->describe = c->describe;
 	o->slot_size = c->slot_size;
@@ -188,7 +192,7 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		goto out;
 	}
 	pthread_mutex_init(&log->life_lock, NULL);
-	log->backend = backend_for(r->cfg.mode);
+	log->backend = backend_for(r->cfg.mode, r->cfg.producer);
 	if (open_parts(log, r, err) != SR_OK || log->backend->start(log, &r->cfg, &wait, err) != SR_OK) {
 		/*
 		 * Undo only what this call made: a consumer it started, files it

@@ -5,6 +5,10 @@
  *   ring   the Disruptor path: callers copy records into a ring, one
  *          consumer thread (a batch processor) formats and writes them
  *          (sr_log_backend_ring.c);
+ *   per-thread rings (mode ring, producer per_thread): each calling thread
+ *          copies records into a single-producer ring of its own, one
+ *          consumer thread merges the rings in timestamp order
+ *          (sr_log_backend_threads.c, sr_log_threads_consumer.c);
  *   queue  a baseline: callers format, then enqueue the line in a bounded
  *          mutex + condition-variable queue drained by one thread
  *          (sr_log_backend_queue.c);
@@ -55,6 +59,7 @@ struct sr_log_backend {
 };
 
 extern const sr_log_backend sr_log__ring_backend;
+extern const sr_log_backend sr_log__threads_backend;
 extern const sr_log_backend sr_log__queue_backend;
 extern const sr_log_backend sr_log__sync_backend;
 

@@ -26,11 +26,13 @@
 /* ---------------------------------------------------------------------------------------- */
 /* Callers                                                                                  */
 
-enum { FULL_CLAIMED, FULL_DROPPED, FULL_BY_CALLER };
-
-/* The ring had no room for k slots: apply the policy.  Out of line on purpose. */
-__attribute__((noinline)) static int
-when_full(sr_log *log, sr_log_ring *r, int level, int64_t k, int64_t *first)
+/*
+ * The ring had no room for k slots: apply the policy.  Out of line on
+ * purpose.  The per-thread rings (sr_log_backend_threads.c) call it too,
+ * with the calling thread's own sequencer.
+ */
+__attribute__((noinline)) int
+sr_log__when_full(sr_log *log, sr_sequencer *seq, int level, int64_t k, int64_t *first)
 {
 	/* A consumer (or a sink's write) that waited for the consumer would wait forever. */
 	if (sr_log__must_not_wait())
@@ -39,7 +41,7 @@ when_full(sr_log *log, sr_log_ring *r, int level, int64_t k, int64_t *first)
 	case SR_LOG_FULL_DROP:
 		goto drop;
 	case SR_LOG_FULL_SYNC:
-		return FULL_BY_CALLER;
+		return SR_LOG_FULL_BY_CALLER;
 	case SR_LOG_FULL_DISCARD:
 		if (level <= log->opt.discard_level)
 			goto drop;
@@ -47,21 +49,37 @@ when_full(sr_log *log, sr_log_ring *r, int level, int64_t k, int64_t *first)
 	default:
 		break;
 	}
-	/*
-	 * Block: the sequencer's full-ring wait (backoff, synchronized enqueue),
-	 * in slices, so that a caller stranded by a shutdown gives up.
-	 */
-	for (;;) {
-		int rc = sr_sequencer_claim_until(r->seq, k, sr_monotonic_ns() + BLOCK_SLICE_NS, first);
-		if (rc == SR_OK)
-			return FULL_CLAIMED;
-		/* pairs with the store-release in sr_log_shutdown */
-		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->shut))
-			goto drop;
-	}
+	/* Block: the sequencer's full-ring wait (backoff, synchronized enqueue). */
+	if (sr_log__claim_while_open(log, seq, k, first) == SR_OK)
+		return SR_LOG_FULL_CLAIMED;
 drop:
 	sr_log__count_drop(log, level);
-	return FULL_DROPPED;
+	return SR_LOG_FULL_DROPPED;
+}
+
+int
+sr_log__claim_while_open(sr_log *log, sr_sequencer *seq, int64_t k, int64_t *first)
+{
+	/* In slices, so that a caller stranded by a shutdown gives up. */
+	for (;;) {
+		int rc = sr_sequencer_claim_until(seq, k, sr_monotonic_ns() + BLOCK_SLICE_NS, first);
+		if (rc == SR_OK)
+			return SR_OK;
+		/* pairs with the store-release in sr_log_shutdown */
+		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->shut))
+			return SR_ESTATE;
+	}
+}
+
+void
+sr_log__write_full_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
+{
+	/* A message let in for the backtrace only is not the caller's to write. */
+	if (sr_log__bt_only(log, h)) {
+		sr_log__count_drop(log, h->level);
+		return;
+	}
+	sr_log__write_by_caller(log, h, g, false);
 }
 
 static void
@@ -71,16 +89,11 @@ ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 	int64_t k = sr_ring_slots_for(r->ring, h->size);
 	int64_t first;
 	if (__builtin_expect(sr_sequencer_try_claim_n(r->seq, k, &first) != SR_OK, 0)) {
-		int full = when_full(log, r, h->level, k, &first);
-		if (full == FULL_DROPPED)
+		int full = sr_log__when_full(log, r->seq, h->level, k, &first);
+		if (full == SR_LOG_FULL_DROPPED)
 			return;
-		if (full == FULL_BY_CALLER) {
-			/* A message let in for the backtrace only is not the caller's to write. */
-			if (sr_log__bt_only(log, h)) {
-				sr_log__count_drop(log, h->level);
-				return;
-			}
-			sr_log__write_by_caller(log, h, g, false);
+		if (full == SR_LOG_FULL_BY_CALLER) {
+			sr_log__write_full_by_caller(log, h, g);
 			return;
 		}
 	}
@@ -120,14 +133,8 @@ ring_notice(sr_log *log, int kind)
 {
 	sr_log_ring *r = log->state;
 	int64_t s;
-	for (;;) {
-		int rc = sr_sequencer_claim_until(r->seq, 1, sr_monotonic_ns() + BLOCK_SLICE_NS, &s);
-		if (rc == SR_OK)
-			break;
-		/* pairs with the store-release in sr_log_shutdown */
-		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->shut))
-			return SR_ESTATE;
-	}
+	if (sr_log__claim_while_open(log, r->seq, 1, &s) != SR_OK)
+		return SR_ESTATE;
 	sr_log_rec h = sr_log__record_notice(kind);
 	sr_ring_writer w = sr_ring_stream_at(r->ring, s);
 	sr_log__record_encode(&w, &h, NULL);
@@ -167,7 +174,6 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 	if (r == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the ring backend");
 	log->state = r;
-	sr_atomic_store_relaxed_i64(&r->handled_seq, -1);
 	r->skip_until = INT64_MIN;
 	r->ring = sr_ring_create(c->ring_slots, c->slot_size, NULL, NULL, err);
 	if (r->ring == NULL)
@@ -197,6 +203,9 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 	r->proc = sr_processor_create(&pc, err);
 	if (r->proc == NULL)
 		return err != NULL ? err->code : SR_ENOMEM;
+	/* The crash handler's list: this one ring (pairs with its load-acquire). */
+	sr_log__crash_ring_init(&r->crash_ring, r->ring, r->seq, sr_processor_sequence(r->proc));
+	sr_atomic_store_release_ptr(&r->crash.rings, &r->crash_ring);
 	int rc = sr_sequencer_add_gating(r->seq, sr_processor_sequence(r->proc));
 	if (rc != SR_OK)
 		return sr_error_set(err, rc, "cannot gate the ring on the consumer");
@@ -230,8 +239,7 @@ ring_destroy(sr_log *log)
 	sr_sequencer_destroy(r->seq);
 	sr_ring_destroy(r->ring);
 	free(r->scratch);
-	free(r->crash_rec);
-	free(r->crash_line);
+	sr_log__crash_free(&r->crash);
 	free(r);
 	log->state = NULL;
 }

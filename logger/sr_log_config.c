@@ -15,6 +15,7 @@
 static const char *const mode_names[] = { "ring", "queue", "sync" };
 static const char *const policy_names[] = { "block", "drop", "discard", "sync" };
 static const char *const layout_names[] = { "text", "message", "pattern", "json" };
+static const char *const producer_names[] = { "shared", "per_thread" };
 
 const char *
 sr_log_mode_name(int mode)
@@ -32,6 +33,22 @@ const char *
 sr_log_layout_name(int layout)
 {
 	return layout >= 0 && layout < 4 ? layout_names[layout] : "unknown";
+}
+
+const char *
+sr_log__producer_name(int producer)
+{
+	return producer >= 0 && producer < 2 ? producer_names[producer] : "unknown";
+}
+
+int
+sr_log__producer_parse(const char *name, sr_log_producer *producer)
+{
+	int v;
+	if (sr_log__parse_name(name, producer_names, 2, &v) != 0)
+		return -1;
+	*producer = (sr_log_producer)v;
+	return 0;
 }
 
 int
@@ -91,8 +108,10 @@ sr_log_config_default(sr_log_config *c)
 {
 	memset(c, 0, sizeof *c);
 	c->mode = SR_LOG_MODE_RING;
+	c->producer = SR_LOG_PRODUCER_SHARED;
 	c->ring_slots = 262144;
 	c->slot_size = 128;
+	c->thread_ring_slots = 16384;
 	c->wait_strategy = SR_LOG_DEFAULT_WAIT;
 	c->full_policy = SR_LOG_FULL_BLOCK;
 	c->discard_level = SR_LOG_INFO;
@@ -196,6 +215,19 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.slot_size %zu is invalid: expected a power of two from 64 to %u",
 		    c->slot_size, SR_RING_MAX_SLOT_SIZE);
+	if ((unsigned)c->producer > SR_LOG_PRODUCER_PER_THREAD)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.producer %d is invalid: expected SR_LOG_PRODUCER_SHARED (0) or "
+		    "SR_LOG_PRODUCER_PER_THREAD (1)", (int)c->producer);
+	if (c->producer == SR_LOG_PRODUCER_PER_THREAD && c->mode != SR_LOG_MODE_RING)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.producer per_thread needs mode ring (mode is %s): the other modes have no ring",
+		    sr_log_mode_name(c->mode));
+	if (c->thread_ring_slots < 2 || c->thread_ring_slots > SR_RING_MAX_SLOT_COUNT ||
+	    !is_pow2((uint64_t)c->thread_ring_slots))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.thread_ring_slots %" PRId64 " is invalid: expected a power of two from 2 to %" PRId64,
+		    c->thread_ring_slots, (int64_t)SR_RING_MAX_SLOT_COUNT);
 	const char *spec = c->wait_strategy != NULL ? c->wait_strategy : SR_LOG_DEFAULT_WAIT;
 	sr_error werr;
 	if (sr_wait_config_parse(spec, wait, &werr) != SR_OK)
@@ -216,12 +248,14 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.max_message_bytes %zu is out of range: expected 1024 to %u",
 		    c->max_message_bytes, 1u << 20);
-	if (c->mode == SR_LOG_MODE_RING &&
-	    c->max_message_bytes > (uint64_t)c->ring_slots * c->slot_size)
+	/* A record must fit the ring it goes into: the shared one, or each thread's. */
+	bool per_thread = c->producer == SR_LOG_PRODUCER_PER_THREAD;
+	int64_t slots = per_thread ? c->thread_ring_slots : c->ring_slots;
+	if (c->mode == SR_LOG_MODE_RING && c->max_message_bytes > (uint64_t)slots * c->slot_size)
 		return sr_error_set(err, SR_EINVAL,
-		    "config.max_message_bytes %zu exceeds the ring (%" PRId64 " slots x %zu bytes): "
-		    "expected at most %" PRIu64, c->max_message_bytes, c->ring_slots, c->slot_size,
-		    (uint64_t)c->ring_slots * c->slot_size);
+		    "config.max_message_bytes %zu exceeds the %s (%" PRId64 " slots x %zu bytes): "
+		    "expected at most %" PRIu64, c->max_message_bytes, per_thread ? "thread's ring" : "ring",
+		    slots, c->slot_size, (uint64_t)slots * c->slot_size);
 	if (c->max_line_bytes < 256 || c->max_line_bytes > (16u << 20))
 		return sr_error_set(err, SR_EINVAL,
 		    "config.max_line_bytes %zu is out of range: expected 256 to %u",

@@ -42,6 +42,31 @@ typedef enum sr_log_mode {
 } sr_log_mode;
 
 /*
+ * Which ring a caller writes into (mode ring only).
+ */
+typedef enum sr_log_producer {
+	/*
+	 * One multi-producer ring of ring_slots shared by every calling thread
+	 * (default): a call claims its slots with one CAS on the shared cursor.
+	 */
+	SR_LOG_PRODUCER_SHARED = 0,
+	/*
+	 * One single-producer ring of thread_ring_slots per calling thread,
+	 * made (allocated and touched) on the thread's first call and freed
+	 * once the thread has exited and its ring is drained.  A call claims
+	 * with plain arithmetic and publishes with one store: no locked
+	 * instruction, no system call while the consumer is awake.  The
+	 * consumer merges the rings in timestamp order; a record published
+	 * after the consumer began a pass may come out after records stamped
+	 * later, by at most the time between its own clock read and its
+	 * publish.  A consumer that missed a wake-up sleeps at most 1 ms.
+	 * docs/configuration.md has both bounds.  Mode ring only (an error at
+	 * open otherwise).
+	 */
+	SR_LOG_PRODUCER_PER_THREAD = 1
+} sr_log_producer;
+
+/*
  * What a caller does when the ring (or queue) is full.  Whatever the policy,
  * a message logged by a consumer thread itself (a sink callback, say) or from
  * inside a sink write never waits: when it finds no room it is dropped and
@@ -259,6 +284,8 @@ SR_API sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
 typedef struct sr_log_config {
 	/* SR_LOG_MODE_RING (default), SR_LOG_MODE_QUEUE or SR_LOG_MODE_SYNC. */
 	sr_log_mode mode;
+	/* Mode ring: SR_LOG_PRODUCER_SHARED (default) or SR_LOG_PRODUCER_PER_THREAD. */
+	sr_log_producer producer;
 	/*
 	 * Ring slots: a power of two from 2 to 2^30.  Default 262,144 (as Log4j
 	 * 2's ring).  In queue mode, the queue's capacity in messages.
@@ -272,6 +299,13 @@ typedef struct sr_log_config {
 	 * default), allocated and touched at open.
 	 */
 	size_t slot_size;
+	/*
+	 * Producer per_thread: slots of each thread's ring, a power of two from
+	 * 2 to 2^30.  Default 16,384: 2 MiB per logging thread with 128-byte
+	 * slots, allocated and touched on the thread's first call.  ring_slots
+	 * is not used then.
+	 */
+	int64_t thread_ring_slots;
 	/*
 	 * The consumer's wait strategy, by name (sr_wait_config_parse syntax, e.g.
 	 * "timeout:timeout=10ms", "liteblock", "busyspin").  NULL means
@@ -304,8 +338,9 @@ typedef struct sr_log_config {
 	const char *level_spec;
 	/*
 	 * Largest record, header and arguments included: 1,024 B to 1 MiB, and
-	 * at most ring_slots x slot_size in ring mode.  Longer string arguments
-	 * are cut, each cut one ending with "[truncated]".  Default 4,096.
+	 * at most ring_slots x slot_size in ring mode (thread_ring_slots x
+	 * slot_size with producer per_thread).  Longer string arguments are
+	 * cut, each cut one ending with "[truncated]".  Default 4,096.
 	 */
 	size_t max_message_bytes;
 	/*
@@ -372,8 +407,10 @@ typedef struct sr_log_config {
  *                                default level and directives win; the
  *                                code's directives for other prefixes stay)
  *   SEQRING_LOG_MODE             ring | queue | sync
+ *   SEQRING_LOG_PRODUCER         shared | per_thread (mode ring)
  *   SEQRING_LOG_RING_SLOTS       power of two, 2 to 2^30 (suffix k, m: x1024)
  *   SEQRING_LOG_SLOT_SIZE        power of two, 64 to 65536 (suffix k)
+ *   SEQRING_LOG_THREAD_RING_SLOTS power of two, 2 to 2^30 (per_thread rings)
  *   SEQRING_LOG_WAIT             a wait strategy (sr_wait_config_parse syntax)
  *   SEQRING_LOG_FULL_POLICY      block | drop | discard | sync
  *   SEQRING_LOG_DISCARD_LEVEL    trace .. fatal

@@ -14,6 +14,10 @@
  * and what is valid.
  */
 int sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *err);
+/* "shared", "per_thread"; "unknown" for another value. */
+const char *sr_log__producer_name(int producer);
+/* Parses those names (case-insensitive) into *producer: 0, or -1 when it is none. */
+int sr_log__producer_parse(const char *name, sr_log_producer *producer);
 /* The index of name in names (case-insensitive) into *out: 0, or -1 when it is none. */
 int sr_log__parse_name(const char *name, const char *const *names, int count, int *out);
 

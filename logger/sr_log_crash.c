@@ -9,14 +9,16 @@
  *   1. lets the first crashing thread do the work (a second thread that
  *      crashes meanwhile waits for it, up to 3 s, then goes on to step 3);
  *   2. for each logger in the table, makes sure that every record published
- *      (contiguously, from the consumer's position) reaches the file and
- *      descriptor sinks:
+ *      (contiguously, from the consumer's position) in any of its rings (the
+ *      shared ring, or every thread's ring with producer per_thread: the
+ *      list of sr_log_crash_internal.h) reaches the file and descriptor
+ *      sinks:
  *        a. drain: if the consumer thread is alive and is not the crashing
  *           thread, it is left to do its job (records published before the
  *           crash were signalled to it already) and the handler waits, up to
- *           1 s, until its sequence passes the last published record: its
- *           normal end of batch has then written them, callback sinks
- *           included;
+ *           1 s, until its sequence on every ring passes the last record
+ *           published there: its normal end of batch has then written them,
+ *           callback sinks included;
  *        b. take over: otherwise (the consumer is the crashing thread, or it
  *           is stuck in a sink), crash_state becomes TAKEOVER, the consumer
  *           parks for good at its next check point (sr_log__crash_checkpoint)
@@ -46,6 +48,7 @@
 #include "sr_log_layout_internal.h"
 #include "sr_log_ring_internal.h"
 #include "sr_log_sink_internal.h"
+#include "sr_log_threads_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_time.h"
 
@@ -79,94 +82,217 @@ nap(void)
 }
 
 void
-sr_log__crash_checkpoint(sr_log_ring *r)
+sr_log__crash_ring_init(sr_log_crash_ring *cr, sr_ring *ring, sr_sequencer *seq, const sr_sequence *progress)
+{
+	sr_atomic_store_release_ptr(&cr->next, NULL); /* before the ring is on a list */
+	cr->ring = ring;
+	cr->seq = seq;
+	cr->progress = progress;
+	sr_atomic_store_relaxed_i64(&cr->handled_seq, sr_sequencer_cursor(seq));
+	cr->from = cr->target = 0;
+}
+
+void
+sr_log__crash_checkpoint(sr_log_crash *c)
 {
 	/* Relaxed: a hint polled per record; the park below is what the handler waits for. */
-	if (__builtin_expect(sr_atomic_load_relaxed_i32(&r->crash_state) != SR_LOG_CRASH_TAKEOVER, 1))
+	if (__builtin_expect(sr_atomic_load_relaxed_i32(&c->state) != SR_LOG_CRASH_TAKEOVER, 1))
 		return;
 	/*
-	 * pairs with the handler's load-acquire of crash_parked: our writes to
-	 * the sinks' buffers and handled_seq are visible to it.
+	 * pairs with the handler's load-acquire of parked: our writes to the
+	 * sinks' buffers and handled_seq are visible to it.
 	 */
-	sr_atomic_store_release_i32(&r->crash_parked, 1);
+	sr_atomic_store_release_i32(&c->parked, 1);
 	for (;;)
 		pause(); /* the process is about to die; never touch the sinks again */
 }
 
-/* Renders and writes records after..hi (ring sequences), in the handler. */
-static void
-write_records(sr_log *log, sr_log_ring *r, int64_t from, int64_t hi)
+bool
+sr_log__crash_may_free(sr_log_crash *c)
 {
-	int64_t s = from;
-	while (s <= hi) {
-		sr_log_rec h;
-		const unsigned char *rec;
-		int64_t k = sr_log__record_decode(r->ring, s, log->opt.max_record, r->crash_rec, &h, &rec);
-		if (k == 0) {
-			s++;
-			continue;
+	/*
+	 * Dekker with the handler's exchange of state before it walks the
+	 * list: the ring was unlinked before this fence, so either the
+	 * handler's walk does not reach it, or this load sees the handler.
+	 */
+	sr_atomic_fence_seq_cst();
+	return sr_atomic_load_relaxed_i32(&c->state) == SR_LOG_CRASH_NONE;
+}
+
+void
+sr_log__crash_free(sr_log_crash *c)
+{
+	free(c->rec);
+	free(c->line);
+	c->rec = NULL;
+	c->line = NULL;
+}
+
+/* The logger's crash state and whether its consumer thread runs, or NULL (not ring mode). */
+static sr_log_crash *
+crash_of(const sr_log *log, bool *alive)
+{
+	sr_log_ring *r = sr_log__ring_of(log);
+	if (r != NULL) {
+		*alive = r->consumer_started && r->proc != NULL &&
+		    sr_processor_state_get(r->proc) == SR_PROCESSOR_RUNNING;
+		return &r->crash;
+	}
+	sr_log_threads *t = sr_log__threads_of(log);
+	if (t != NULL) {
+		/* pairs with the consumer's store-release as it starts and ends */
+		*alive = sr_atomic_load_acquire_i32(&t->running) != 0;
+		return &t->crash;
+	}
+	*alive = false;
+	return NULL;
+}
+
+/* The rings of c, in list order (pairs with the writers' store-release of each link). */
+static sr_log_crash_ring *
+first_ring(sr_log_crash *c)
+{
+	return sr_atomic_load_acquire_ptr(&c->rings);
+}
+
+static sr_log_crash_ring *
+next_ring(sr_log_crash_ring *cr)
+{
+	return sr_atomic_load_acquire_ptr(&cr->next);
+}
+
+/* True when the consumer has passed every ring's target (its batches' lines are written). */
+static bool
+targets_reached(sr_log_crash *c)
+{
+	for (sr_log_crash_ring *cr = first_ring(c); cr != NULL; cr = next_ring(cr))
+		/* pairs with the consumer's store-release of its sequence after each batch */
+		if (sr_sequence_get(cr->progress) < cr->target)
+			return false;
+	return true;
+}
+
+/* The timestamp of the record at cr->from (any 8 bytes when the slot holds none: it is skipped). */
+static int64_t
+head_ts(const sr_log_crash_ring *cr)
+{
+	sr_log_rec h;
+	memcpy(&h, sr_ring_slot(cr->ring, cr->from), sizeof h);
+	return h.ts_ns;
+}
+
+/* Renders and writes the record at cr->from, in the handler, and steps past it. */
+static void
+write_record(sr_log *log, sr_log_crash *c, sr_log_crash_ring *cr)
+{
+	sr_log_rec h;
+	const unsigned char *rec;
+	int64_t k = sr_log__record_decode(cr->ring, cr->from, log->opt.max_record, c->rec, &h, &rec);
+	if (k == 0) {
+		cr->from++;
+		return;
+	}
+	if (cr->from + k - 1 > cr->target) {
+		/* not published in full (cannot happen: records publish whole) */
+		cr->from = cr->target + 1;
+		return;
+	}
+	int kind = h.kind & SR_REC_KIND_MASK;
+	/* A message let in only for the backtrace is not written. */
+	if ((kind == SR_REC_MESSAGE || kind == SR_REC_FORMAT_ERROR) && !sr_log__bt_only(log, &h)) {
+		sr_fmt_buf b = { c->line, 0, log->opt.max_line, 0 };
+		sr_log__render_record_ex(log, &h, rec + sizeof h, h.size - sizeof h, false, true, &b);
+		sr_log__finish_line(log, &b);
+		sr_log__sinks_write_raw(log, h.level, b.data, b.len);
+	}
+	cr->from += k;
+}
+
+/*
+ * Writes every ring's records from..target, in the handler, merged: the
+ * earliest head first, as the per-thread consumer orders them (one ring:
+ * in ring order).  A linear scan per record: no allocation here.
+ */
+static void
+write_records(sr_log *log, sr_log_crash *c)
+{
+	for (;;) {
+		sr_log_crash_ring *best = NULL;
+		int64_t best_ts = 0;
+		for (sr_log_crash_ring *cr = first_ring(c); cr != NULL; cr = next_ring(cr)) {
+			if (cr->from > cr->target)
+				continue;
+			int64_t ts = head_ts(cr);
+			if (best == NULL || ts < best_ts) {
+				best = cr;
+				best_ts = ts;
+			}
 		}
-		if (s + k - 1 > hi)
-			break; /* not published in full (cannot happen: records publish top-down) */
-		int kind = h.kind & SR_REC_KIND_MASK;
-		/* A message let in only for the backtrace is not written. */
-		if ((kind == SR_REC_MESSAGE || kind == SR_REC_FORMAT_ERROR) && !sr_log__bt_only(log, &h)) {
-			sr_fmt_buf b = { r->crash_line, 0, log->opt.max_line, 0 };
-			sr_log__render_record_ex(log, &h, rec + sizeof h, h.size - sizeof h, false, true, &b);
-			sr_log__finish_line(log, &b);
-			sr_log__sinks_write_raw(log, h.level, b.data, b.len);
-		}
-		s += k;
+		if (best == NULL)
+			return;
+		write_record(log, c, best);
 	}
 }
 
 static void
 flush_one_log(sr_log *log)
 {
-	sr_log_ring *r = sr_log__ring_of(log);
+	bool alive;
+	sr_log_crash *c = crash_of(log, &alive);
 	/* pairs with the store-release in sr_log_shutdown: a stopped logger has written all */
-	if (sr_atomic_load_acquire_i32(&log->shut) || r == NULL || r->proc == NULL)
+	if (sr_atomic_load_acquire_i32(&log->shut) || c == NULL)
 		return;
-	sr_sequence *progress = sr_processor_sequence(r->proc);
-	int64_t next = sr_sequence_get(progress) + 1;
-	int64_t target = sr_sequencer_highest_published(r->seq, next, sr_sequencer_cursor(r->seq));
+	/*
+	 * Before the list is read: pairs with the fence in sr_log__crash_may_free,
+	 * so that no ring this walk reaches is freed under it.  The consumer acts
+	 * only on TAKEOVER.
+	 */
+	sr_atomic_exchange_i32(&c->state, SR_LOG_CRASH_DRAIN);
+	/* What is published now, from where the consumer is, in every ring. */
+	for (sr_log_crash_ring *cr = first_ring(c); cr != NULL; cr = next_ring(cr)) {
+		cr->from = sr_sequence_get(cr->progress) + 1;
+		cr->target = sr_sequencer_highest_published(cr->seq, cr->from, sr_sequencer_cursor(cr->seq));
+	}
 	bool self = sr_log__self.consumer_of == log;
-	bool alive = r->consumer_started && sr_processor_state_get(r->proc) == SR_PROCESSOR_RUNNING;
 	if (!self && alive) {
-		/* A note for a debugger: the consumer acts only on TAKEOVER.  Nothing rides on it. */
-		sr_atomic_store_relaxed_i32(&r->crash_state, SR_LOG_CRASH_DRAIN);
+		/*
+		 * Drain: the consumer is left to do its job (records published
+		 * before the crash were signalled to it already).
+		 */
 		int64_t deadline = sr_monotonic_ns() + DRAIN_NS;
-		/* pairs with the consumer's store-release of its sequence after each batch */
-		while (sr_sequence_get(progress) < target && sr_monotonic_ns() < deadline)
+		while (!targets_reached(c) && sr_monotonic_ns() < deadline)
 			nap();
-		if (sr_sequence_get(progress) >= target) {
+		if (targets_reached(c)) {
 			/* Written by the consumer; the logger carries on if the process does. */
-			sr_atomic_store_relaxed_i32(&r->crash_state, SR_LOG_CRASH_NONE);
+			sr_atomic_store_release_i32(&c->state, SR_LOG_CRASH_NONE);
 			return;
 		}
 	}
 	/*
 	 * Take over: the consumer parks at its next check point (its relaxed
 	 * poll in sr_log__crash_checkpoint; the data flows the other way, with
-	 * crash_parked).
+	 * parked).
 	 */
-	sr_atomic_store_relaxed_i32(&r->crash_state, SR_LOG_CRASH_TAKEOVER);
+	sr_atomic_store_relaxed_i32(&c->state, SR_LOG_CRASH_TAKEOVER);
 	if (!self && alive) {
 		int64_t deadline = sr_monotonic_ns() + PARK_NS;
 		/* pairs with the store-release in sr_log__crash_checkpoint */
-		while (!sr_atomic_load_acquire_i32(&r->crash_parked) && sr_monotonic_ns() < deadline)
+		while (!sr_atomic_load_acquire_i32(&c->parked) && sr_monotonic_ns() < deadline)
 			nap();
 	}
 	/* What the consumer buffered but has not written: lines of records up to handled_seq. */
 	sr_log__sinks_write_buffers_raw(log);
-	/* pairs with the consumer's store-release of handled_seq after each record */
-	int64_t handled = sr_atomic_load_acquire_i64(&r->handled_seq);
-	/*
-	 * handled_seq ends a record and is never behind the consumer's
-	 * sequence (which moves at the end of a batch), so this starts a record.
-	 */
-	int64_t from = handled + 1 > next ? handled + 1 : next;
-	write_records(log, r, from, target);
+	for (sr_log_crash_ring *cr = first_ring(c); cr != NULL; cr = next_ring(cr)) {
+		/* pairs with the consumer's store-release of handled_seq after each record */
+		int64_t handled = sr_atomic_load_acquire_i64(&cr->handled_seq);
+		/*
+		 * handled_seq ends a record and is never behind the consumer's
+		 * sequence (which moves at the end of a batch), so this starts a record.
+		 */
+		if (handled + 1 > cr->from)
+			cr->from = handled + 1;
+	}
+	write_records(log, c);
 }
 
 /* Hands the signal to what was there before us. */
@@ -228,8 +354,9 @@ sr_log_install_crash_handler(sr_log *log, sr_error *err)
 {
 	if (log == NULL)
 		return sr_error_set(err, SR_EINVAL, "logger is NULL");
-	sr_log_ring *r = sr_log__ring_of(log);
-	if (r == NULL)
+	bool alive;
+	sr_log_crash *c = crash_of(log, &alive);
+	if (c == NULL)
 		return sr_error_set(err, SR_EINVAL,
 		    "the crash handler needs mode ring (this logger's is %s)", sr_log_mode_name(log->opt.mode));
 	/* pairs with the store-release in sr_log_shutdown */
@@ -237,12 +364,12 @@ sr_log_install_crash_handler(sr_log *log, sr_error *err)
 		return sr_error_set(err, SR_ESTATE, "the logger is shut down");
 	int rc = SR_OK;
 	pthread_mutex_lock(&crash_lock);
-	if (sr_atomic_load_relaxed_i32(&r->crash_installed))
+	if (sr_atomic_load_relaxed_i32(&c->installed))
 		goto out;
-	if (r->crash_rec == NULL) {
-		r->crash_rec = malloc(log->opt.max_record);
-		r->crash_line = malloc(log->opt.max_line + SR_FMT_LINE_RESERVE);
-		if (r->crash_rec == NULL || r->crash_line == NULL) {
+	if (c->rec == NULL) {
+		c->rec = malloc(log->opt.max_record);
+		c->line = malloc(log->opt.max_line + SR_FMT_LINE_RESERVE);
+		if (c->rec == NULL || c->line == NULL) {
 			rc = sr_error_set(err, SR_ENOMEM, "cannot allocate the crash handler's buffers");
 			goto out;
 		}
@@ -284,7 +411,7 @@ sr_log_install_crash_handler(sr_log *log, sr_error *err)
 	}
 	/* pairs with the handler's load-acquire: the logger is complete when it is seen */
 	sr_atomic_store_release_ptr(&crash_logs[slot], log);
-	sr_atomic_store_relaxed_i32(&r->crash_installed, 1);
+	sr_atomic_store_relaxed_i32(&c->installed, 1);
 out:
 	pthread_mutex_unlock(&crash_lock);
 	return rc;
@@ -295,8 +422,9 @@ sr_log_remove_crash_handler(sr_log *log)
 {
 	if (log == NULL)
 		return SR_EINVAL;
-	sr_log_ring *r = sr_log__ring_of(log);
-	if (r == NULL || !sr_atomic_load_relaxed_i32(&r->crash_installed))
+	bool alive;
+	sr_log_crash *c = crash_of(log, &alive);
+	if (c == NULL || !sr_atomic_load_relaxed_i32(&c->installed))
 		return SR_OK;
 	pthread_mutex_lock(&crash_lock);
 	bool any = false;
@@ -307,7 +435,7 @@ sr_log_remove_crash_handler(sr_log *log)
 		else if (sr_atomic_load_acquire_ptr(&crash_logs[i]) != NULL)
 			any = true;
 	}
-	sr_atomic_store_relaxed_i32(&r->crash_installed, 0);
+	sr_atomic_store_relaxed_i32(&c->installed, 0);
 	if (!any && handlers_installed) {
 		for (int i = 0; i < NSIGNALS; i++) {
 			struct sigaction cur;
@@ -325,6 +453,7 @@ sr_log_remove_crash_handler(sr_log *log)
 bool
 sr_log__crash_installed(const sr_log *log)
 {
-	const sr_log_ring *r = sr_log__ring_of(log);
-	return r != NULL && sr_atomic_load_relaxed_i32(&r->crash_installed) != 0;
+	bool alive;
+	const sr_log_crash *c = crash_of(log, &alive);
+	return c != NULL && sr_atomic_load_relaxed_i32(&c->installed) != 0;
 }

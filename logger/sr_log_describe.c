@@ -3,9 +3,11 @@
  * where it came from, then the levels (sr_log_category.c prints those).
  */
 #include "sr_log_category_internal.h"
+#include "sr_log_config_internal.h"
+#include "sr_log_crash_internal.h"
 #include "sr_log_env_internal.h"
-#include "sr_log_ring_internal.h"
 #include "sr_log_sink_internal.h"
+#include "sr_log_threads_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,10 +50,17 @@ sr_log_describe(sr_log *log, FILE *out)
 	if (runtime)
 		fprintf(out, "  %-30s %-36s %s\n", "", "(changed at run time since open)", "run time");
 	row(out, log, SR_SET_MODE, sr_log_mode_name(log->opt.mode));
-	snprintf(v, sizeof v, "%" PRId64, log->opt.capacity);
+	row(out, log, SR_SET_PRODUCER, sr_log__producer_name(log->opt.producer));
+	int64_t live, made, freed;
+	if (sr_log__threads_counts(log, &live, &made, &freed))
+		fprintf(out, "  %-30s %" PRId64 " live (%" PRId64 " made, %" PRId64 " freed)\n", "per-thread rings",
+		    live, made, freed);
+	snprintf(v, sizeof v, "%" PRId64, log->opt.ring_slots);
 	row(out, log, SR_SET_RING_SLOTS, v);
 	snprintf(v, sizeof v, "%zu", log->opt.slot_size);
 	row(out, log, SR_SET_SLOT_SIZE, v);
+	snprintf(v, sizeof v, "%" PRId64, log->opt.thread_ring_slots);
+	row(out, log, SR_SET_THREAD_RING_SLOTS, v);
 	/* The strategy in canonical form, with every parameter spelled out. */
 	sr_wait_config wc;
 	if (sr_wait_config_parse(log->opt.wait_spec, &wc, NULL) != SR_OK ||

@@ -12,6 +12,7 @@
  * logger is the failure this prevents, so a bad value or an unknown
  * SEQRING_LOG_* name fails sr_log_open.
  */
+#include "sr_log_config_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_wait.h"
 
@@ -28,8 +29,10 @@
 static const char *const env_names[SR_SET_COUNT] = {
 	[SR_SET_LEVEL] = "SEQRING_LOG",
 	[SR_SET_MODE] = "SEQRING_LOG_MODE",
+	[SR_SET_PRODUCER] = "SEQRING_LOG_PRODUCER",
 	[SR_SET_RING_SLOTS] = "SEQRING_LOG_RING_SLOTS",
 	[SR_SET_SLOT_SIZE] = "SEQRING_LOG_SLOT_SIZE",
+	[SR_SET_THREAD_RING_SLOTS] = "SEQRING_LOG_THREAD_RING_SLOTS",
 	[SR_SET_WAIT] = "SEQRING_LOG_WAIT",
 	[SR_SET_FULL_POLICY] = "SEQRING_LOG_FULL_POLICY",
 	[SR_SET_DISCARD_LEVEL] = "SEQRING_LOG_DISCARD_LEVEL",
@@ -54,8 +57,10 @@ static const char *const env_names[SR_SET_COUNT] = {
 static const char *const field_names[SR_SET_COUNT] = {
 	[SR_SET_LEVEL] = "level + level_spec",
 	[SR_SET_MODE] = "mode",
+	[SR_SET_PRODUCER] = "producer",
 	[SR_SET_RING_SLOTS] = "ring_slots",
 	[SR_SET_SLOT_SIZE] = "slot_size",
+	[SR_SET_THREAD_RING_SLOTS] = "thread_ring_slots",
 	[SR_SET_WAIT] = "wait_strategy",
 	[SR_SET_FULL_POLICY] = "full_policy",
 	[SR_SET_DISCARD_LEVEL] = "discard_level",
@@ -403,8 +408,10 @@ code_sources(const sr_log_config *c, uint8_t *src)
 #define DIFF(set, cond) src[set] = (cond) ? SR_SRC_CODE : SR_SRC_DEFAULT
 	DIFF(SR_SET_LEVEL, c->level != d.level || (c->level_spec != NULL && c->level_spec[0] != '\0'));
 	DIFF(SR_SET_MODE, c->mode != d.mode);
+	DIFF(SR_SET_PRODUCER, c->producer != d.producer);
 	DIFF(SR_SET_RING_SLOTS, c->ring_slots != d.ring_slots);
 	DIFF(SR_SET_SLOT_SIZE, c->slot_size != d.slot_size);
+	DIFF(SR_SET_THREAD_RING_SLOTS, c->thread_ring_slots != d.thread_ring_slots);
 	DIFF(SR_SET_WAIT, c->wait_strategy != NULL && strcmp(c->wait_strategy, SR_LOG_DEFAULT_WAIT) != 0);
 	DIFF(SR_SET_FULL_POLICY, c->full_policy != d.full_policy);
 	DIFF(SR_SET_DISCARD_LEVEL, c->discard_level != d.discard_level);
@@ -442,13 +449,21 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		if (sr_log_mode_parse(v, &c->mode, &sub) != SR_OK)
 			return env_bad(err, set, v, "expected ring, queue or sync");
 		return SR_OK;
+	case SR_SET_PRODUCER:
+		if (sr_log__producer_parse(v, &c->producer) != 0)
+			return env_bad(err, set, v, "expected shared or per_thread");
+		return SR_OK;
 	case SR_SET_RING_SLOTS:
+	case SR_SET_THREAD_RING_SLOTS:
 		if (!parse_size(v, &num) || num < 2 || num > (uint64_t)SR_RING_MAX_SLOT_COUNT || !is_pow2(num)) {
 			snprintf(why, sizeof why, "expected a power of two from 2 to %" PRId64 " (suffix k or m: x1024)",
 			    (int64_t)SR_RING_MAX_SLOT_COUNT);
 			return env_bad(err, set, v, why);
 		}
-		c->ring_slots = (int64_t)num;
+		if (set == SR_SET_RING_SLOTS)
+			c->ring_slots = (int64_t)num;
+		else
+			c->thread_ring_slots = (int64_t)num;
 		return SR_OK;
 	case SR_SET_SLOT_SIZE:
 		if (!parse_size(v, &num) || num < 64 || num > SR_RING_MAX_SLOT_SIZE || !is_pow2(num)) {

@@ -8,7 +8,7 @@
  * defined in its own .c file (or, where two files share it, in that part's
  * internal header), so that no file sees another part's fields:
  *
- *   backend state   sr_log_backend_ring.c / _queue.c / _sync.c (chosen at open)
+ *   backend state   sr_log_backend_ring.c / _threads.c / _queue.c / _sync.c (chosen at open)
  *   levels          sr_log_category.c: categories, rules, their lock
  *   sinks           sr_log_sink.c: descriptors, buffers, rotation
  *   consumer        sr_log_consumer.c: the consuming thread's line buffer and batch counts
@@ -33,6 +33,7 @@ typedef struct sr_log_backend sr_log_backend;
 /* The configuration in force: set by sr_log_open, only read afterwards. */
 typedef struct sr_log_options {
 	sr_log_mode mode;
+	sr_log_producer producer;
 	sr_log_full_policy policy;
 	int discard_level;
 	sr_log_layout layout;
@@ -44,7 +45,9 @@ typedef struct sr_log_options {
 	size_t slot_size;
 	size_t max_record;        /* max_message_bytes */
 	size_t max_line;          /* max_line_bytes */
-	int64_t capacity;         /* ring slots, or the queue's entries */
+	int64_t capacity;         /* slots of the ring a caller writes into, or the queue's entries */
+	int64_t ring_slots;       /* as configured (describe) */
+	int64_t thread_ring_slots;
 	char *thread_name;        /* the consumer's */
 	char *wait_spec;
 	char *pattern_text;

@@ -12,7 +12,7 @@
 static void
 ring_end_of_batch(sr_log *log)
 {
-	sr_log__crash_checkpoint(log->state);
+	sr_log__crash_checkpoint(&((sr_log_ring *)log->state)->crash);
 	sr_log__end_of_batch(log);
 }
 
@@ -22,7 +22,7 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch_flag)
 	sr_log *log = ctx;
 	sr_log_ring *r = log->state;
 	(void)slot;
-	sr_log__crash_checkpoint(r);
+	sr_log__crash_checkpoint(&r->crash);
 	/* Continuation slots of a multi-slot record were handled with its first. */
 	if (sequence >= r->skip_until) {
 		sr_log_rec h;
@@ -38,7 +38,7 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch_flag)
 			 * pairs with the crash handler's load-acquire: the record's
 			 * line is in the sinks' buffers (or written) once it sees this.
 			 */
-			sr_atomic_store_release_i64(&r->handled_seq, sequence + k - 1);
+			sr_atomic_store_release_i64(&r->crash_ring.handled_seq, sequence + k - 1);
 		}
 	}
 	if (end_of_batch_flag)

@@ -2,7 +2,8 @@
  * sr_log_ring_internal.h: the ring backend's state, shared by
  * sr_log_backend_ring.c (the callers' claim and publish, start and stop),
  * sr_log_ring_consumer.c (the consumer's batch processor) and sr_log_crash.c
- * (which reads the ring in a signal handler) (internal).
+ * (which reads the ring in a signal handler); and the full-queue policy,
+ * which the per-thread rings (sr_log_backend_threads.c) apply too (internal).
  */
 #ifndef SR_LOG_RING_INTERNAL_H
 #define SR_LOG_RING_INTERNAL_H
@@ -10,13 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sr_log_crash_internal.h"
 #include "sr_log_internal.h"
 #include "sr_processor.h"
 #include "sr_ring.h"
 #include "sr_sequencer.h"
-
-/* States of sr_log_ring.crash_state. */
-enum { SR_LOG_CRASH_NONE = 0, SR_LOG_CRASH_DRAIN = 1, SR_LOG_CRASH_TAKEOVER = 2 };
 
 typedef struct sr_log_ring {
 	sr_ring *ring;
@@ -26,21 +25,39 @@ typedef struct sr_log_ring {
 	/* The consumer's own (the closer's after join). */
 	int64_t skip_until;       /* continuation slots of the record being read */
 	unsigned char *scratch;   /* a record copied out when it wraps */
-	/* The crash handler's (sr_log_crash.c). */
-	sr_atomic_i32 crash_installed;
-	sr_atomic_i32 crash_state;    /* SR_LOG_CRASH_*, while a handler runs */
-	sr_atomic_i32 crash_parked;   /* the consumer stopped for the handler */
-	sr_atomic_i64 handled_seq;    /* last sequence whose line is in the sinks' buffers */
-	unsigned char *crash_rec;     /* the handler's record and line buffers (no malloc there) */
-	char *crash_line;
+	/* The crash handler's (sr_log_crash.c): the one ring on its list, and its state. */
+	sr_log_crash_ring crash_ring;
+	sr_log_crash crash;
 } sr_log_ring;
 
-/* The ring backend's state of a logger in ring mode, else NULL. */
+/* The ring backend's state of a logger in ring mode with the shared ring, else NULL. */
 static inline sr_log_ring *
 sr_log__ring_of(const sr_log *log)
 {
-	return log->opt.mode == SR_LOG_MODE_RING ? (sr_log_ring *)log->state : NULL;
+	return log->opt.mode == SR_LOG_MODE_RING && log->opt.producer == SR_LOG_PRODUCER_SHARED ?
+	    (sr_log_ring *)log->state : NULL;
 }
+
+/* ---- sr_log_backend_ring.c: the full-queue policy, shared with the per-thread rings ---- */
+
+/* What sr_log__when_full did. */
+enum { SR_LOG_FULL_CLAIMED, SR_LOG_FULL_DROPPED, SR_LOG_FULL_BY_CALLER };
+
+/*
+ * seq had no room for k slots for a record at `level`: applies the policy.
+ * SR_LOG_FULL_CLAIMED (block or discard waited, *first claimed),
+ * SR_LOG_FULL_DROPPED (counted), or SR_LOG_FULL_BY_CALLER (policy sync: the
+ * caller writes the record itself).  A consumer thread or sink write never
+ * waits (sr_log__must_not_wait): its record is dropped.
+ */
+int sr_log__when_full(sr_log *log, sr_sequencer *seq, int level, int64_t k, int64_t *first);
+/*
+ * Claims k slots of seq, waiting for room in slices so that a caller
+ * stranded by a shutdown gives up: SR_OK, or SR_ESTATE once the logger shut.
+ */
+int sr_log__claim_while_open(sr_log *log, sr_sequencer *seq, int64_t k, int64_t *first);
+/* Policy sync's write by the caller (a record let in for the backtrace only is dropped). */
+void sr_log__write_full_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g);
 
 /* ---- sr_log_ring_consumer.c ---- */
 
@@ -48,12 +65,5 @@ sr_log__ring_of(const sr_log *log)
 sr_handler sr_log__ring_consumer(sr_log *log);
 /* After the processor stopped: handles what was published after its drain target, ends the batch. */
 void sr_log__ring_drain_leftovers(sr_log *log, sr_log_ring *r);
-
-/* ---- sr_log_crash.c ---- */
-
-/* Consumer check point: parks the thread for good when a crash handler took over. */
-void sr_log__crash_checkpoint(sr_log_ring *r);
-/* True when the logger is in the crash handler's table (sr_log_describe). */
-bool sr_log__crash_installed(const sr_log *log);
 
 #endif /* SR_LOG_RING_INTERNAL_H */

@@ -1,0 +1,64 @@
+/*
+ * sr_log_crash_internal.h: what a backend with a consumer thread keeps for
+ * the crash handler (sr_log_crash.c), which reads its rings from a signal
+ * handler (internal).
+ *
+ * A logger in ring mode has one ring (producer shared) or one ring per
+ * logging thread (producer per_thread).  Each is an sr_log_crash_ring on a
+ * list that starts at sr_log_crash.rings; the handler writes every record
+ * published in any of them that the consumer has not written, merged in
+ * timestamp order.  Writers of the list hold the backend's lock and store
+ * with release; the handler walks it with acquire loads.  A backend frees a
+ * ring it has taken off the list only when sr_log__crash_may_free says no
+ * handler can be reading it.
+ */
+#ifndef SR_LOG_CRASH_INTERNAL_H
+#define SR_LOG_CRASH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sr_log_internal.h"
+#include "sr_ring.h"
+#include "sr_sequencer.h"
+
+/* States of sr_log_crash.state. */
+enum { SR_LOG_CRASH_NONE = 0, SR_LOG_CRASH_DRAIN = 1, SR_LOG_CRASH_TAKEOVER = 2 };
+
+/* One ring as the crash handler reads it. */
+typedef struct sr_log_crash_ring {
+	sr_atomic_ptr next;            /* the logger's next ring, NULL after the last */
+	sr_ring *ring;
+	sr_sequencer *seq;
+	const sr_sequence *progress;   /* the consumer's sequence on this ring, set after each batch */
+	sr_atomic_i64 handled_seq;     /* consumer: last sequence whose line is in the sinks' buffers */
+	int64_t from, target;          /* the handler's own */
+} sr_log_crash_ring;
+
+/* A logger's crash state, in its backend's state. */
+typedef struct sr_log_crash {
+	sr_atomic_ptr rings;           /* the first sr_log_crash_ring, or NULL */
+	sr_atomic_i32 installed;
+	sr_atomic_i32 state;           /* SR_LOG_CRASH_*, while a handler runs */
+	sr_atomic_i32 parked;          /* the consumer stopped for the handler */
+	unsigned char *rec;            /* the handler's record and line buffers (no malloc there) */
+	char *line;
+} sr_log_crash;
+
+/* A ring's crash view: nothing handled yet (handled_seq is the ring's start). */
+void sr_log__crash_ring_init(sr_log_crash_ring *cr, sr_ring *ring, sr_sequencer *seq,
+    const sr_sequence *progress);
+/* Consumer check point: parks the thread for good when a crash handler took over. */
+void sr_log__crash_checkpoint(sr_log_crash *c);
+/*
+ * After a ring was taken off the list: true when no crash handler can be
+ * reading it (the caller may free it), false while one runs (leave it: the
+ * process is dying).
+ */
+bool sr_log__crash_may_free(sr_log_crash *c);
+/* Frees the handler's buffers. */
+void sr_log__crash_free(sr_log_crash *c);
+/* True when the logger is in the crash handler's table (sr_log_describe). */
+bool sr_log__crash_installed(const sr_log *log);
+
+#endif /* SR_LOG_CRASH_INTERNAL_H */

@@ -1,0 +1,166 @@
+/*
+ * sr_log_threads_internal.h: the per-thread rings backend (mode ring,
+ * producer per_thread), shared by sr_log_backend_threads.c (the callers'
+ * side: each thread's ring, its claim and publish, flush; start and stop),
+ * sr_log_threads_consumer.c (the consumer that merges the rings) and
+ * sr_log_crash.c (internal).
+ *
+ * Each thread that logs gets a ring of its own (an sr_log_thread_ring): an
+ * sr_ring with a single-producer sequencer whose wait strategy is busyspin,
+ * so that a publish is one store-release of the cursor and never signals.
+ * The ring is made on the thread's first call through the logger (the only
+ * allocation and page touching on that thread), found on later calls in a
+ * thread-local cache keyed by the logger's id (one load and compare), put on
+ * the logger's list of rings under the logger's lock, and gated on the
+ * consumer's sequence for that ring.  When the thread exits, a pthread key
+ * destructor marks its rings finished; the consumer frees a finished ring
+ * once it has drained it.
+ *
+ * The consumer (one thread) merges the rings: each pass reads the clock
+ * first (bound), then every ring's cursor, then takes, earliest first, the
+ * head records whose timestamp is at most bound (or that were already
+ * published at the previous pass's look), up to SR_LOG_THREADS_MAX_BATCH
+ * records.  At the end of the pass it writes the sinks' buffers and
+ * store-releases its sequence on each ring it read, which frees the room
+ * for that ring's producer.  Order: within a thread, exact; across threads,
+ * a record r comes out after a record stamped later only if r was published
+ * after the pass that wrote the later one read r's cursor, and the later
+ * one's timestamp is then at most r's publish time: the inversion is at most
+ * r's own time between its clock read and its publish.
+ *
+ * Waking: when a pass finds nothing, the consumer spins and yields as the
+ * logger's wait strategy says, then parks on a condition variable for at
+ * most SR_LOG_THREADS_PARK_NS.  A caller reads the "parked" flag with a
+ * plain (relaxed) load after its publish and wakes the consumer only when
+ * it is set: no fence on the call.  Without a StoreLoad fence the caller may
+ * read the flag before its publish is visible and the consumer may park
+ * without seeing the record: that record then waits at most
+ * SR_LOG_THREADS_PARK_NS.  Flush, dump and a caller facing a full ring
+ * fence before they look, so they never wait on that bound.
+ */
+#ifndef SR_LOG_THREADS_INTERNAL_H
+#define SR_LOG_THREADS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sr_log_crash_internal.h"
+#include "sr_log_internal.h"
+#include "sr_ring.h"
+#include "sr_sequencer.h"
+#include "sr_wait.h"
+
+/* A parked consumer wakes at least this often: the cost of a missed wake-up. */
+#define SR_LOG_THREADS_PARK_NS (1000 * INT64_C(1000))
+/* Records one pass takes at most, across rings, before it writes and frees room. */
+#define SR_LOG_THREADS_MAX_BATCH 4096
+/* While idle, drop reports and the clock's refresh run this often. */
+#define SR_LOG_THREADS_HOUSEKEEPING_NS (100 * INT64_C(1000000))
+
+struct sr_log_threads;
+struct sr_log_ring_list;
+
+/* One thread's ring. */
+typedef struct sr_log_thread_ring {
+	/* Set at creation, then only read: what the caller's claim and publish use. */
+	sr_ring *ring;
+	sr_sequencer *seq;            /* single producer, busyspin */
+	struct sr_log_threads *owner;
+	uint64_t owner_id;            /* the logger's id (the threads' cache key) */
+	uint32_t tid;                 /* the thread's, at creation (sr_log_describe) */
+	char name[16];
+	/* The consumer's progress on this ring (store-release after each batch): gates the producer. */
+	sr_sequence consumed;
+	/* 1 once the thread exited (store-release by its key destructor): nothing more comes. */
+	sr_atomic_i32 finished;
+	/* The thread's list of rings, under the process-wide rings lock (sr_log_backend_threads.c). */
+	struct sr_log_thread_ring *thread_next;
+	struct sr_log_ring_list *thread;   /* NULL once the thread exited */
+	/* The consumer's own, on lines of their own. */
+	struct {
+		char pad_before[SR_CACHELINE];
+		int64_t next;             /* the next sequence to read */
+		int64_t avail;            /* the cursor at this pass's look */
+		int64_t seen;             /* the cursor at the previous pass's look */
+		int64_t head_ts;          /* the timestamp of the record at next (merge key) */
+		char pad_after[SR_CACHELINE - 4 * sizeof(int64_t)];
+	} __attribute__((aligned(SR_CACHELINE))) c;
+	/* On the logger's list of rings (crash.next links them); the handler's view. */
+	sr_log_crash_ring crash;
+} sr_log_thread_ring;
+
+/* The state of a logger with producer per_thread. */
+typedef struct sr_log_threads {
+	/* Read by every call: the cache key and the park flag, on a line of their own. */
+	struct {
+		char pad_before[SR_CACHELINE];
+		uint64_t id;              /* unique per logger opened in this process, never 0 */
+		/* 1 while the consumer parks: it writes it, callers read it relaxed. */
+		sr_atomic_i32 parked;
+		char pad_after[SR_CACHELINE - sizeof(uint64_t) - sizeof(int32_t)];
+	} __attribute__((aligned(SR_CACHELINE))) hot;
+	int64_t slots;                /* each ring's */
+	pthread_mutex_t park_lock;
+	pthread_cond_t park_cond;     /* CLOCK_MONOTONIC */
+
+	/*
+	 * The list of rings (crash.rings) and what guards it: writers hold
+	 * lock; `changes` is bumped (store-release) when the list changes.
+	 * pins counts flushers walking the list: no ring is freed meanwhile.
+	 */
+	pthread_mutex_t lock;
+	sr_atomic_i64 changes;
+	int pins;
+	bool closed;                  /* the consumer's last drain began: no new ring */
+	sr_atomic_i64 made, freed;    /* rings, for sr_log_describe (no data rides on them) */
+
+	/* The consumer thread. */
+	pthread_t thread;
+	bool started;
+	sr_atomic_i32 running;        /* 1 from start until the last drain is done */
+	sr_atomic_i32 stopping;       /* store-release by stop */
+	sr_wait wait;                 /* the logger's wait strategy: its idle ladders */
+	/* The consumer's own (the closer's after join). */
+	int64_t seen_changes;
+	sr_log_thread_ring **rings;      /* the list, as an array */
+	sr_log_thread_ring **heap;       /* the pass's heads, earliest first */
+	int count, cap, heap_len;
+	unsigned char *scratch;       /* a record copied out when it wraps */
+
+	sr_log_crash crash;
+} sr_log_threads;
+
+/* The per-thread backend's state of a logger with producer per_thread, else NULL. */
+static inline sr_log_threads *
+sr_log__threads_of(const sr_log *log)
+{
+	return log->opt.mode == SR_LOG_MODE_RING && log->opt.producer == SR_LOG_PRODUCER_PER_THREAD ?
+	    (sr_log_threads *)log->state : NULL;
+}
+
+/* The ring whose crash view is cr. */
+static inline sr_log_thread_ring *
+sr_log__thread_ring_of_crash(sr_log_crash_ring *cr)
+{
+	return (sr_log_thread_ring *)(void *)((char *)cr - offsetof(sr_log_thread_ring, crash));
+}
+
+/* ---- sr_log_backend_threads.c ---- */
+
+/* Wakes a parked consumer (out of line: only when a caller saw the flag). */
+void sr_log__threads_wake(sr_log_threads *t);
+/* Frees a ring (its thread exited, or the logger closes); unlinks it from its thread first. */
+void sr_log__thread_ring_free(sr_log_thread_ring *p);
+/* Rings now on the list, made and freed since open; false when the logger has no per-thread rings. */
+bool sr_log__threads_counts(const sr_log *log, int64_t *live, int64_t *made, int64_t *freed);
+
+/* ---- sr_log_threads_consumer.c ---- */
+
+/* The consumer thread's body (arg: the logger). */
+void *sr_log__threads_consumer_main(void *arg);
+/* True when the consumer would find something to do now (its last look before parking). */
+bool sr_log__threads_work_visible(sr_log_threads *t);
+
+#endif /* SR_LOG_THREADS_INTERNAL_H */
