@@ -22,6 +22,8 @@
 #ifndef SR_LOG_ARGS_H
 #define SR_LOG_ARGS_H
 
+#include <float.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -94,8 +96,10 @@ static inline sr_log_arg
 sr_log__arg_ldouble(long double x)
 {
 	sr_log_arg a;
+	/* x87's 80-bit format: 10 bytes of value, the rest padding (zeroed: records are deterministic). */
+	size_t bytes = LDBL_MANT_DIG == 64 ? 10 : (sizeof x < sizeof a.v.ld ? sizeof x : sizeof a.v.ld);
 	memset(a.v.ld, 0, sizeof a.v.ld);
-	memcpy(a.v.ld, &x, sizeof x < sizeof a.v.ld ? sizeof x : sizeof a.v.ld);
+	memcpy(a.v.ld, &x, bytes);
 	a.kind = SR_FMT_ARG_LDOUBLE;
 	return a;
 }

@@ -95,8 +95,18 @@ decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 		by_type = want == have && !(want == SR_FMT_ARG_STR && sig->precision[i] == SR_FMT_PREC_STAR);
 	}
 	int copy = by_type ? SR_SITE_COPY_BY_TYPE : SR_SITE_COPY_CONVERTED;
-	/* No data rides on it: sig was published by the site's READY (see sr_site_sig). */
-	sr_atomic_store_relaxed_i32(&site->copy, copy);
+	uint32_t mask = 0;
+	for (int i = 0; by_type && i < n; i++)
+		if (sig->type[i] == SR_FMT_ARG_STR)
+			mask |= UINT32_C(1) << i;
+	/*
+	 * Racing first calls store the same values.  copy is stored last, with
+	 * release: a thread that reads BY_TYPE (load-acquire in
+	 * sr_log__emit_args) sees str_mask.  sig itself was published by the
+	 * site's READY (see sr_site_sig).
+	 */
+	site->str_mask = mask;
+	sr_atomic_store_release_i32(&site->copy, copy);
 	return copy;
 }
 
@@ -109,7 +119,8 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 	int saved_errno = errno;
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
-	int copy = sr_atomic_load_relaxed_i32(&site->copy);
+	/* pairs with the store-release in decide_copy: str_mask is set */
+	int copy = sr_atomic_load_acquire_i32(&site->copy);
 	if (__builtin_expect(copy == SR_SITE_COPY_UNKNOWN, 0))
 		copy = decide_copy(site, sig, args, n);
 	if (__builtin_expect(copy != SR_SITE_COPY_BY_TYPE || log->backend->try_claim == NULL, 0))
@@ -119,9 +130,8 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 	uint32_t len[SR_SITE_MAX_ARGS];
 	size_t cap = log->opt.max_record;
 	size_t size = sizeof(sr_log_rec) + sig->value_bytes;
-	for (int i = 0; i < n; i++) {
-		if (sig->type[i] != SR_FMT_ARG_STR)
-			continue;
+	for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+		int i = __builtin_ctz(m);
 		const char *s = args[i].v.s;
 		if (s == NULL) {
 			len[i] = SR_FMT_NULL_STRING;
@@ -141,42 +151,59 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 	h.size = (uint32_t)size;
 	h.value_bytes = sig->value_bytes;
 	h.ts_ns = sr_log__clock_read(log);
-	sr_ring_writer_put(&c.w, &h, sizeof h);
+	/*
+	 * The record in place when it does not cross the ring's physical end
+	 * (nearly always), else assembled and streamed across it.
+	 */
+	unsigned char assembled[sizeof h + SR_FMT_MAX_VALUE_BYTES];
+	bool in_place = c.w.pos + size <= c.w.wrap;
+	unsigned char *rec = in_place ? c.w.base + c.w.pos : assembled;
+	memcpy(rec, &h, sizeof h);
 	/* The value area, in format order, as sr_fmt_gather_args would have made it. */
-	unsigned char values[SR_FMT_MAX_VALUE_BYTES];
-	size_t off = 0;
+	unsigned char *v = rec + sizeof h;
 	for (int i = 0; i < n; i++) {
 		const sr_log_arg *a = &args[i];
 		switch (sig->type[i]) {
 		case SR_FMT_ARG_STR:
-			memcpy(values + off, &len[i], 4);
-			off += 4;
+			memcpy(v, &len[i], 4);
+			v += 4;
 			break;
 		case SR_FMT_ARG_LDOUBLE:
-			memcpy(values + off, a->v.ld, 10);         /* the x87 value; the rest is padding */
-			memset(values + off + 10, 0, 6);
-			off += 16;
+			memcpy(v, a->v.ld, 16);   /* the x87 value and zeroed padding (sr_log__arg_ldouble) */
+			v += 16;
 			break;
 		case SR_FMT_ARG_LONG:
 		case SR_FMT_ARG_DOUBLE:
 		case SR_FMT_ARG_PTR:
-			memcpy(values + off, &a->v, 8);
-			off += 8;
+			memcpy(v, &a->v, 8);
+			v += 8;
 			break;
 		default:
 			/* int-sized: the low 4 bytes of the 8 (little-endian, as the codec assumes) */
-			memcpy(values + off, &a->v.i, 4);
-			off += 4;
+			memcpy(v, &a->v.i, 4);
+			v += 4;
 			break;
 		}
 	}
-	sr_ring_writer_put(&c.w, values, off);
-	for (int i = 0; i < n; i++) {
-		if (sig->type[i] != SR_FMT_ARG_STR || len[i] == SR_FMT_NULL_STRING)
-			continue;
-		static const char nul = '\0';
-		sr_ring_writer_put(&c.w, args[i].v.s, len[i]);
-		sr_ring_writer_put(&c.w, &nul, 1);
+	if (in_place) {
+		for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+			int i = __builtin_ctz(m);
+			if (len[i] == SR_FMT_NULL_STRING)
+				continue;
+			memcpy(v, args[i].v.s, len[i]);
+			v[len[i]] = '\0';
+			v += len[i] + 1;
+		}
+	} else {
+		sr_ring_writer_put(&c.w, assembled, (size_t)(v - assembled));
+		for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+			int i = __builtin_ctz(m);
+			if (len[i] == SR_FMT_NULL_STRING)
+				continue;
+			static const char nul = '\0';
+			sr_ring_writer_put(&c.w, args[i].v.s, len[i]);
+			sr_ring_writer_put(&c.w, &nul, 1);
+		}
 	}
 	log->backend->commit(log, &c);
 	return;

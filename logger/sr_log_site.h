@@ -109,6 +109,7 @@ typedef struct sr_site {
 	 * value: relaxed, after sig is READY.
 	 */
 	sr_atomic_i32 copy;
+	uint32_t str_mask;                  /* copy by type: bit i set when argument i is a %s string */
 	sr_fmt_sig sig;
 } sr_site;
 

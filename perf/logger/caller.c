@@ -13,7 +13,13 @@
  *             copy of the same number of bytes the logger's record takes,
  *             publish; a consumer thread with the logger's default wait
  *             strategy reads every record.  The floor for a ring-based logger.
- *   ring      the logger, mode ring (the default), default wait strategy
+ *   ring-va   the logger, mode ring, through sr_log_emit (the variadic entry:
+ *             arguments gathered from a va_list by the site's signature, as
+ *             every call was before the macros typed their arguments)
+ *   ring      the logger, mode ring (the default), default wait strategy,
+ *             producer shared (one multi-producer ring)
+ *   per-thread  the same with producer per_thread (a single-producer ring per
+ *             calling thread, merged by the consumer)
  *   queue     the logger, mode queue (caller formats, mutex + condvar queue)
  *   sync      the logger, mode sync (caller formats and writes under a mutex)
  *   disabled  SR_DEBUG on a category at info: the call the level check
@@ -27,7 +33,7 @@
  * consumer stays awake between bursts (its wait strategy spins first), which
  * is the case the caller's target is about.
  *
- * --count MODE N: make N calls of MODE (ring, bare, disabled, or loop: the
+ * --count MODE N: make N calls of MODE (ring, ring-va, per-thread, bare, disabled, or loop: the
  * empty loop) in a function of its own and exit, for callgrind:
  * perf/run_bench.sh runs
  *   valgrind --tool=callgrind --toggle-collect='counted_calls_*' caller --count ring N
@@ -62,15 +68,17 @@
 #define DISABLED_BLOCK 1000
 #define CALL_FORMAT "x=%d y=%f s=%s"
 
-enum row { ROW_EMPTY, ROW_BARE, ROW_BARE_EAGER, ROW_RING, ROW_QUEUE, ROW_SYNC, ROW_SYNC_BUFFERED,
-	ROW_DISABLED, ROW_COUNT };
-static const char *const row_names[ROW_COUNT] = { "empty", "bare", "bare-eager", "ring", "queue", "sync",
-	"sync-buffered", "disabled" };
+enum row { ROW_EMPTY, ROW_BARE, ROW_BARE_EAGER, ROW_RING_VA, ROW_RING, ROW_PER_THREAD, ROW_QUEUE,
+	ROW_SYNC, ROW_SYNC_BUFFERED, ROW_DISABLED, ROW_COUNT };
+static const char *const row_names[ROW_COUNT] = { "empty", "bare", "bare-eager", "ring-va", "ring",
+	"per-thread", "queue", "sync", "sync-buffered", "disabled" };
 static const char *const row_calls[ROW_COUNT] = {
 	"(timer only)",
 	"claim 1 slot + copy record bytes + publish",
 	"the same, consumer only reads",
+	"sr_log_emit(c, site, \"" "x=%d y=%f s=%s" "\", i, d, s): va_list path",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
+	"the same, producer per_thread",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"the same, immediate_flush off",
@@ -216,6 +224,18 @@ log_call(harness *h, sr_category *c)
 	SR_INFO(c, CALL_FORMAT, i, i * 0.5, call_string);
 }
 
+/* ring-va's call: the variadic entry, as every macro call was before arguments were typed. */
+static sr_site va_site = { .format = CALL_FORMAT, .file = __FILE__, .function = "log_call_va",
+	.line = __LINE__, .level = SR_LOG_INFO };
+
+static inline void
+log_call_va(harness *h, sr_category *c)
+{
+	int i = h->value++;
+	if (SR_LOG_ENABLED(c, SR_LOG_INFO))
+		sr_log_emit(c, &va_site, CALL_FORMAT, i, i * 0.5, call_string);
+}
+
 /* The arguments are not evaluated when the level is off: h->value stays put. */
 static inline void
 disabled_call(harness *h, sr_category *c)
@@ -262,6 +282,7 @@ open_logger(harness *h, int row, int devnull, const options *o, char *err)
 	    row == ROW_SYNC || row == ROW_SYNC_BUFFERED ? SR_LOG_MODE_SYNC : SR_LOG_MODE_RING;
 	/* sync-buffered: lines collect in the sink's buffer (Log4j 2's immediateFlush="false"). */
 	cfg.immediate_flush = row != ROW_SYNC_BUFFERED;
+	cfg.producer = row == ROW_PER_THREAD ? SR_LOG_PRODUCER_PER_THREAD : SR_LOG_PRODUCER_SHARED;
 	sr_sink_config sink = sr_sink_fd(devnull);
 	cfg.sinks = &sink;
 	cfg.sink_count = 1;
@@ -382,6 +403,9 @@ time_row(harness *h, int row, const options *o, int64_t *samples)
 				for (int k = 0; k < DISABLED_BLOCK; k++)
 					disabled_call(h, c);
 				break;
+			case ROW_RING_VA:
+				log_call_va(h, c);
+				break;
 			default:
 				log_call(h, c);
 				break;
@@ -406,6 +430,15 @@ counted_calls_ring(harness *h, sr_category *c, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++) {
 		log_call(h, c);
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+__attribute__((noinline)) static void
+counted_calls_ring_va(harness *h, sr_category *c, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		log_call_va(h, c);
 		__asm__ volatile("" ::: "memory");
 	}
 }
@@ -436,6 +469,20 @@ counted_calls_loop(int64_t n)
 		__asm__ volatile("" ::: "memory");
 }
 
+/* One call of the row outside counted_calls_*: callgrind does not count it. */
+__attribute__((noinline)) static void
+warm_up(harness *h, int row)
+{
+	if (row == ROW_BARE)
+		bare_call(h, h->bare[row]);
+	else if (row == ROW_DISABLED)
+		disabled_call(h, h->cat[row]);
+	else if (row == ROW_RING_VA)
+		log_call_va(h, h->cat[row]);
+	else if (row != ROW_EMPTY)
+		log_call(h, h->cat[row]);
+}
+
 static void
 counted_calls(harness *h, int row, int64_t n)
 {
@@ -443,13 +490,30 @@ counted_calls(harness *h, int row, int64_t n)
 		counted_calls_bare(h, h->bare[row], n);
 	else if (row == ROW_DISABLED)
 		counted_calls_disabled(h, h->cat[row], n);
-	else if (row == ROW_RING)
+	else if (row == ROW_RING || row == ROW_PER_THREAD)
 		counted_calls_ring(h, h->cat[row], n);
+	else if (row == ROW_RING_VA)
+		counted_calls_ring_va(h, h->cat[row], n);
 	else
 		counted_calls_loop(n);
 }
 
 /* ----------------------------------------------------------------- main */
+
+/* A CSV field's text with its double quotes doubled (RFC 4180), in a static buffer. */
+static const char *
+csv_quoted(const char *text)
+{
+	static char buf[256];
+	size_t n = 0;
+	for (const char *p = text; *p != '\0' && n + 2 < sizeof buf; p++) {
+		if (*p == '"')
+			buf[n++] = '"';
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return buf;
+}
 
 static void
 usage(FILE *f)
@@ -458,7 +522,7 @@ usage(FILE *f)
 	    "usage: caller [options]\n"
 	    "  Per-call cost on the caller's thread, timed call by call with the TSC:\n"
 	    "  SR_INFO(c, \"x=%%d y=%%f s=%%s\", i, d, s) (16-byte s), consumer writing to /dev/null.\n"
-	    "  --rows LIST     empty,bare,bare-eager,ring,queue,sync,sync-buffered,\n"
+	    "  --rows LIST     empty,bare,bare-eager,ring-va,ring,per-thread,queue,sync,sync-buffered,\n"
 	    "                  disabled or all (default all)\n"
 	    "  --calls N       timed calls per row per run (default 200000)\n"
 	    "  --burst N       calls back to back before an untimed drain (default 1000)\n"
@@ -466,7 +530,8 @@ usage(FILE *f)
 	    "  --clock NAME    the loggers' clock (realtime, coarse, tsc, auto; default: the logger's, auto)\n"
 	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
 	    "  --truncate      start the CSV afresh (header included)\n"
-	    "  --count MODE N  make N calls of MODE (ring, bare, disabled; loop: none) in a loop\n"
+	    "  --count MODE N  make N calls of MODE (ring, ring-va, per-thread, bare, disabled;\n"
+	    "                  loop: none) in a loop\n"
 	    "                  and exit: for valgrind --tool=callgrind --toggle-collect='counted_calls_*'\n"
 	    "  --quick         2,000 calls, 1 run (for CTest)\n"
 	    "  --quiet         no progress on stderr\n", MAX_RUNS);
@@ -499,9 +564,10 @@ parse_count_mode(void *dest, char **values, char *err, size_t errsize)
 {
 	options *o = dest;
 	const char *mode = values[0], *calls = values[1];
-	if (strcmp(mode, "ring") != 0 && strcmp(mode, "bare") != 0 && strcmp(mode, "disabled") != 0 &&
-	    strcmp(mode, "loop") != 0) {
-		snprintf(err, errsize, "--count: unknown mode '%.64s': expected ring, bare, disabled or loop", mode);
+	if (strcmp(mode, "ring") != 0 && strcmp(mode, "ring-va") != 0 && strcmp(mode, "per-thread") != 0 &&
+	    strcmp(mode, "bare") != 0 && strcmp(mode, "disabled") != 0 && strcmp(mode, "loop") != 0) {
+		snprintf(err, errsize, "--count: unknown mode '%.64s': expected ring, ring-va, per-thread, bare, "
+		    "disabled or loop", mode);
 		return false;
 	}
 	if (!bench_parse_count(calls, &o->count_calls) || o->count_calls > 1000000000) {
@@ -550,6 +616,8 @@ run_count(harness *h, const options *o, int devnull, char *err)
 {
 	int row = strcmp(o->count_mode, "bare") == 0 ? ROW_BARE :
 	    strcmp(o->count_mode, "ring") == 0 ? ROW_RING :
+	    strcmp(o->count_mode, "ring-va") == 0 ? ROW_RING_VA :
+	    strcmp(o->count_mode, "per-thread") == 0 ? ROW_PER_THREAD :
 	    strcmp(o->count_mode, "disabled") == 0 ? ROW_DISABLED : ROW_EMPTY;
 	if (row == ROW_BARE ? open_bare(h, row, devnull, err) :
 	    row == ROW_EMPTY ? 0 : open_logger(h, row, devnull, o, err))
@@ -564,8 +632,9 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	 */
 	sr_log_config defaults;
 	sr_log_config_default(&defaults);
-	int64_t burst = 1000, room = defaults.ring_slots / 4, since_drain = 0;
-	counted_calls(h, row, 1);   /* the site's first call parses its format: not counted */
+	int64_t slots = row == ROW_PER_THREAD ? defaults.thread_ring_slots : defaults.ring_slots;
+	int64_t burst = 1000, room = slots / 4, since_drain = 0;
+	warm_up(h, row);   /* the site's first call parses its format, per-thread's makes its ring */
 	drain(h, row);
 	/* A marker for strace: the calls' system calls are the ones between two getppid(). */
 	(void)getppid();
@@ -668,7 +737,7 @@ main(int argc, char **argv)
 			status = 1;
 		}
 	}
-	for (int r = ROW_RING; r <= ROW_SYNC_BUFFERED; r++) {
+	for (int r = ROW_RING_VA; r <= ROW_SYNC_BUFFERED; r++) {
 		if (!o.rows[r])
 			continue;
 		sr_log_flush(h.log[r]);
@@ -715,14 +784,14 @@ main(int argc, char **argv)
 			continue;
 		double net = r == ROW_DISABLED ? p50[r] : p50[r] - timer;
 		char vs_bare[32] = "", ring_is[32] = "";
-		if (o.rows[ROW_BARE] && r >= ROW_RING && r <= ROW_SYNC_BUFFERED && net_bare > 0)
+		if (o.rows[ROW_BARE] && r >= ROW_RING_VA && r <= ROW_SYNC_BUFFERED && net_bare > 0)
 			snprintf(vs_bare, sizeof vs_bare, "%.2fx", net / net_bare);
 		if (o.rows[ROW_RING] && (r == ROW_QUEUE || r == ROW_SYNC || r == ROW_SYNC_BUFFERED) && net_ring > 0)
 			snprintf(ring_is, sizeof ring_is, "%.1fx lower", net / net_ring);
 		printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", row_names[r], row_calls[r],
 		    p50[r], p99[r], p999[r], net, vs_bare, ring_is);
 		if (csv != NULL)
-			fprintf(csv, "%s,\"%s\",%d,%" PRId64 ",%.1f,%.1f,%.1f,%.1f,%.4f\n", row_names[r], row_calls[r],
+			fprintf(csv, "%s,\"%s\",%d,%" PRId64 ",%.1f,%.1f,%.1f,%.1f,%.4f\n", row_names[r], csv_quoted(row_calls[r]),
 			    o.runs, o.calls, p50[r], p99[r], p999[r], r == ROW_DISABLED ? 0.0 : timer, tpn);
 	}
 	if (csv != NULL && fclose(csv) != 0) {
