@@ -232,6 +232,16 @@ SR_API void sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...
     __attribute__((format(printf, 3, 4)));
 
 /*
+ * Makes what the calling thread logs through ready now: with producer
+ * per_thread, its ring (allocated and touched), which its first log call
+ * would otherwise make, as Quill's and fmtlog's preallocate do.  Call it at
+ * a thread's start so that no log call on a latency-critical path pays for
+ * it.  SR_OK (also for modes with nothing to make), SR_ENOMEM, SR_ESTATE
+ * after shutdown, SR_EINVAL for NULL.
+ */
+SR_API int sr_log_thread_prepare(sr_log *log);
+
+/*
  * Names the calling thread in the text layout (1 to 15 bytes are kept; NULL
  * or "" goes back to the default: the OS thread name when it differs from
  * the process name, else the thread id).

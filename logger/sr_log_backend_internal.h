@@ -50,6 +50,8 @@ struct sr_log_backend {
 	void (*commit)(sr_log *log, const sr_log_claim *c);
 	/* sr_log_flush: every record taken before the call is in the sinks.  SR_OK or SR_ESTATE. */
 	int (*flush)(sr_log *log);
+	/* sr_log_thread_prepare: makes the calling thread's room now (NULL: nothing to make). */
+	int (*prepare)(sr_log *log);
 	/* sr_log_dump_backtrace (NULL: the backend keeps no backtrace). */
 	int (*dump_backtrace)(sr_log *log);
 	/* Shutdown, on the closing thread: write what was taken and stop the consumer. */

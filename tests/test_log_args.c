@@ -235,3 +235,25 @@ Test(log_args, the_queue_and_sync_modes_print_the_same_text)
 	baseline_mode(SR_LOG_MODE_QUEUE);
 	baseline_mode(SR_LOG_MODE_SYNC);
 }
+
+Test(log_args, a_thread_prepared_for_per_thread_rings_logs_as_any_other)
+{
+	sr_log_close(&logger);
+	tl_setup_end(&setup);
+	sr_log_config *c = tl_setup_begin(&setup);
+	c->layout = SR_LOG_LAYOUT_MESSAGE;
+	c->producer = SR_LOG_PRODUCER_PER_THREAD;
+	logger = tl_open(c);
+	cat = sr_log_root(logger);
+	cr_expect_eq(sr_log_thread_prepare(logger), SR_OK);
+	cr_expect_eq(sr_log_thread_prepare(logger), SR_OK, "a second prepare finds the ring made");
+	EXPECT_AS_SNPRINTF("%s %d %f", "per thread", 42, 0.25);
+	cr_expect_eq(sr_log_thread_prepare(NULL), SR_EINVAL);
+}
+
+Test(log_args, prepare_is_a_no_op_where_there_is_nothing_to_make)
+{
+	cr_expect_eq(sr_log_thread_prepare(logger), SR_OK, "shared producer");
+	sr_log_shutdown(logger);
+	cr_expect_eq(sr_log_thread_prepare(logger), SR_ESTATE, "after shutdown");
+}

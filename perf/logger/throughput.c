@@ -97,6 +97,7 @@ typedef struct options {
 	int64_t capacity;       /* messages the ring and queue hold; 0: the logger's defaults */
 	int64_t slot_size;
 	bool sync_immediate;
+	bool per_thread;        /* --producer per_thread: a ring per calling thread */
 	bool calls_given, warmup_given, runs_given;   /* --quick leaves these alone */    /* sync mode's immediate_flush (default false, as Log4j 2's test) */
 } options;
 
@@ -126,6 +127,9 @@ usage(FILE *f)
 	    "  --warmup N            messages logged and flushed before each run (default 200000; 0: none)\n"
 	    "  --runs N              measured repetitions (default 5, at most %d)\n"
 	    "  --policy NAME         full-queue policy: block (default), drop, discard, sync\n"
+	    "  --producer NAME       the ring rows' producer: shared (default: one multi-producer\n"
+	    "                        ring) or per_thread (a ring per thread, each holding its\n"
+	    "                        share of the run)\n"
 	    "  --sync-flush WHEN     sync mode: buffered (default: lines written when the 64 KiB\n"
 	    "                        buffer fills, as Log4j 2's test with immediateFlush=false)\n"
 	    "                        or immediate (a write(2) per line, the logger's default)\n"
@@ -176,6 +180,8 @@ static void *
 worker_main(void *arg)
 {
 	worker *w = arg;
+	/* Untimed: with producer per_thread, this thread's ring is made here, not by its first call. */
+	sr_log_thread_prepare(w->cat->log);
 	if (!log_bench_worker_start("bench", w->index, w->start, NULL))
 		return NULL;
 	w->start_ns = sr_monotonic_ns();
@@ -208,10 +214,13 @@ typedef struct live {
  * when idle.
  */
 static bool
-keeps_open(const variant *v)
+keeps_open(const options *o, const variant *v)
 {
 	if (v->kind != V_RING)
 		return true;
+	/* Per-thread rings are sized for the run's threads (see logger_open): a logger per run. */
+	if (o->per_thread)
+		return false;
 	sr_wait_config wc;
 	if (sr_wait_config_parse(v->spec, &wc, NULL) != SR_OK)
 		return false;
@@ -229,7 +238,7 @@ logger_close(live *l)
 
 /* Opens a fresh logger on a fresh file and warms it up (logged, then flushed). */
 static bool
-logger_open(const options *o, const variant *v, int index, const char *msg, live *l, char *err)
+logger_open(const options *o, const variant *v, int index, int threads, const char *msg, live *l, char *err)
 {
 	log_path(o, index, kind_names[v->kind], l->path, sizeof l->path);
 	unlink(l->path);
@@ -244,7 +253,11 @@ logger_open(const options *o, const variant *v, int index, const char *msg, live
 		/* The ring counts slots, the queue messages (sr_log_config.ring_slots). */
 		c.ring_slots = v->kind == V_RING ? pow2_at_least(o->capacity * slots_per_message(o))
 		    : pow2_at_least(o->capacity);
+		/* Per thread, each ring holds its thread's share of the run. */
+		c.thread_ring_slots = pow2_at_least(o->capacity / threads * slots_per_message(o) + 64);
 	}
+	if (v->kind == V_RING && o->per_thread)
+		c.producer = SR_LOG_PRODUCER_PER_THREAD;
 	l->log = log_bench_open(&c, v, kind_names, err, ERR_MAX);
 	if (l->log == NULL)
 		return false;
@@ -451,6 +464,19 @@ parse_policy(void *dest, char **values, char *err, size_t errsize)
 	return false;
 }
 
+/* --producer: shared (the default) or per_thread. */
+static bool
+parse_producer(void *dest, char **values, char *err, size_t errsize)
+{
+	bool *per_thread = dest;
+	if (strcmp(values[0], "shared") == 0 || strcmp(values[0], "per_thread") == 0) {
+		*per_thread = strcmp(values[0], "per_thread") == 0;
+		return true;
+	}
+	snprintf(err, errsize, "--producer '%.64s' is invalid: expected shared or per_thread", values[0]);
+	return false;
+}
+
 /* --capacity: a bench_flag parser (run: -1, logger: 0, else a message count). */
 static bool
 parse_capacity(void *dest, char **values, char *err, size_t errsize)
@@ -483,6 +509,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 		{ BENCH_FLAG("--warmup", BENCH_COUNT, &o->warmup), .zero_ok = true, .given = &o->warmup_given },
 		{ BENCH_FLAG("--runs", BENCH_INT, &o->runs), .max = MAX_RUNS, .given = &o->runs_given },
 		{ BENCH_FLAG("--policy", BENCH_CUSTOM, &o->policy), .parse = parse_policy },
+		{ BENCH_FLAG("--producer", BENCH_CUSTOM, &o->per_thread), .parse = parse_producer },
 		{ BENCH_FLAG("--sync-flush", BENCH_CUSTOM, &o->sync_immediate), .parse = parse_sync_flush },
 		{ BENCH_FLAG("--capacity", BENCH_CUSTOM, &o->capacity), .parse = parse_capacity },
 		{ BENCH_FLAG("--slot-size", BENCH_POWER_OF_TWO, &o->slot_size), .min = 64, .max = 65536 },
@@ -538,14 +565,14 @@ measure_cell(const options *o, table *t, int vi, int threads, int run, const cha
 	bool ok = true;
 	if (l->log == NULL) {
 		bench_progress("%s: %s open and warm-up (%" PRId64 " messages)", PROG, name, o->warmup);
-		ok = logger_open(o, v, vi, msg, l, err);
+		ok = logger_open(o, v, vi, threads, msg, l, err);
 	}
 	if (ok) {
 		bench_progress("%s: %s threads=%d run %d/%d", PROG, name, threads, run + 1, o->runs);
 		ok = run_logger(o, v, l, threads, msg, r, err);
 	}
 	/* A failed run may leave the logger in any state: the next run gets a new one. */
-	if (!ok || !keeps_open(v))
+	if (!ok || !keeps_open(o, v))
 		logger_close(l);
 	return ok;
 }
@@ -648,6 +675,9 @@ print_rows(const options *o, const table *t)
 	    "drained/s: messages in the file over the call phase plus `sr_log_flush`.\n");
 	printf("- ceiling: the same number of lines of the same length written with `fwrite` through "
 	    "a 64 KiB stdio buffer to a fresh file, one thread, no formatting.\n");
+	printf("- ring rows' producer: %s.\n", o->per_thread ? "per_thread (a single-producer ring per "
+	    "calling thread, each holding its share of the run, made before the start gate)" :
+	    "shared (one multi-producer ring)");
 	if (o->f.want[V_SYNC])
 		printf("- sync: %s.\n", o->sync_immediate ?
 		    "immediate_flush (a write(2) per line before the call returns, the logger's default)" :
