@@ -310,6 +310,17 @@ sr_log_flush(sr_log *log)
 }
 
 int
+sr_log_thread_prepare(sr_log *log)
+{
+	if (log == NULL)
+		return SR_EINVAL;
+	/* pairs with the store-release in sr_log_shutdown */
+	if (sr_atomic_load_acquire_i32(&log->shut))
+		return SR_ESTATE;
+	return log->backend->prepare != NULL ? log->backend->prepare(log) : SR_OK;
+}
+
+int
 sr_log_dump_backtrace(sr_log *log)
 {
 	if (log == NULL)

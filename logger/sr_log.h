@@ -63,6 +63,7 @@
 #include "sr_atomic.h"
 #include "sr_error.h"
 #include "sr_export.h"
+#include "sr_log_args.h"
 #include "sr_log_category.h"
 #include "sr_log_config.h"
 #include "sr_log_level.h"
@@ -195,7 +196,10 @@ SR_API int sr_log_remove_crash_handler(sr_log *log);
 		static sr_site sr_log__site = { \
 			.format = SR_LOG__FIRST(__VA_ARGS__), .file = __FILE__, \
 			.function = __func__, .line = __LINE__, .level = (lvl) }; \
-		sr_log_emit(sr_log__cat, &sr_log__site, __VA_ARGS__); \
+		(void)sizeof(sr_log__format_check(__VA_ARGS__)); \
+		const sr_log_arg sr_log__args[] = { { .kind = 0 } SR_LOG__ARGS(__VA_ARGS__) }; \
+		sr_log__emit_args(sr_log__cat, &sr_log__site, sr_log__args + 1, \
+		    (int)(sizeof sr_log__args / sizeof sr_log__args[0]) - 1); \
 	} \
 } while (0)
 
@@ -219,13 +223,23 @@ SR_API int sr_log_remove_crash_handler(sr_log *log);
 #define SR_LOG__FIRST_(fmt, ...) fmt
 
 /*
- * What the macros call once the level passed: the hot path.  format must be
- * site->format (the macros pass it so that the compiler checks the
- * arguments).  Never call it with a site whose format differs from the one
- * its first call saw.
+ * Logs through a site from a va_list-style call (the macros call
+ * sr_log__emit_args instead, see sr_log_args.h).  format must be
+ * site->format (passed so that the compiler checks the arguments).  Never
+ * call it with a site whose format differs from the one its first call saw.
  */
 SR_API void sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * Makes what the calling thread logs through ready now: with producer
+ * per_thread, its ring (allocated and touched), which its first log call
+ * would otherwise make, as Quill's and fmtlog's preallocate do.  Call it at
+ * a thread's start so that no log call on a latency-critical path pays for
+ * it.  SR_OK (also for modes with nothing to make), SR_ENOMEM, SR_ESTATE
+ * after shutdown, SR_EINVAL for NULL.
+ */
+SR_API int sr_log_thread_prepare(sr_log *log);
 
 /*
  * Names the calling thread in the text layout (1 to 15 bytes are kept; NULL

@@ -15,8 +15,10 @@
  *   sync   a baseline: callers format and write under one mutex
  *          (sr_log_backend_sync.c).
  *
- * The frontend (sr_log_frontend.c) builds the record header and calls
- * `emit`; the lifecycle (sr_log.c) calls the rest.  Each backend keeps its
+ * The frontend (sr_log_frontend.c) writes a record into the room try_claim
+ * gives and commits it, or, when there is none (a full ring, a baseline
+ * backend, a record to cut), builds it and calls `emit`; the lifecycle
+ * (sr_log.c) calls the rest.  Each backend keeps its
  * state in log->state, a struct its own file defines.
  */
 #ifndef SR_LOG_BACKEND_INTERNAL_H
@@ -48,6 +50,8 @@ struct sr_log_backend {
 	void (*commit)(sr_log *log, const sr_log_claim *c);
 	/* sr_log_flush: every record taken before the call is in the sinks.  SR_OK or SR_ESTATE. */
 	int (*flush)(sr_log *log);
+	/* sr_log_thread_prepare: makes the calling thread's room now (NULL: nothing to make). */
+	int (*prepare)(sr_log *log);
 	/* sr_log_dump_backtrace (NULL: the backend keeps no backtrace). */
 	int (*dump_backtrace)(sr_log *log);
 	/* Shutdown, on the closing thread: write what was taken and stop the consumer. */

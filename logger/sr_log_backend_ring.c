@@ -103,6 +103,27 @@ ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 	sr_sequencer_publish_range(r->seq, first, first + k - 1);
 }
 
+static bool
+ring_try_claim(sr_log *log, size_t size, sr_log_claim *c)
+{
+	sr_log_ring *r = log->state;
+	int64_t k = sr_ring_slots_for(r->ring, size);
+	if (__builtin_expect(sr_sequencer_try_claim_n(r->seq, k, &c->first) != SR_OK, 0))
+		return false;
+	c->last = c->first + k - 1;
+	c->ring = r;
+	c->w = sr_ring_stream_at(r->ring, c->first);
+	return true;
+}
+
+static void
+ring_commit(sr_log *log, const sr_log_claim *c)
+{
+	(void)log;
+	/* Top-down: the consumer sees all of the record's slots or none. */
+	sr_sequencer_publish_range(((sr_log_ring *)c->ring)->seq, c->first, c->last);
+}
+
 /*
  * Publishes a notice record (SR_REC_NOTICE, SR_REC_DUMP) and waits until the
  * consumer has passed it: everything published before it is then written.
@@ -226,6 +247,8 @@ ring_destroy(sr_log *log)
 const sr_log_backend sr_log__ring_backend = {
 	.start = ring_start,
 	.emit = ring_emit,
+	.try_claim = ring_try_claim,
+	.commit = ring_commit,
 	.flush = ring_flush,
 	.dump_backtrace = ring_dump_backtrace,
 	.stop = ring_stop,

@@ -293,6 +293,12 @@ threads_commit(sr_log *log, const sr_log_claim *c)
 	wake_if_parked(p->owner);
 }
 
+static int
+threads_prepare(sr_log *log)
+{
+	return my_ring(log) != NULL ? SR_OK : SR_ENOMEM;
+}
+
 static void
 threads_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
@@ -504,6 +510,7 @@ const sr_log_backend sr_log__threads_backend = {
 	.try_claim = threads_try_claim,
 	.commit = threads_commit,
 	.flush = threads_flush,
+	.prepare = threads_prepare,
 	.dump_backtrace = threads_dump_backtrace,
 	.stop = threads_stop,
 	.destroy = threads_destroy,

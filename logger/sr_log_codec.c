@@ -5,14 +5,100 @@
  */
 #include "sr_log_codec_internal.h"
 
+#include <stdint.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 
-void
-sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_list *ap)
+/*
+ * Where gather reads the arguments: a va_list (sr_log_emit, sr_fmt_snprintf),
+ * or the macros' array of typed arguments, converted to what the signature
+ * says where the types differ (a mismatch the compiler's format check
+ * reports: printf's behaviour would be undefined, ours is a value; a
+ * missing argument reads as zero).
+ */
+typedef struct source {
+	va_list *ap;              /* NULL: read args */
+	const sr_log_arg *args;
+	int n;
+} source;
+
+static long double src_ldouble(const source *src, int i);
+
+static long long
+src_long(const source *src, int i)
+{
+	if (i >= src->n)
+		return 0;
+	const sr_log_arg *a = &src->args[i];
+	switch (a->kind) {
+	case SR_FMT_ARG_DOUBLE: return (long long)a->v.d;
+	case SR_FMT_ARG_LDOUBLE: return (long long)src_ldouble(src, i);
+	case SR_FMT_ARG_PTR:
+	case SR_FMT_ARG_STR: return (long long)(intptr_t)a->v.p;
+	default: return a->v.i;
+	}
+}
+
+static long double
+src_ldouble(const source *src, int i)
+{
+	if (i >= src->n)
+		return 0;
+	const sr_log_arg *a = &src->args[i];
+	long double ld;
+	switch (a->kind) {
+	case SR_FMT_ARG_DOUBLE: return a->v.d;
+	case SR_FMT_ARG_LDOUBLE:
+		memcpy(&ld, a->v.ld, sizeof ld);
+		return ld;
+	case SR_FMT_ARG_INT:
+	case SR_FMT_ARG_LONG: return (long double)a->v.i;
+	default: return 0;
+	}
+}
+
+static double
+src_double(const source *src, int i)
+{
+	return (double)src_ldouble(src, i);
+}
+
+static const void *
+src_ptr(const source *src, int i)
+{
+	if (i >= src->n)
+		return NULL;
+	const sr_log_arg *a = &src->args[i];
+	switch (a->kind) {
+	case SR_FMT_ARG_PTR:
+	case SR_FMT_ARG_STR: return a->v.p;
+	case SR_FMT_ARG_INT:
+	case SR_FMT_ARG_LONG: return (const void *)(intptr_t)a->v.i;
+	default: return NULL;
+	}
+}
+
+/* A string where the signature wants one: a pointer of another type is read as printf would, a number is NULL. */
+static const char *
+src_str(const source *src, int i)
+{
+	if (i >= src->n)
+		return NULL;
+	const sr_log_arg *a = &src->args[i];
+	return a->kind == SR_FMT_ARG_STR || a->kind == SR_FMT_ARG_PTR ? a->v.s : NULL;
+}
+
+/*
+ * Reads the arguments of sig from src (a va_list, or the macros' typed
+ * array) into g.  Inlined into both callers, so that each reads its own
+ * source without a branch per argument on which it is.
+ */
+static inline void
+gather(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, source *src)
 {
 	unsigned char *v = g->values;
 	size_t off = 0;
@@ -27,13 +113,13 @@ sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_l
 		switch (sig->type[i]) {
 		case SR_FMT_ARG_INT:
 		case SR_FMT_ARG_WIDTH: {
-			int x = va_arg(*ap, int);
+			int x = src->ap != NULL ? va_arg(*src->ap, int) : (int)src_long(src, i);
 			memcpy(v + off, &x, 4);
 			off += 4;
 			break;
 		}
 		case SR_FMT_ARG_PRECISION: {
-			int x = va_arg(*ap, int);
+			int x = src->ap != NULL ? va_arg(*src->ap, int) : (int)src_long(src, i);
 			star_prec = x;
 			memcpy(v + off, &x, 4);
 			off += 4;
@@ -41,32 +127,32 @@ sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_l
 		}
 		case SR_FMT_ARG_LONG: {
 			/* long, long long, intmax_t, size_t, ptrdiff_t: one 8-byte class on LP64 */
-			long long x = va_arg(*ap, long long);
+			long long x = src->ap != NULL ? va_arg(*src->ap, long long) : src_long(src, i);
 			memcpy(v + off, &x, 8);
 			off += 8;
 			break;
 		}
 		case SR_FMT_ARG_DOUBLE: {
-			double x = va_arg(*ap, double);
+			double x = src->ap != NULL ? va_arg(*src->ap, double) : src_double(src, i);
 			memcpy(v + off, &x, 8);
 			off += 8;
 			break;
 		}
 		case SR_FMT_ARG_LDOUBLE: {
-			long double x = va_arg(*ap, long double);
+			long double x = src->ap != NULL ? va_arg(*src->ap, long double) : src_ldouble(src, i);
 			memcpy(v + off, &x, 10);        /* the x87 value; the rest is padding */
 			memset(v + off + 10, 0, 6);
 			off += 16;
 			break;
 		}
 		case SR_FMT_ARG_PTR: {
-			void *x = va_arg(*ap, void *);
+			const void *x = src->ap != NULL ? va_arg(*src->ap, void *) : src_ptr(src, i);
 			memcpy(v + off, &x, 8);
 			off += 8;
 			break;
 		}
 		case SR_FMT_ARG_STR: {
-			const char *s = va_arg(*ap, const char *);
+			const char *s = src->ap != NULL ? va_arg(*src->ap, const char *) : src_str(src, i);
 			uint32_t len;
 			if (s == NULL) {
 				len = SR_FMT_NULL_STRING;
@@ -97,6 +183,21 @@ sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_l
 	for (int i = 0; i < ns; i++)
 		if (g->len[i] != SR_FMT_NULL_STRING)
 			g->string_bytes += (size_t)g->len[i] + 1;
+}
+
+void
+sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_list *ap)
+{
+	source src = { ap, NULL, 0 };
+	gather(g, sig, str_cap, &src);
+}
+
+void
+sr_fmt_gather_array(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap,
+    const sr_log_arg *args, int n)
+{
+	source src = { NULL, args, n };
+	gather(g, sig, str_cap, &src);
 }
 
 size_t

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sr_log_args.h"
 #include "sr_log_site.h"
 #include "sr_ring.h"
 
@@ -63,6 +64,9 @@ typedef struct sr_fmt_gather {
  * precision, since a record never holds more).  0 means no cap.
  */
 void sr_fmt_gather_args(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, va_list *ap);
+/* As sr_fmt_gather_args, from the macros' typed arguments (converted where they differ from sig). */
+void sr_fmt_gather_array(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap,
+    const sr_log_arg *args, int n);
 
 /*
  * Decides how many bytes of each string fit when the record (header_bytes +

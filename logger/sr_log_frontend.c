@@ -1,9 +1,19 @@
 /*
  * sr_log_frontend.c: the caller's side of a log call, after the macro's
- * level check: the site's signature (one load-acquire after the first call),
- * the record header, the arguments gathered from the va_list (strings
- * measured), the clock read, the record fitted under max_message_bytes, and
- * the hand-over to the backend chosen at open (sr_log_backend_internal.h).
+ * level check.
+ *
+ * The macros' path (sr_log__emit_args): the site's signature (one
+ * load-acquire after the first call) and how its arguments are copied
+ * (decided once per site), the strings measured, room claimed on the
+ * backend's ring (try_claim), the header, the values in one piece and the
+ * strings written straight into it, committed.  Anything unusual leaves
+ * this path for the general one: a record to cut under max_message_bytes,
+ * a full ring (the policy), a baseline backend, arguments whose types
+ * differ from the format's, a '*' precision, a refused format.
+ *
+ * The general path (sr_log_emit, and the macros' fallback): the arguments
+ * gathered from the va_list or the typed array by the signature, fitted,
+ * and handed to the backend's emit.
  */
 #include "sr_log_backend_internal.h"
 #include "sr_log_clock_internal.h"
@@ -23,6 +33,184 @@ emit_format_error(sr_log *log, sr_log_rec *h)
 	log->backend->emit(log, h, NULL);
 }
 
+/* The header of a message record from site and cat, on this thread. */
+static inline void
+fill_header(sr_log_rec *h, sr_category *cat, sr_site *site, const sr_log_thread *self, int saved_errno)
+{
+	h->kind = SR_REC_MESSAGE;
+	h->level = (uint8_t)site->level;
+	h->tid = self->tid;
+	h->errno_value = saved_errno;
+	h->site = site;
+	h->cat = cat;
+	memcpy(h->thread, self->name, sizeof h->thread);
+}
+
+/* The general path for gathered arguments: fit, then the backend's emit. */
+static void
+emit_gathered(sr_log *log, sr_log_rec *h, sr_fmt_gather *g)
+{
+	h->ts_ns = sr_log__clock_read(log);
+	h->size = (uint32_t)sr_fmt_fit(g, sizeof *h, log->opt.max_record);
+	h->value_bytes = g->value_bytes;
+	if (__builtin_expect(g->truncated, 0))
+		h->kind |= SR_REC_TRUNCATED;
+	log->backend->emit(log, h, g);
+}
+
+/* The macros' path when the fast one does not apply: convert by the signature, emit. */
+__attribute__((noinline)) static void
+emit_args_general(sr_log *log, sr_category *cat, sr_site *site, const sr_fmt_sig *sig,
+    const sr_log_arg *args, int n, int saved_errno)
+{
+	sr_log_rec h;
+	fill_header(&h, cat, site, sr_log__thread(), saved_errno);
+	if (sig->error != SR_FMT_OK) {
+		emit_format_error(log, &h);
+	} else {
+		sr_fmt_gather g;
+		sr_fmt_gather_array(&g, sig, log->opt.max_record, args, n);
+		emit_gathered(log, &h, &g);
+	}
+	/* Logging never changes errno (a clock or a sink may have). */
+	errno = saved_errno;
+}
+
+/*
+ * Decides, once per site, whether its calls may copy by C type: the
+ * arguments must be the signature's, one for one (a character pointer may
+ * be a %p), and no string may take a '*' precision (its bound is another
+ * argument's value).  Deterministic: racing first calls agree.
+ */
+__attribute__((noinline)) static int
+decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
+{
+	bool by_type = sig->error == SR_FMT_OK && sig->nargs == n;
+	for (int i = 0; by_type && i < n; i++) {
+		int want = sig->type[i], have = args[i].kind;
+		if (want == SR_FMT_ARG_WIDTH || want == SR_FMT_ARG_PRECISION)
+			want = SR_FMT_ARG_INT;
+		if (want == SR_FMT_ARG_PTR && have == SR_FMT_ARG_STR)
+			have = SR_FMT_ARG_PTR;
+		by_type = want == have && !(want == SR_FMT_ARG_STR && sig->precision[i] == SR_FMT_PREC_STAR);
+	}
+	int copy = by_type ? SR_SITE_COPY_BY_TYPE : SR_SITE_COPY_CONVERTED;
+	uint32_t mask = 0;
+	for (int i = 0; by_type && i < n; i++)
+		if (sig->type[i] == SR_FMT_ARG_STR)
+			mask |= UINT32_C(1) << i;
+	/*
+	 * Racing first calls store the same values.  copy is stored last, with
+	 * release: a thread that reads BY_TYPE (load-acquire in
+	 * sr_log__emit_args) sees str_mask.  sig itself was published by the
+	 * site's READY (see sr_site_sig).
+	 */
+	site->str_mask = mask;
+	sr_atomic_store_release_i32(&site->copy, copy);
+	return copy;
+}
+
+void
+sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
+{
+	sr_log *log = cat->log;
+	if (__builtin_expect(log == NULL, 0))
+		return;
+	int saved_errno = errno;
+	sr_fmt_sig scratch;
+	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
+	/* pairs with the store-release in decide_copy: str_mask is set */
+	int copy = sr_atomic_load_acquire_i32(&site->copy);
+	if (__builtin_expect(copy == SR_SITE_COPY_UNKNOWN, 0))
+		copy = decide_copy(site, sig, args, n);
+	if (__builtin_expect(copy != SR_SITE_COPY_BY_TYPE || log->backend->try_claim == NULL, 0))
+		goto general;
+
+	/* Measure the strings: the record's size decides the claim. */
+	uint32_t len[SR_SITE_MAX_ARGS];
+	size_t cap = log->opt.max_record;
+	size_t size = sizeof(sr_log_rec) + sig->value_bytes;
+	for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+		int i = __builtin_ctz(m);
+		const char *s = args[i].v.s;
+		if (s == NULL) {
+			len[i] = SR_FMT_NULL_STRING;
+			continue;
+		}
+		int32_t p = sig->precision[i];
+		/* With a precision the array need not be NUL-terminated. */
+		len[i] = (uint32_t)strnlen(s, p >= 0 && (size_t)p < cap ? (size_t)p : cap);
+		size += (size_t)len[i] + 1;
+	}
+	sr_log_claim c;
+	if (__builtin_expect(size > cap || !log->backend->try_claim(log, size, &c), 0))
+		goto general;
+
+	sr_log_rec h;
+	fill_header(&h, cat, site, sr_log__thread(), saved_errno);
+	h.size = (uint32_t)size;
+	h.value_bytes = sig->value_bytes;
+	h.ts_ns = sr_log__clock_read(log);
+	/*
+	 * The record in place when it does not cross the ring's physical end
+	 * (nearly always), else assembled and streamed across it.
+	 */
+	unsigned char assembled[sizeof h + SR_FMT_MAX_VALUE_BYTES];
+	bool in_place = c.w.pos + size <= c.w.wrap;
+	unsigned char *rec = in_place ? c.w.base + c.w.pos : assembled;
+	memcpy(rec, &h, sizeof h);
+	/* The value area, in format order, as sr_fmt_gather_args would have made it. */
+	unsigned char *v = rec + sizeof h;
+	for (int i = 0; i < n; i++) {
+		const sr_log_arg *a = &args[i];
+		switch (sig->type[i]) {
+		case SR_FMT_ARG_STR:
+			memcpy(v, &len[i], 4);
+			v += 4;
+			break;
+		case SR_FMT_ARG_LDOUBLE:
+			memcpy(v, a->v.ld, 16);   /* the x87 value and zeroed padding (sr_log__arg_ldouble) */
+			v += 16;
+			break;
+		case SR_FMT_ARG_LONG:
+		case SR_FMT_ARG_DOUBLE:
+		case SR_FMT_ARG_PTR:
+			memcpy(v, &a->v, 8);
+			v += 8;
+			break;
+		default:
+			/* int-sized: the low 4 bytes of the 8 (little-endian, as the codec assumes) */
+			memcpy(v, &a->v.i, 4);
+			v += 4;
+			break;
+		}
+	}
+	if (in_place) {
+		for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+			int i = __builtin_ctz(m);
+			if (len[i] == SR_FMT_NULL_STRING)
+				continue;
+			memcpy(v, args[i].v.s, len[i]);
+			v[len[i]] = '\0';
+			v += len[i] + 1;
+		}
+	} else {
+		sr_ring_writer_put(&c.w, assembled, (size_t)(v - assembled));
+		for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+			int i = __builtin_ctz(m);
+			if (len[i] == SR_FMT_NULL_STRING)
+				continue;
+			static const char nul = '\0';
+			sr_ring_writer_put(&c.w, args[i].v.s, len[i]);
+			sr_ring_writer_put(&c.w, &nul, 1);
+		}
+	}
+	log->backend->commit(log, &c);
+	return;
+general:
+	emit_args_general(log, cat, site, sig, args, n, saved_errno);
+}
+
 void
 sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 {
@@ -36,13 +224,7 @@ sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
 
 	sr_log_rec h;
-	h.kind = SR_REC_MESSAGE;
-	h.level = (uint8_t)site->level;
-	h.tid = self->tid;
-	h.errno_value = saved_errno;
-	h.site = site;
-	h.cat = cat;
-	memcpy(h.thread, self->name, sizeof h.thread);
+	fill_header(&h, cat, site, self, saved_errno);
 	if (__builtin_expect(sig->error != SR_FMT_OK, 0)) {
 		emit_format_error(log, &h);
 		errno = saved_errno;
@@ -54,13 +236,7 @@ sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 	va_start(ap, format);
 	sr_fmt_gather_args(&g, sig, log->opt.max_record, &ap);
 	va_end(ap);
-	h.ts_ns = sr_log__clock_read(log);
-	h.size = (uint32_t)sr_fmt_fit(&g, sizeof h, log->opt.max_record);
-	h.value_bytes = g.value_bytes;
-	if (__builtin_expect(g.truncated, 0))
-		h.kind |= SR_REC_TRUNCATED;
-
-	log->backend->emit(log, &h, &g);
+	emit_gathered(log, &h, &g);
 	/* Logging never changes errno (a clock or a sink may have). */
 	errno = saved_errno;
 }

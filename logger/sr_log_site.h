@@ -80,6 +80,8 @@ typedef struct sr_fmt_sig {
 
 /* sr_site.state */
 enum { SR_SITE_UNPARSED = 0, SR_SITE_PARSING = 1, SR_SITE_READY = 2 };
+/* sr_site.copy */
+enum { SR_SITE_COPY_UNKNOWN = 0, SR_SITE_COPY_BY_TYPE = 1, SR_SITE_COPY_CONVERTED = 2 };
 
 /*
  * A call site.  The logging macros make one `static` per call, so location
@@ -100,6 +102,14 @@ typedef struct sr_site {
 	 */
 	sr_atomic_i32 state;
 	uint16_t file_base;                 /* offset of the file's base name */
+	/*
+	 * How the macros' calls copy their arguments (SR_SITE_COPY_*), decided
+	 * by the first: by C type when the types match the signature, else
+	 * converted to it.  Deterministic, so racing first calls store the same
+	 * value: relaxed, after sig is READY.
+	 */
+	sr_atomic_i32 copy;
+	uint32_t str_mask;                  /* copy by type: bit i set when argument i is a %s string */
 	sr_fmt_sig sig;
 } sr_site;
 

@@ -116,7 +116,7 @@ rm -f "$RESULTS"/latency_*.dat "$RESULTS"/latency_*.png
 say "logger response time: $LATENCY ${LAT_ARGS[*]}"
 "$LATENCY" "${LAT_ARGS[@]}" --truncate --out "$RESULTS/latency.csv" --dist-dir "$RESULTS" > "$RESULTS/latency.md"
 
-# --- the caller's cost per call (issue 4) ------------------------------------
+# --- the caller's cost per call ----------------------------------------------
 # SR_INFO(c, "x=%d y=%f s=%s", ...) timed call by call (TSC): ring, queue, sync, a bare ring,
 # a disabled call; 5 interleaved runs of 200,000 calls: about 10 s
 if [ "$QUICK" = 1 ]; then CALLER_ARGS=(--quick); else CALLER_ARGS=(); fi
@@ -155,7 +155,7 @@ else
   say "no valgrind: skipping the instruction counts (apt-get install valgrind)"
 fi
 
-# --- the consumer's rate for 100-byte messages (issue 4) -----------------------
+# --- the consumer's rate for 100-byte messages -------------------------------
 # one producer (faster than the consumer), drained rate = what the consumer writes per second,
 # beside the fwrite ceiling for the same bytes
 if [ "$QUICK" = 1 ]; then CONS_ARGS=(--quick --threads 1); else CONS_ARGS=(--threads 1); fi

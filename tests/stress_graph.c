@@ -40,11 +40,7 @@ main(void)
 		    runs[i].max_batch, runs[i].initial > 0 ? " @2^62" : "");
 		sc_result r = sc_graph(runs[i].shape, runs[i].mode, producers, per, runs[i].ring,
 		    runs[i].wait, runs[i].max_batch, runs[i].initial);
-		if (r.ok && r.events != per * producers) {
-			r.ok = false;
-			snprintf(r.message, sizeof r.message, "%" PRId64 " events, expected %" PRId64, r.events,
-			    per * producers);
-		}
+		sc_expect_events(&r, per * producers);
 		failures += sc_report(prog, name, &r);
 		scenarios++;
 	}
@@ -56,11 +52,7 @@ main(void)
 			int64_t count = SC_SCALE(20000, 3000) / producers;
 			snprintf(name, sizeof name, "drain_and_halt %s x%d %s", m ? "MP" : "SP", producers, waits[w]);
 			sc_result r = sc_drain(mode, producers, count, waits[w]);
-			if (r.ok && r.events != count * producers) {
-				r.ok = false;
-				snprintf(r.message, sizeof r.message, "%" PRId64 " events, expected %" PRId64,
-				    r.events, count * producers);
-			}
+			sc_expect_events(&r, count * producers);
 			failures += sc_report(prog, name, &r);
 			scenarios++;
 		}

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log_support.h"
+#include "scenarios.h"
 #include "sr_log.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -29,16 +31,6 @@ enum { THREADS = 4, EACH = 40000 };
 enum { MAX_STRING = 400 };
 
 static char pattern[MAX_STRING + 1];
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "stress_log: FAILED %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		failures++; \
-	} \
-} while (0)
 
 /* What the sink saw; only the consumer (or, in sync mode, callers under the sink lock) writes. */
 typedef struct seen {
@@ -131,18 +123,11 @@ meddle(void *arg)
 static sr_log *
 open_log(sr_log_mode mode, sr_log_full_policy policy, seen *s)
 {
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.mode = mode;
-	c.full_policy = policy;
-	c.ring_slots = 256;
-	c.slot_size = 64;
-	c.max_message_bytes = 1024;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	c.wait_strategy = "phased:spin=5us,yield=20us,fallback=timeout,timeout=2ms";
 	sr_sink_config sink = sr_sink_callback(sink_write, s);
-	c.sinks = &sink;
-	c.sink_count = 1;
+	sr_log_config c;
+	tl_configure(&c, &sink, (tl_settings){ .mode = mode, .full_policy = policy, .ring_slots = 256,
+	    .slot_size = 64, .max_message_bytes = 1024, .layout = SR_LOG_LAYOUT_MESSAGE,
+	    .wait_strategy = "phased:spin=5us,yield=20us,fallback=timeout,timeout=2ms" });
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL) {
@@ -172,7 +157,7 @@ run(const char *title, sr_log_mode mode, sr_log_full_policy policy)
 	sr_atomic_store_release_i32(&stop_meddling, 1);
 	pthread_join(meddler, NULL);
 	/* Shutdown drains and reports, and keeps the counters readable. */
-	CHECK(sr_log_shutdown(log) == SR_OK, "%s: shutdown", title);
+	SC_EXPECT(sr_log_shutdown(log) == SR_OK, "%s: shutdown", title);
 	sr_log_counters st;
 	sr_log_stats(log, &st);
 
@@ -187,23 +172,23 @@ run(const char *title, sr_log_mode mode, sr_log_full_policy policy)
 				twice++;
 		}
 	long attempted = (long)THREADS * EACH;
-	CHECK(s->bad_lines == 0, "%s: %ld malformed lines", title, s->bad_lines);
-	CHECK(twice == 0, "%s: %ld messages written more than once", title, twice);
-	CHECK(st.accepted + st.dropped == (uint64_t)attempted, "%s: accepted %lu + dropped %lu != %ld",
+	SC_EXPECT(s->bad_lines == 0, "%s: %ld malformed lines", title, s->bad_lines);
+	SC_EXPECT(twice == 0, "%s: %ld messages written more than once", title, twice);
+	SC_EXPECT(st.accepted + st.dropped == (uint64_t)attempted, "%s: accepted %lu + dropped %lu != %ld",
 	    title, (unsigned long)st.accepted, (unsigned long)st.dropped, attempted);
-	CHECK(st.written == st.accepted, "%s: written %lu != accepted %lu", title,
+	SC_EXPECT(st.written == st.accepted, "%s: written %lu != accepted %lu", title,
 	    (unsigned long)st.written, (unsigned long)st.accepted);
-	CHECK((uint64_t)once == st.accepted, "%s: %ld distinct messages seen, %lu accepted", title, once,
+	SC_EXPECT((uint64_t)once == st.accepted, "%s: %ld distinct messages seen, %lu accepted", title, once,
 	    (unsigned long)st.accepted);
 	if (policy != SR_LOG_FULL_DROP) {
-		CHECK(never == 0 && st.dropped == 0, "%s: %ld messages lost (errors wait)", title, never);
-		CHECK(s->out_of_order == 0, "%s: %ld messages out of order within a thread", title,
+		SC_EXPECT(never == 0 && st.dropped == 0, "%s: %ld messages lost (errors wait)", title, never);
+		SC_EXPECT(s->out_of_order == 0, "%s: %ld messages out of order within a thread", title,
 		    s->out_of_order);
 	} else {
-		CHECK(s->reported_drops == (long)st.dropped, "%s: drop reports add up to %ld, dropped %lu",
+		SC_EXPECT(s->reported_drops == (long)st.dropped, "%s: drop reports add up to %ld, dropped %lu",
 		    title, s->reported_drops, (unsigned long)st.dropped);
 	}
-	CHECK(st.format_errors == 0 && st.sink_errors == 0, "%s: errors", title);
+	SC_EXPECT(st.format_errors == 0 && st.sink_errors == 0, "%s: errors", title);
 	printf("stress_log: %-22s %ld attempted, %lu accepted, %lu dropped (%ld reports), "
 	    "max occupancy %ld of %ld, %lu batches\n", title, attempted, (unsigned long)st.accepted,
 	    (unsigned long)st.dropped, s->reports, (long)st.max_occupancy, (long)st.capacity,
@@ -225,8 +210,8 @@ main(void)
 	run("queue, block", SR_LOG_MODE_QUEUE, SR_LOG_FULL_BLOCK);
 	run("queue, drop", SR_LOG_MODE_QUEUE, SR_LOG_FULL_DROP);
 	run("sync", SR_LOG_MODE_SYNC, SR_LOG_FULL_BLOCK);
-	if (failures != 0) {
-		fprintf(stderr, "stress_log: %d check(s) failed\n", failures);
+	if (sc_expect_failures() != 0) {
+		fprintf(stderr, "stress_log: %d check(s) failed\n", sc_expect_failures());
 		return 1;
 	}
 	printf("stress_log: all checks passed\n");

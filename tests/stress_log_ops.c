@@ -23,9 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "log_support.h"
+#include "scenarios.h"
 #include "sr_log.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -34,31 +35,6 @@ enum { THREADS = 3, EACH = 1500 };
 enum { THREADS = 4, EACH = 6000 };
 #endif
 
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "stress_log_ops: FAILED %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		failures++; \
-	} \
-} while (0)
-
-static int64_t
-realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void
-sleep_us(long us)
-{
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-	nanosleep(&ts, NULL);
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* 1, 2: the tsc clock                                                                      */
@@ -109,11 +85,11 @@ clock_writer(void *p)
 {
 	clock_arg *a = p;
 	for (int n = 0; n < EACH; n++) {
-		a->before[n] = realtime_ns();
+		a->before[n] = sc_realtime_ns();
 		SR_INFO(a->cat, "t%d %d", a->t, n);
-		a->after[n] = realtime_ns();
+		a->after[n] = sc_realtime_ns();
 		if (n % 16 == 0)
-			sleep_us(3000); /* spread the run over ~1.3 s: crosses three refreshes */
+			sc_sleep_ns(3 * SC_MS); /* spread the run over ~1.3 s: crosses three refreshes */
 	}
 	return NULL;
 }
@@ -123,25 +99,18 @@ clock_scenario(sr_log_mode mode, sr_log_full_policy policy, int64_t slots)
 {
 	memset(cs.count, 0, sizeof cs.count);
 	cs.bad = 0;
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.mode = mode;
-	c.full_policy = policy;
-	c.ring_slots = slots;
-	c.max_message_bytes = 1024;
-	c.clock = SR_LOG_CLOCK_TSC;
-	c.layout = SR_LOG_LAYOUT_PATTERN;
-	c.pattern = "%d{%s.%9f} %m";
-	c.wait_strategy = "timeout:timeout=2ms";
 	sr_sink_config s = sr_sink_callback(clock_sink, NULL);
-	c.sinks = &s;
-	c.sink_count = 1;
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = mode, .full_policy = policy,
+	    .ring_slots = slots, .max_message_bytes = 1024, .layout = SR_LOG_LAYOUT_PATTERN,
+	    .wait_strategy = "timeout:timeout=2ms" });
+	c.clock = SR_LOG_CLOCK_TSC;
+	c.pattern = "%d{%s.%9f} %m";
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL) {
 		/* No invariant TSC here: nothing to stress. */
-		CHECK(strstr(err.message, "clock tsc is unavailable") != NULL, "%s", err.message);
+		SC_EXPECT(strstr(err.message, "clock tsc is unavailable") != NULL, "%s", err.message);
 		return;
 	}
 	static clock_arg args[THREADS];
@@ -154,15 +123,15 @@ clock_scenario(sr_log_mode mode, sr_log_full_policy policy, int64_t slots)
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
 	sr_log_close(&log);
-	CHECK(cs.bad == 0, "%ld bad lines", cs.bad);
+	SC_EXPECT(cs.bad == 0, "%ld bad lines", cs.bad);
 	int64_t worst = 0;
 	for (int t = 0; t < THREADS; t++) {
 		int64_t prev = INT64_MIN;
 		for (int n = 0; n < EACH; n++) {
-			CHECK(cs.count[t][n] == 1, "mode %d: thread %d message %d seen %d times", (int)mode, t, n,
+			SC_EXPECT(cs.count[t][n] == 1, "mode %d: thread %d message %d seen %d times", (int)mode, t, n,
 			    cs.count[t][n]);
 			int64_t ts = cs.ts[t][n];
-			CHECK(ts >= prev, "mode %d: thread %d message %d went back %" PRId64 " ns", (int)mode, t, n, prev - ts);
+			SC_EXPECT(ts >= prev, "mode %d: thread %d message %d went back %" PRId64 " ns", (int)mode, t, n, prev - ts);
 			prev = ts;
 			int64_t off = ts < args[t].before[n] ? args[t].before[n] - ts : ts > args[t].after[n] ?
 			    ts - args[t].after[n] : 0;
@@ -170,7 +139,7 @@ clock_scenario(sr_log_mode mode, sr_log_full_policy policy, int64_t slots)
 				worst = off;
 		}
 	}
-	CHECK(worst <= 1000000, "mode %d: a tsc timestamp is %" PRId64 " ns off CLOCK_REALTIME", (int)mode, worst);
+	SC_EXPECT(worst <= 1000000, "mode %d: a tsc timestamp is %" PRId64 " ns off CLOCK_REALTIME", (int)mode, worst);
 	printf("stress_log_ops: tsc mode %s policy %s: worst offset %" PRId64 " ns\n", sr_log_mode_name(mode),
 	    sr_log_full_policy_name(policy), worst);
 }
@@ -197,19 +166,14 @@ rotation_scenario(void)
 {
 	char base[64];
 	snprintf(base, sizeof base, "/tmp/seqring_stress_rot_%d", (int)getpid());
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 64;
-	c.full_policy = SR_LOG_FULL_SYNC;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	c.wait_strategy = "timeout:timeout=2ms";
 	sr_sink_config s = sr_sink_rotating(base, 16384, 1000);
-	c.sinks = &s;
-	c.sink_count = 1;
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .ring_slots = 64,
+	    .full_policy = SR_LOG_FULL_SYNC, .layout = SR_LOG_LAYOUT_MESSAGE,
+	    .wait_strategy = "timeout:timeout=2ms" });
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
-	CHECK(log != NULL, "%s", err.message);
+	SC_EXPECT(log != NULL, "%s", err.message);
 	if (log == NULL)
 		return;
 	rot_arg args[THREADS];
@@ -252,15 +216,15 @@ rotation_scenario(void)
 			in_file++;
 		}
 		fclose(f);
-		CHECK(bytes <= 16384 || in_file == 1, "%s has %ld bytes", path, bytes);
+		SC_EXPECT(bytes <= 16384 || in_file == 1, "%s has %ld bytes", path, bytes);
 		unlink(path);
 	}
-	CHECK(bad == 0, "%ld bad lines", bad);
-	CHECK(lines == (long)THREADS * EACH, "%ld lines in the files, %ld logged", lines, (long)THREADS * EACH);
+	SC_EXPECT(bad == 0, "%ld bad lines", bad);
+	SC_EXPECT(lines == (long)THREADS * EACH, "%ld lines in the files, %ld logged", lines, (long)THREADS * EACH);
 	for (int t = 0; t < THREADS; t++)
 		for (int n = 0; n < EACH; n++)
-			CHECK(seen[t][n] == 1, "rotation: thread %d line %d seen %d times", t, n, seen[t][n]);
-	CHECK(st.sinks[0].rotations > 5, "only %" PRIu64 " rotations", st.sinks[0].rotations);
+			SC_EXPECT(seen[t][n] == 1, "rotation: thread %d line %d seen %d times", t, n, seen[t][n]);
+	SC_EXPECT(st.sinks[0].rotations > 5, "only %" PRIu64 " rotations", st.sinks[0].rotations);
 	printf("stress_log_ops: rotation: %ld lines over %" PRIu64 " rotations, %" PRIu64 " written by callers\n",
 	    lines, st.sinks[0].rotations, st.written_by_caller);
 }
@@ -315,11 +279,11 @@ reloader(void *p)
 	while (!sr_atomic_load_acquire_i32(&stop_reloading)) {
 		sr_error err;
 		int rc = sr_log_set_level_spec(log, specs[i++ % 5], &err);
-		CHECK(rc == SR_OK, "%s", err.message);
+		SC_EXPECT(rc == SR_OK, "%s", err.message);
 		if (devnull != NULL && i % 8 == 0)
 			sr_log_describe(log, devnull);
 		sr_log_category(log, i % 2 ? "extra.a" : "extra.b");
-		sleep_us(200);
+		sc_sleep_ns(200 * 1000);
 	}
 	if (devnull != NULL)
 		fclose(devnull);
@@ -329,19 +293,15 @@ reloader(void *p)
 static void
 reload_scenario(void)
 {
+	sr_sink_config s = sr_sink_callback(count_sink, NULL);
 	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 1024;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .ring_slots = 1024,
+	    .layout = SR_LOG_LAYOUT_MESSAGE });
 	c.backtrace_size = 32;
 	c.backtrace_trigger = SR_LOG_ERROR;
-	sr_sink_config s = sr_sink_callback(count_sink, NULL);
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
-	CHECK(log != NULL, "%s", err.message);
+	SC_EXPECT(log != NULL, "%s", err.message);
 	if (log == NULL)
 		return;
 	pthread_t rt, th[THREADS];
@@ -359,7 +319,7 @@ reload_scenario(void)
 	sr_log_close(&log);
 	for (int t = 0; t < THREADS; t++)
 		for (int n = 0; n < EACH; n++)
-			CHECK(sr_atomic_load_relaxed_i32(&warn_seen[t][n]) == 1, "reload: w%d %d seen %d times", t, n,
+			SC_EXPECT(sr_atomic_load_relaxed_i32(&warn_seen[t][n]) == 1, "reload: w%d %d seen %d times", t, n,
 			    sr_atomic_load_relaxed_i32(&warn_seen[t][n]));
 	printf("stress_log_ops: reloads: every warning once\n");
 }
@@ -373,8 +333,8 @@ main(void)
 	clock_scenario(SR_LOG_MODE_RING, SR_LOG_FULL_SYNC, 16);
 	rotation_scenario();
 	reload_scenario();
-	if (failures > 0) {
-		fprintf(stderr, "stress_log_ops: %d failure(s)\n", failures);
+	if (sc_expect_failures() > 0) {
+		fprintf(stderr, "stress_log_ops: %d failure(s)\n", sc_expect_failures());
 		return 1;
 	}
 	printf("stress_log_ops: ok\n");

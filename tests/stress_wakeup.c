@@ -8,17 +8,6 @@
  */
 #include "scenarios.h"
 
-static int
-check_latency(sc_result *r, int64_t bound, const char *what)
-{
-	if (r->ok && r->max_latency_ns >= bound) {
-		r->ok = false;
-		snprintf(r->message, sizeof r->message, "%s took %.1f ms (bound %.0f ms)", what,
-		    (double)r->max_latency_ns / 1e6, (double)bound / 1e6);
-	}
-	return 0;
-}
-
 int
 main(void)
 {
@@ -36,10 +25,7 @@ main(void)
 			int n = m ? rounds / 3 : rounds;
 			snprintf(name, sizeof name, "wake-ups %s %s x%d", spec, m ? "MP" : "SP", n);
 			sc_result r = sc_wakeups(spec, mode, n, UINT64_C(0xC0FFEE) + (uint64_t)k * 7 + (uint64_t)m);
-			if (r.ok && r.events != n) {
-				r.ok = false;
-				snprintf(r.message, sizeof r.message, "%" PRId64 " of %d events", r.events, n);
-			}
+			sc_expect_events(&r, n);
 			failures += sc_report(prog, name, &r);
 			scenarios++;
 		}
@@ -48,14 +34,14 @@ main(void)
 		for (int dep = 0; dep < 2; dep++) {
 			snprintf(name, sizeof name, "alert %s%s", sc_strategies[k], dep ? " (dependent)" : "");
 			sc_result r = sc_alert_wakes_best_of(sc_strategies[k], dep, 100 * SC_MS, 3);
-			check_latency(&r, 100 * SC_MS, "the alert");
+			sc_expect_latency_below(&r, 100 * SC_MS, "the alert");
 			failures += sc_report(prog, name, &r);
 			scenarios++;
 		}
 		snprintf(name, sizeof name, "halt while waiting %s", sc_strategies[k]);
 		sc_result r = sc_halt_while_waiting_best_of(sc_strategies[k],
 		    k % 2 ? SR_PRODUCER_MULTI : SR_PRODUCER_SINGLE, 100 * SC_MS, 3);
-		check_latency(&r, 100 * SC_MS, "the halt");
+		sc_expect_latency_below(&r, 100 * SC_MS, "the halt");
 		failures += sc_report(prog, name, &r);
 		scenarios++;
 	}

@@ -20,7 +20,7 @@
  * test_log.c covers each sr_log_config field once; the values here are the
  * zero, negative and too-large ones it does not try.
  */
-#include <criterion/criterion.h>
+#include "test_log_support.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -667,45 +667,42 @@ temp_path(void)
 	return path;
 }
 
-typedef void (*log_mutation)(sr_log_config *c, sr_sink_config *s);
-#define LOG_MUTATION(name, body) \
-	static void name(sr_log_config *c, sr_sink_config *s) { (void)c; (void)s; body; }
-LOG_MUTATION(l_mode_negative, c->mode = (sr_log_mode)-1)
-LOG_MUTATION(l_slots_zero, c->ring_slots = 0)
-LOG_MUTATION(l_slots_negative, c->ring_slots = -64)
-LOG_MUTATION(l_slots_min, c->ring_slots = INT64_MIN)
-LOG_MUTATION(l_slots_large, c->ring_slots = SR_RING_MAX_SLOT_COUNT * 2)
-LOG_MUTATION(l_slot_size_zero, c->slot_size = 0)
-LOG_MUTATION(l_slot_size_32, c->slot_size = 32)
-LOG_MUTATION(l_slot_size_large, c->slot_size = 2 * SR_RING_MAX_SLOT_SIZE)
-LOG_MUTATION(l_slot_size_max, c->slot_size = SIZE_MAX)
-LOG_MUTATION(l_wait_empty, c->wait_strategy = "")
-LOG_MUTATION(l_policy_negative, c->full_policy = (sr_log_full_policy)-1)
-LOG_MUTATION(l_discard_negative, c->discard_level = (sr_log_level)-1)
-LOG_MUTATION(l_level_large, c->level = (sr_log_level)7)
-LOG_MUTATION(l_max_message_zero, c->max_message_bytes = 0)
-LOG_MUTATION(l_max_message_max, c->max_message_bytes = SIZE_MAX)
-LOG_MUTATION(l_max_line_zero, c->max_line_bytes = 0)
-LOG_MUTATION(l_max_line_max, c->max_line_bytes = SIZE_MAX)
-LOG_MUTATION(l_layout_negative, c->layout = (sr_log_layout)-1)
-LOG_MUTATION(l_sink_count_negative, c->sink_count = -1)
-LOG_MUTATION(l_sink_count_min, c->sink_count = INT_MIN)
-LOG_MUTATION(l_thread_name_empty, c->thread_name = "")
-LOG_MUTATION(l_thread_name_16, c->thread_name = "sixteen-chars-xx")
-LOG_MUTATION(l_fd_negative, *s = sr_sink_fd(-1))
-LOG_MUTATION(l_fd_max, *s = sr_sink_fd(INT_MAX))
-LOG_MUTATION(l_pipe_small, { *s = sr_sink_fd(2); s->pipe_bytes = 4095; })
-LOG_MUTATION(l_pipe_large, { *s = sr_sink_fd(2); s->pipe_bytes = (1 << 30) + 1; })
-LOG_MUTATION(l_pipe_negative, { *s = sr_sink_fd(2); s->pipe_bytes = -4096; })
-LOG_MUTATION(l_buffer_zero, s->buffer_bytes = 0)
-LOG_MUTATION(l_buffer_max, s->buffer_bytes = SIZE_MAX)
-LOG_MUTATION(l_timeout_large, s->write_timeout_ms = 60001)
-LOG_MUTATION(l_file_mode_max, s->file_mode = UINT_MAX)
-LOG_MUTATION(l_sink_level_negative, s->level = (sr_log_level)-1)
+TL_MUTATION(l_mode_negative, c->mode = (sr_log_mode)-1)
+TL_MUTATION(l_slots_zero, c->ring_slots = 0)
+TL_MUTATION(l_slots_negative, c->ring_slots = -64)
+TL_MUTATION(l_slots_min, c->ring_slots = INT64_MIN)
+TL_MUTATION(l_slots_large, c->ring_slots = SR_RING_MAX_SLOT_COUNT * 2)
+TL_MUTATION(l_slot_size_zero, c->slot_size = 0)
+TL_MUTATION(l_slot_size_32, c->slot_size = 32)
+TL_MUTATION(l_slot_size_large, c->slot_size = 2 * SR_RING_MAX_SLOT_SIZE)
+TL_MUTATION(l_slot_size_max, c->slot_size = SIZE_MAX)
+TL_MUTATION(l_wait_empty, c->wait_strategy = "")
+TL_MUTATION(l_policy_negative, c->full_policy = (sr_log_full_policy)-1)
+TL_MUTATION(l_discard_negative, c->discard_level = (sr_log_level)-1)
+TL_MUTATION(l_level_large, c->level = (sr_log_level)7)
+TL_MUTATION(l_max_message_zero, c->max_message_bytes = 0)
+TL_MUTATION(l_max_message_max, c->max_message_bytes = SIZE_MAX)
+TL_MUTATION(l_max_line_zero, c->max_line_bytes = 0)
+TL_MUTATION(l_max_line_max, c->max_line_bytes = SIZE_MAX)
+TL_MUTATION(l_layout_negative, c->layout = (sr_log_layout)-1)
+TL_MUTATION(l_sink_count_negative, c->sink_count = -1)
+TL_MUTATION(l_sink_count_min, c->sink_count = INT_MIN)
+TL_MUTATION(l_thread_name_empty, c->thread_name = "")
+TL_MUTATION(l_thread_name_16, c->thread_name = "sixteen-chars-xx")
+TL_MUTATION(l_fd_negative, *s = sr_sink_fd(-1))
+TL_MUTATION(l_fd_max, *s = sr_sink_fd(INT_MAX))
+TL_MUTATION(l_pipe_small, { *s = sr_sink_fd(2); s->pipe_bytes = 4095; })
+TL_MUTATION(l_pipe_large, { *s = sr_sink_fd(2); s->pipe_bytes = (1 << 30) + 1; })
+TL_MUTATION(l_pipe_negative, { *s = sr_sink_fd(2); s->pipe_bytes = -4096; })
+TL_MUTATION(l_buffer_zero, s->buffer_bytes = 0)
+TL_MUTATION(l_buffer_max, s->buffer_bytes = SIZE_MAX)
+TL_MUTATION(l_timeout_large, s->write_timeout_ms = 60001)
+TL_MUTATION(l_file_mode_max, s->file_mode = UINT_MAX)
+TL_MUTATION(l_sink_level_negative, s->level = (sr_log_level)-1)
 
 Test(api_errors, log_open_zero_negative_and_huge_values)
 {
-	static const struct { log_mutation fn; int code; const char *names; } cases[] = {
+	static const struct { tl_mutation *fn; int code; const char *names; } cases[] = {
 		{ l_mode_negative, SR_EINVAL, "config.mode -1" },
 		{ l_slots_zero, SR_EINVAL, "config.ring_slots 0" },
 		{ l_slots_negative, SR_EINVAL, "config.ring_slots -64" },
@@ -742,20 +739,12 @@ Test(api_errors, log_open_zero_negative_and_huge_values)
 	char *path = temp_path();
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		sr_log_config c;
-		sr_log_config_default(&c);
-		c.ring_slots = 64;
-		sr_sink_config s = sr_sink_file(path);
-		c.sinks = &s;
-		c.sink_count = 1;
-		cases[i].fn(&c, &s);
-		sr_error err = fresh_error();
-		sr_log *log = sr_log_open(&c, &err);
-		cr_expect_null(log, "case %zu should fail", i);
-		if (log != NULL)
-			sr_log_close(&log);
+		sr_sink_config s;
+		tl_mutated_config(&c, &s, path, cases[i].fn);
+		sr_error err = tl_open_refused(&c, "case %zu", i);
 		EXPECT_ERR(err, cases[i].code, cases[i].names);
 		/* "err (if given)": without one, the same refusal. */
-		log = sr_log_open(&c, NULL);
+		sr_log *log = sr_log_open(&c, NULL);
 		cr_expect_null(log, "case %zu without an sr_error", i);
 		if (log != NULL)
 			sr_log_close(&log);
@@ -832,17 +821,11 @@ calls_back_into_the_logger(void *ctx, sr_log_level level, const char *line, size
 static sr_log *
 open_callback(callback_state *st, sr_log_layout layout)
 {
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = 64;
-	c.layout = layout;
-	c.wait_strategy = "timeout:timeout=2ms";
 	sr_sink_config s = sr_sink_callback(calls_back_into_the_logger, st);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ring_slots = 64, .layout = layout,
+	    .wait_strategy = "timeout:timeout=2ms" });
+	sr_log *log = tl_open(&c);
 	st->log = log;
 	return log;
 }

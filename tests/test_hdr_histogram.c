@@ -9,9 +9,8 @@
  * values, the precision bound across the whole range, merging (same and
  * different geometry), reset, clamping and the distribution file.
  *
- * The histogram is perf code, not part of libseqring, and this directory's
- * tests link only the library: so the test compiles the histogram's source
- * into itself.
+ * The histogram is perf code, not part of libseqring: this test links perf's
+ * common library and is built with the perf suite only.
  */
 #include <criterion/criterion.h>
 
@@ -22,7 +21,7 @@
 
 #include "test_support.h"
 
-#include "../perf/hdr_histogram.c"
+#include "hdr_histogram.h"
 
 #define HOUR_NS (INT64_C(3600) * 1000000000)
 

@@ -8,227 +8,65 @@
  * is full, sink errors through descriptors we control, close draining
  * everything in every mode, and every bad configuration value.
  */
-#include <criterion/criterion.h>
+#include "test_log_support.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "sr_log.h"
-
-/*
- * Criterion's runner process (not a test worker) sometimes leaks 48 bytes of
- * its own bookkeeping when two workers run in parallel (cf. upstream issue
- * #113), which would fail the asan preset.  Test bodies run in separate,
- * exec'ed worker processes, so turning leak tracking off for the runner's
- * thread alone (PRE_ALL hooks run only in the runner) keeps every leak of
- * the logger visible.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-ReportHook(PRE_ALL)(struct criterion_test_set *tests)
-{
-	(void)tests;
-	__lsan_disable();
-}
-#endif
-
-/* ---------------------------------------------------------------------------------------- */
-/* A capturing sink that can be paused                                                      */
-
-typedef struct capture {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	char **lines;
-	int *levels;
-	size_t count, cap;
-	bool paused;              /* consumer-thread writes wait while set */
-	pthread_t caller;         /* writes from this thread never pause (policy sync) */
-	bool in_write;            /* a write is waiting in the pause */
-	int fail_with;            /* non-zero: the callback returns it */
-	int flushes;
-	int closes;
-} capture;
-
+/* Every line this suite's capturing sinks receive must end with its newline. */
 static void
-capture_init(capture *c)
+capture_init(tl_capture *c)
 {
-	memset(c, 0, sizeof *c);
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->cond, NULL);
-	c->caller = pthread_self();
+	tl_capture_init(c);
+	c->newline_required = true;
 }
 
-static void
-capture_free(capture *c)
-{
-	for (size_t i = 0; i < c->count; i++)
-		free(c->lines[i]);
-	free(c->lines);
-	free(c->levels);
-	pthread_mutex_destroy(&c->lock);
-	pthread_cond_destroy(&c->cond);
-}
-
-static int
-capture_write(void *ctx, sr_log_level level, const char *line, size_t len)
-{
-	capture *c = ctx;
-	pthread_mutex_lock(&c->lock);
-	while (c->paused && !pthread_equal(pthread_self(), c->caller)) {
-		c->in_write = true;
-		pthread_cond_broadcast(&c->cond);
-		pthread_cond_wait(&c->cond, &c->lock);
-	}
-	c->in_write = false;
-	if (c->fail_with != 0) {
-		pthread_mutex_unlock(&c->lock);
-		return c->fail_with;
-	}
-	if (c->count == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 64;
-		c->lines = realloc(c->lines, c->cap * sizeof *c->lines);
-		c->levels = realloc(c->levels, c->cap * sizeof *c->levels);
-	}
-	/* Keep the text without its newline. */
-	cr_assert(len > 0 && line[len - 1] == '\n', "every line ends with a newline");
-	c->lines[c->count] = strndup(line, len - 1);
-	c->levels[c->count] = level;
-	c->count++;
-	pthread_mutex_unlock(&c->lock);
-	return 0;
-}
-
-static void
-capture_flush(void *ctx)
-{
-	capture *c = ctx;
-	pthread_mutex_lock(&c->lock);
-	c->flushes++;
-	pthread_mutex_unlock(&c->lock);
-}
-
-static void
-capture_close(void *ctx)
-{
-	capture *c = ctx;
-	pthread_mutex_lock(&c->lock);
-	c->closes++;
-	pthread_mutex_unlock(&c->lock);
-}
-
-static void
-capture_pause(capture *c)
-{
-	pthread_mutex_lock(&c->lock);
-	c->paused = true;
-	pthread_mutex_unlock(&c->lock);
-}
-
-/* Waits until the consumer is stuck in the paused sink. */
-static void
-capture_wait_stuck(capture *c)
-{
-	pthread_mutex_lock(&c->lock);
-	while (!c->in_write)
-		pthread_cond_wait(&c->cond, &c->lock);
-	pthread_mutex_unlock(&c->lock);
-}
-
-static void
-capture_resume(capture *c)
-{
-	pthread_mutex_lock(&c->lock);
-	c->paused = false;
-	pthread_cond_broadcast(&c->cond);
-	pthread_mutex_unlock(&c->lock);
-}
-
-static size_t
-capture_count(capture *c)
-{
-	pthread_mutex_lock(&c->lock);
-	size_t n = c->count;
-	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
-static size_t
-capture_grep(capture *c, const char *needle)
-{
-	size_t n = 0;
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->count; i++)
-		if (strstr(c->lines[i], needle) != NULL)
-			n++;
-	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
-static size_t
-capture_exact(capture *c, const char *line)
-{
-	size_t n = 0;
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->count; i++)
-		if (strcmp(c->lines[i], line) == 0)
-			n++;
-	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
-/* A logger on one capture sink, message layout, small ring. */
+/* On a fresh capture: a logger on it (with flush and close), level trace, small ring. */
 static sr_log *
-open_capture(capture *cap, sr_log_mode mode, sr_log_full_policy policy, int64_t slots,
+open_capture(tl_capture *cap, sr_log_mode mode, sr_log_full_policy policy, int64_t slots,
     size_t slot_size, sr_log_layout layout)
 {
+	capture_init(cap);
+	sr_sink_config s = tl_capture_sink(cap);
 	sr_log_config c;
-	sr_log_config_default(&c);
-	c.mode = mode;
-	c.full_policy = policy;
-	c.ring_slots = slots;
-	c.slot_size = slot_size;
-	c.max_message_bytes = 1024;
-	if ((uint64_t)slots * slot_size < 1024)
-		c.max_message_bytes = 1024;
-	c.layout = layout;
+	tl_configure(&c, &s, (tl_settings){ .mode = mode, .full_policy = policy, .ring_slots = slots,
+	    .slot_size = slot_size, .max_message_bytes = 1024, .layout = layout,
+	    .wait_strategy = "timeout:timeout=5ms" });
 	c.level = SR_LOG_TRACE;
-	c.wait_strategy = "timeout:timeout=5ms";
-	sr_sink_config s = sr_sink_callback(capture_write, cap);
-	s.flush = capture_flush;
-	s.close = capture_close;
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert(log != NULL, "open failed: %s", err.message);
-	return log;
+	return tl_open(&c);
+}
+
+/* On a fresh capture: a ring logger, block policy, 64 slots of 128 bytes, the message layout. */
+static sr_log *
+open_message_logger(tl_capture *cap)
+{
+	return open_capture(cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
+}
+
+/*
+ * The tests marked WITH_LOGGER run on `logger`, open_message_logger's,
+ * writing into `sink`: opened before each of them, closed after.
+ */
+static tl_capture sink;
+static sr_log *logger;
+
+static void
+open_the_logger(void)
+{
+	logger = open_message_logger(&sink);
 }
 
 static void
-sleep_ms(int ms)
+close_the_logger(void)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
+	tl_close(&logger, &sink);
 }
 
-static sr_log_counters
-stats_of(sr_log *log)
-{
-	sr_log_counters st;
-	cr_assert_eq(sr_log_stats(log, &st), SR_OK);
-	return st;
-}
+#define WITH_LOGGER .init = open_the_logger, .fini = close_the_logger
 
 /* ---------------------------------------------------------------------------------------- */
 /* Levels and categories                                                                    */
@@ -241,14 +79,11 @@ side_effect(void)
 	return ++evaluations;
 }
 
-Test(log, disabled_level_evaluates_no_argument)
+Test(log, disabled_level_evaluates_no_argument, WITH_LOGGER)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
 	sr_error err;
-	cr_assert_eq(sr_log_set_level(log, NULL, SR_LOG_INFO, &err), SR_OK);
-	sr_category *c = sr_log_category(log, "app");
+	cr_assert_eq(sr_log_set_level(logger, NULL, SR_LOG_INFO, &err), SR_OK);
+	sr_category *c = sr_log_category(logger, "app");
 	evaluations = 0;
 	SR_TRACE(c, "t %d", side_effect());
 	SR_DEBUG(c, "d %d", side_effect());
@@ -262,89 +97,77 @@ Test(log, disabled_level_evaluates_no_argument)
 	SR_FATAL(&sr_category_off, "f %d", side_effect());
 	SR_FATAL(sr_log_category(NULL, "x"), "f %d", side_effect());
 	cr_assert_eq(evaluations, 2);
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&cap), 2);
-	cr_assert_str_eq(cap.lines[0], "i 1");
-	cr_assert_str_eq(cap.lines[1], "e 2");
-	sr_log_close(&log);
-	capture_free(&cap);
+	cr_assert_eq(tl_flushed_count(logger, &sink), 2);
+	cr_assert_str_eq(sink.lines[0], "i 1");
+	cr_assert_str_eq(sink.lines[1], "e 2");
 }
 
-Test(log, levels_by_dotted_prefix_longest_wins)
+Test(log, levels_by_dotted_prefix_longest_wins, WITH_LOGGER)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
 	sr_error err;
-	sr_log_set_level(log, "", SR_LOG_INFO, &err);
-	sr_category *net = sr_log_category(log, "net");
-	sr_category *http = sr_log_category(log, "net.http");
-	sr_category *client = sr_log_category(log, "net.http.client");
-	sr_category *network = sr_log_category(log, "network");
-	sr_category *db = sr_log_category(log, "db");
-	cr_assert_eq(sr_log_category(log, "net.http"), http, "one handle per name");
+	sr_log_set_level(logger, "", SR_LOG_INFO, &err);
+	sr_category *net = sr_log_category(logger, "net");
+	sr_category *http = sr_log_category(logger, "net.http");
+	sr_category *client = sr_log_category(logger, "net.http.client");
+	sr_category *network = sr_log_category(logger, "network");
+	sr_category *db = sr_log_category(logger, "db");
+	cr_assert_eq(sr_log_category(logger, "net.http"), http, "one handle per name");
 	cr_assert_eq(sr_category_level(http), SR_LOG_INFO);
 
-	cr_assert_eq(sr_log_set_level(log, "net", SR_LOG_DEBUG, &err), SR_OK);
+	cr_assert_eq(sr_log_set_level(logger, "net", SR_LOG_DEBUG, &err), SR_OK);
 	cr_assert_eq(sr_category_level(net), SR_LOG_DEBUG);
 	cr_assert_eq(sr_category_level(http), SR_LOG_DEBUG);
 	cr_assert_eq(sr_category_level(client), SR_LOG_DEBUG);
 	cr_assert_eq(sr_category_level(network), SR_LOG_INFO, "'net' is not a prefix of 'network'");
 	cr_assert_eq(sr_category_level(db), SR_LOG_INFO);
 
-	cr_assert_eq(sr_log_set_level(log, "net.http", SR_LOG_ERROR, &err), SR_OK);
+	cr_assert_eq(sr_log_set_level(logger, "net.http", SR_LOG_ERROR, &err), SR_OK);
 	cr_assert_eq(sr_category_level(net), SR_LOG_DEBUG);
 	cr_assert_eq(sr_category_level(http), SR_LOG_ERROR);
 	cr_assert_eq(sr_category_level(client), SR_LOG_ERROR, "the longest prefix wins");
 	/* A handle made after the rule gets it too. */
-	cr_assert_eq(sr_category_level(sr_log_category(log, "net.http.server")), SR_LOG_ERROR);
-	cr_assert_eq(sr_log_level_for(log, "net.http.x.y"), SR_LOG_ERROR);
-	cr_assert_eq(sr_log_level_for(log, "net.other"), SR_LOG_DEBUG);
+	cr_assert_eq(sr_category_level(sr_log_category(logger, "net.http.server")), SR_LOG_ERROR);
+	cr_assert_eq(sr_log_level_for(logger, "net.http.x.y"), SR_LOG_ERROR);
+	cr_assert_eq(sr_log_level_for(logger, "net.other"), SR_LOG_DEBUG);
 
-	cr_assert_eq(sr_log_set_level(log, "net.http", SR_LOG_INHERIT, &err), SR_OK);
+	cr_assert_eq(sr_log_set_level(logger, "net.http", SR_LOG_INHERIT, &err), SR_OK);
 	cr_assert_eq(sr_category_level(client), SR_LOG_DEBUG, "inherit again after the rule is removed");
-	cr_assert_eq(sr_log_set_level(log, NULL, SR_LOG_WARN, &err), SR_OK);
+	cr_assert_eq(sr_log_set_level(logger, NULL, SR_LOG_WARN, &err), SR_OK);
 	cr_assert_eq(sr_category_level(db), SR_LOG_WARN);
-	cr_assert_eq(sr_category_level(sr_log_root(log)), SR_LOG_WARN);
+	cr_assert_eq(sr_category_level(sr_log_root(logger)), SR_LOG_WARN);
 	cr_assert_eq(sr_category_level(http), SR_LOG_DEBUG);
 
 	SR_DEBUG(http, "debug through net");
 	SR_INFO(db, "not written");
 	SR_WARN(db, "written");
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&cap), 2);
+	cr_assert_eq(tl_flushed_count(logger, &sink), 2);
 
 	/* Errors. */
-	cr_assert_eq(sr_log_set_level(log, "net", 9, &err), SR_EINVAL);
+	cr_assert_eq(sr_log_set_level(logger, "net", 9, &err), SR_EINVAL);
 	cr_assert(strstr(err.message, "level 9") != NULL, "%s", err.message);
-	cr_assert_eq(sr_log_set_level(log, NULL, SR_LOG_INHERIT, &err), SR_EINVAL);
-	cr_assert_eq(sr_log_set_level(log, "a..b", SR_LOG_INFO, &err), SR_EINVAL);
+	cr_assert_eq(sr_log_set_level(logger, NULL, SR_LOG_INHERIT, &err), SR_EINVAL);
+	cr_assert_eq(sr_log_set_level(logger, "a..b", SR_LOG_INFO, &err), SR_EINVAL);
 	cr_assert(strstr(err.message, "'a..b'") != NULL, "%s", err.message);
-	sr_log_close(&log);
-	capture_free(&cap);
 }
 
-Test(log, category_names_and_level_names)
+Test(log, category_names_and_level_names, WITH_LOGGER)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
 	static const char *const bad[] = { "", ".a", "a.", "a..b", "a b", "a=b", "a,b", "tab\t", "\x7f" };
 	sr_error err;
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		cr_assert_null(sr_log_category_get(log, bad[i], &err), "'%s' should be refused", bad[i]);
+		cr_assert_null(sr_log_category_get(logger, bad[i], &err), "'%s' should be refused", bad[i]);
 		cr_assert_eq(err.code, SR_EINVAL);
 		cr_assert(strstr(err.message, "category name") != NULL, "%s", err.message);
-		cr_assert_eq(sr_log_category(log, bad[i]), &sr_category_off);
+		cr_assert_eq(sr_log_category(logger, bad[i]), &sr_category_off);
 	}
 	char longname[300];
 	memset(longname, 'a', sizeof longname - 1);
 	longname[sizeof longname - 1] = '\0';
-	cr_assert_null(sr_log_category_get(log, longname, &err));
+	cr_assert_null(sr_log_category_get(logger, longname, &err));
 	longname[255] = '\0';
-	cr_assert_not_null(sr_log_category_get(log, longname, &err));
+	cr_assert_not_null(sr_log_category_get(logger, longname, &err));
 	cr_assert_null(sr_log_category_get(NULL, "x", &err));
-	cr_assert_not_null(sr_log_category_get(log, "a-b_c/d:e.F9", &err));
+	cr_assert_not_null(sr_log_category_get(logger, "a-b_c/d:e.F9", &err));
 
 	sr_log_level l;
 	cr_assert_eq(sr_log_level_parse("WARN", &l, &err), SR_OK);
@@ -363,13 +186,11 @@ Test(log, category_names_and_level_names)
 	sr_log_mode m;
 	cr_assert_eq(sr_log_mode_parse("queue", &m, &err), SR_OK);
 	cr_assert_eq(m, SR_LOG_MODE_QUEUE);
-	sr_log_close(&log);
-	capture_free(&cap);
 }
 
 Test(log, sink_levels_raise_the_effective_level)
 {
-	capture all, warn;
+	tl_capture all, warn;
 	capture_init(&all);
 	capture_init(&warn);
 	sr_log_config c;
@@ -377,14 +198,12 @@ Test(log, sink_levels_raise_the_effective_level)
 	c.ring_slots = 64;
 	c.level = SR_LOG_TRACE;
 	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	sr_sink_config s[2] = { sr_sink_callback(capture_write, &all), sr_sink_callback(capture_write, &warn) };
+	sr_sink_config s[2] = { sr_sink_callback(tl_capture_write, &all), sr_sink_callback(tl_capture_write, &warn) };
 	s[0].level = SR_LOG_DEBUG;
 	s[1].level = SR_LOG_WARN;
 	c.sinks = s;
 	c.sink_count = 2;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = tl_open(&c);
 	sr_category *x = sr_log_category(log, "x");
 	cr_assert_eq(sr_category_level(x), SR_LOG_DEBUG, "trace is written by no sink: cut at the call site");
 	evaluations = 0;
@@ -392,16 +211,15 @@ Test(log, sink_levels_raise_the_effective_level)
 	cr_assert_eq(evaluations, 0);
 	SR_DEBUG(x, "debug");
 	SR_ERROR(x, "error");
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&all), 2);
-	cr_assert_eq(capture_count(&warn), 1);
+	cr_assert_eq(tl_flushed_count(log, &all), 2);
+	cr_assert_eq(tl_capture_count(&warn), 1);
 	cr_assert_str_eq(warn.lines[0], "error");
-	sr_log_counters st = stats_of(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_eq(st.sinks[0].messages, 2);
 	cr_assert_eq(st.sinks[1].messages, 1);
 	sr_log_close(&log);
-	capture_free(&all);
-	capture_free(&warn);
+	tl_capture_free(&all);
+	tl_capture_free(&warn);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -409,8 +227,7 @@ Test(log, sink_levels_raise_the_effective_level)
 
 Test(log, text_layout)
 {
-	capture cap;
-	capture_init(&cap);
+	tl_capture cap;
 	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_TEXT);
 	sr_category *c = sr_log_category(log, "net.http");
 	int line = __LINE__ + 1;
@@ -418,8 +235,7 @@ Test(log, text_layout)
 	sr_log_thread_name("worker-3");
 	SR_INFO(sr_log_root(log), "named");
 	sr_log_thread_name(NULL);
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&cap), 2);
+	cr_assert_eq(tl_flushed_count(log, &cap), 2);
 	const char *l = cap.lines[0];
 	/* 2026-11-30T12:34:56.123456Z WARN  [main] net.http - GET ... (test_log.c:NNN) */
 	int y, mo, d, h, mi, s, us;
@@ -435,15 +251,13 @@ Test(log, text_layout)
 	gmtime_r(&now, &tm);
 	cr_assert_eq(y, tm.tm_year + 1900, "the timestamp is UTC now");
 	cr_assert(strstr(cap.lines[1], " INFO  [worker-3] root - named (test_log.c:") != NULL, "%s", cap.lines[1]);
-	sr_log_close(&log);
-	capture_free(&cap);
+	tl_close(&log, &cap);
 }
 
 /* Generated formats through the whole ring path (small slots: multi-slot records). */
 Test(log, ring_path_matches_snprintf)
 {
-	capture cap;
-	capture_init(&cap);
+	tl_capture cap;
 	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 32, 64, SR_LOG_LAYOUT_MESSAGE);
 	sr_category *c = sr_log_category(log, "gen");
 	static const char *const specs[] = { "%d", "%5d", "%-5d|", "%+d", "%05d", "%x", "%#o", "%hhd",
@@ -512,25 +326,20 @@ Test(log, ring_path_matches_snprintf)
 			break;
 		}
 	}
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&cap), N);
+	cr_assert_eq(tl_flushed_count(log, &cap), N);
 	for (size_t i = 0; i < N; i++) {
 		cr_expect_str_eq(cap.lines[i], want[i], "spec %s", specs[i]);
 		free((char *)sites[i].format);
 	}
-	sr_log_close(&log);
-	capture_free(&cap);
+	tl_close(&log, &cap);
 }
 
-Test(log, strings_are_snapshotted_at_the_call)
+Test(log, strings_are_snapshotted_at_the_call, WITH_LOGGER)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
-	sr_category *c = sr_log_category(log, "s");
-	capture_pause(&cap);
+	sr_category *c = sr_log_category(logger, "s");
+	tl_capture_pause(&sink);
 	SR_INFO(c, "first");
-	capture_wait_stuck(&cap);       /* the consumer waits in the sink: later records wait in the ring */
+	tl_capture_wait_stuck(&sink);       /* the consumer waits in the sink: later records wait in the ring */
 	char buf[64];
 	strcpy(buf, "original value");
 	SR_INFO(c, "buf=%s n=%d", buf, 1);
@@ -538,19 +347,15 @@ Test(log, strings_are_snapshotted_at_the_call)
 	char *heap = strdup("heap string");
 	SR_INFO(c, "heap=%s", heap);
 	free(heap);                     /* freed before the consumer formats: ASan would catch a read */
-	capture_resume(&cap);
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&cap), 3);
-	cr_assert_str_eq(cap.lines[1], "buf=original value n=1");
-	cr_assert_str_eq(cap.lines[2], "heap=heap string");
-	sr_log_close(&log);
-	capture_free(&cap);
+	tl_capture_resume(&sink);
+	cr_assert_eq(tl_flushed_count(logger, &sink), 3);
+	cr_assert_str_eq(sink.lines[1], "buf=original value n=1");
+	cr_assert_str_eq(sink.lines[2], "heap=heap string");
 }
 
 Test(log, multi_slot_records_across_the_physical_end)
 {
-	capture cap;
-	capture_init(&cap);
+	tl_capture cap;
 	/* 16 slots of 64 bytes: a record of up to 1024 bytes takes up to all 16 slots. */
 	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 16, 64, SR_LOG_LAYOUT_MESSAGE);
 	sr_category *c = sr_log_category(log, "wrap");
@@ -572,87 +377,74 @@ Test(log, multi_slot_records_across_the_physical_end)
 	}
 	/* Longer than the record allows: cut, marked, never overflowing the ring. */
 	SR_INFO(c, "long %s end", text);
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&cap), ROUNDS + 1);
+	cr_assert_eq(tl_flushed_count(log, &cap), ROUNDS + 1);
 	for (int i = 0; i < ROUNDS; i++) {
 		cr_assert_str_eq(cap.lines[i], want[i], "record %d", i);
 		free(want[i]);
 	}
 	cr_assert(strstr(cap.lines[ROUNDS], SR_FMT_TRUNCATION_MARKER " end") != NULL, "%s", cap.lines[ROUNDS]);
-	sr_log_counters st = stats_of(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_eq(st.truncated_records, 1);
 	cr_assert_eq(st.accepted, ROUNDS + 1);
 	cr_assert_leq(st.max_occupancy, 16);
-	sr_log_close(&log);
-	capture_free(&cap);
+	tl_close(&log, &cap);
 }
 
-Test(log, refused_format_is_an_error_line)
+Test(log, refused_format_is_an_error_line, WITH_LOGGER)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
-	sr_category *c = sr_log_category(log, "f");
+	sr_category *c = sr_log_category(logger, "f");
 	int n = 0;
 	SR_ERROR(c, "count%n", &n);
 	SR_INFO(c, "after");
-	sr_log_flush(log);
+	sr_log_flush(logger);
 	cr_assert_eq(n, 0, "%%n never writes");
-	cr_assert_eq(capture_count(&cap), 2);
-	cr_assert(strstr(cap.lines[0], "format error: conversion '%n' is refused") != NULL, "%s", cap.lines[0]);
-	cr_assert(strstr(cap.lines[0], "\"count%n\"") != NULL, "%s", cap.lines[0]);
-	cr_assert_eq(cap.levels[0], SR_LOG_ERROR);
-	cr_assert_eq(stats_of(log).format_errors, 1);
-	sr_log_close(&log);
-	capture_free(&cap);
+	cr_assert_eq(tl_capture_count(&sink), 2);
+	cr_assert(strstr(sink.lines[0], "format error: conversion '%n' is refused") != NULL, "%s", sink.lines[0]);
+	cr_assert(strstr(sink.lines[0], "\"count%n\"") != NULL, "%s", sink.lines[0]);
+	cr_assert_eq(sink.levels[0], SR_LOG_ERROR);
+	cr_assert_eq(tl_stats(logger).format_errors, 1);
 }
 
-Test(log, errno_is_preserved_and_captured_for_m)
+Test(log, errno_is_preserved_and_captured_for_m, WITH_LOGGER)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
-	sr_category *c = sr_log_category(log, "e");
+	sr_category *c = sr_log_category(logger, "e");
 	errno = EACCES;
 	SR_ERROR(c, "open: %s", strerror(errno));
 	cr_assert_eq(errno, EACCES, "logging does not change errno");
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&cap), 1);
-	cr_assert_str_eq(cap.lines[0], "open: Permission denied");
-	sr_log_close(&log);
-	capture_free(&cap);
+	cr_assert_eq(tl_flushed_count(logger, &sink), 1);
+	cr_assert_str_eq(sink.lines[0], "open: Permission denied");
 }
 
 Test(log, line_limit_cuts_huge_output)
 {
-	capture cap;
+	tl_capture cap;
 	capture_init(&cap);
+	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
 	sr_log_config c;
-	sr_log_config_default(&c);
+	tl_config_sink(&c, &s);
 	c.ring_slots = 64;
 	c.layout = SR_LOG_LAYOUT_MESSAGE;
 	c.max_line_bytes = 1000;
-	sr_sink_config s = sr_sink_callback(capture_write, &cap);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = sr_log_open(&c, NULL);
-	cr_assert_not_null(log);
+	sr_log *log = tl_open(&c);
 	SR_INFO(sr_log_root(log), "%100000d|", 1);
 	SR_INFO(sr_log_root(log), "%500d|", 2);
-	sr_log_flush(log);
-	cr_assert_eq(capture_count(&cap), 2);
+	cr_assert_eq(tl_flushed_count(log, &cap), 2);
 	cr_assert_eq(strlen(cap.lines[0]), 1000 + strlen(" " SR_FMT_TRUNCATION_MARKER));
 	cr_assert(strstr(cap.lines[0], " " SR_FMT_TRUNCATION_MARKER) != NULL);
 	char want[600];
 	snprintf(want, sizeof want, "%500d|", 2);
 	cr_assert_str_eq(cap.lines[1], want);
-	cr_assert_eq(stats_of(log).truncated_lines, 1);
-	sr_log_close(&log);
-	capture_free(&cap);
+	cr_assert_eq(tl_stats(log).truncated_lines, 1);
+	tl_close(&log, &cap);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Full-queue policies                                                                      */
+
+/* Tests STEM_ring and STEM_queue: fn(mode) in each mode that has a ring to fill. */
+#define RING_AND_QUEUE_TESTS(stem, fn) \
+	Test(log, stem##_ring, .timeout = 20) { fn(SR_LOG_MODE_RING); } \
+	Test(log, stem##_queue, .timeout = 20) { fn(SR_LOG_MODE_QUEUE); }
 
 typedef struct producer {
 	sr_category *cat;
@@ -675,35 +467,66 @@ produce(void *arg)
 	return NULL;
 }
 
-static void
-check_counts(sr_log_counters st, uint64_t attempted, capture *cap)
+/*
+ * Flushes; checks that each of the `attempted` messages was accepted or
+ * dropped and each accepted one written to the sink; the counters.
+ */
+static sr_log_counters
+flushed_counts(sr_log *log, uint64_t attempted, tl_capture *cap)
 {
+	sr_log_flush(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_eq(st.accepted + st.dropped, attempted, "accepted %lu + dropped %lu != attempted %lu",
 	    (unsigned long)st.accepted, (unsigned long)st.dropped, (unsigned long)attempted);
 	cr_assert_eq(st.written, st.accepted, "written %lu != accepted %lu",
 	    (unsigned long)st.written, (unsigned long)st.accepted);
-	cr_assert_eq(capture_grep(cap, "m ") + capture_grep(cap, "early "), st.accepted,
+	cr_assert_eq(tl_capture_grep(cap, "m ") + tl_capture_grep(cap, "early "), st.accepted,
 	    "lines in the sink = accepted");
+	return st;
+}
+
+/*
+ * On a fresh capture: a logger of 8 slots whose consumer is stuck in the
+ * paused sink, writing "m first", with the ring empty behind it; *cat is
+ * category "p".
+ */
+static sr_log *
+open_stuck(tl_capture *cap, sr_log_mode mode, sr_log_full_policy policy, sr_category **cat)
+{
+	sr_log *log = open_capture(cap, mode, policy, 8, 128, SR_LOG_LAYOUT_MESSAGE);
+	*cat = sr_log_category(log, "p");
+	tl_capture_pause(cap);
+	SR_INFO(*cat, "m first");
+	tl_capture_wait_stuck(cap);
+	return log;
+}
+
+/* Each of the lines "m FROM", "m FROM+STEP", ... below "m TO" is in the sink once. */
+static void
+expect_each_once(tl_capture *cap, int from, int to, int step)
+{
+	for (int i = from; i < to; i += step) {
+		char want[16];
+		snprintf(want, sizeof want, "m %d", i);
+		cr_assert_eq(tl_capture_exact(cap, want), 1, "message %d written once", i);
+	}
 }
 
 static void
 policy_block(sr_log_mode mode)
 {
-	capture cap;
-	capture_init(&cap);
+	tl_capture cap;
 	sr_log *log = open_capture(&cap, mode, SR_LOG_FULL_BLOCK, 8, 128, SR_LOG_LAYOUT_MESSAGE);
-	capture_pause(&cap);
-	producer p = { sr_log_category(log, "p"), 200, 0, 0 };
+	tl_capture_pause(&cap);
+	producer p = { .cat = sr_log_category(log, "p"), .count = 200 };
 	pthread_t t;
 	pthread_create(&t, NULL, produce, &p);
-	capture_wait_stuck(&cap);
-	sleep_ms(50);
+	tl_capture_wait_stuck(&cap);
+	tl_sleep_ms(50);
 	cr_assert_eq(p.done, 0, "the producer waits for room while the sink is paused");
-	capture_resume(&cap);
+	tl_capture_resume(&cap);
 	pthread_join(t, NULL);
-	sr_log_flush(log);
-	sr_log_counters st = stats_of(log);
-	check_counts(st, 200, &cap);
+	sr_log_counters st = flushed_counts(log, 200, &cap);
 	cr_assert_eq(st.dropped, 0);
 	cr_assert_eq(st.accepted, 200);
 	for (int i = 0; i < 200; i++) {
@@ -712,32 +535,24 @@ policy_block(sr_log_mode mode)
 		cr_assert_str_eq(cap.lines[i], want, "in order");
 	}
 	cr_assert_geq(st.max_occupancy, 4, "the ring was seen (nearly) full: %ld", (long)st.max_occupancy);
-	sr_log_close(&log);
-	capture_free(&cap);
+	tl_close(&log, &cap);
 }
 
-Test(log, policy_block_ring, .timeout = 20) { policy_block(SR_LOG_MODE_RING); }
-Test(log, policy_block_queue, .timeout = 20) { policy_block(SR_LOG_MODE_QUEUE); }
+RING_AND_QUEUE_TESTS(policy_block, policy_block)
 
 /* Drop policy with exact counts, checked after a flush (stats need the logger alive). */
 static void
 policy_drop_counts(sr_log_mode mode)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, mode, SR_LOG_FULL_DROP, 8, 128, SR_LOG_LAYOUT_MESSAGE);
-	sr_category *c = sr_log_category(log, "p");
-	capture_pause(&cap);
-	SR_INFO(c, "m first");
-	capture_wait_stuck(&cap);
+	tl_capture cap;
+	sr_category *c;
+	sr_log *log = open_stuck(&cap, mode, SR_LOG_FULL_DROP, &c);
 	for (int i = 0; i < 100; i++)
 		SR_INFO(c, "m %d", i);
 	for (int i = 0; i < 20; i++)
 		SR_DEBUG(c, "m d%d", i);
-	capture_resume(&cap);
-	sr_log_flush(log);
-	sr_log_counters st = stats_of(log);
-	check_counts(st, 121, &cap);
+	tl_capture_resume(&cap);
+	sr_log_counters st = flushed_counts(log, 121, &cap);
 	cr_assert_gt(st.dropped_by_level[SR_LOG_INFO], 80);
 	cr_assert_eq(st.dropped_by_level[SR_LOG_DEBUG], 20);
 	cr_assert_eq(st.dropped, st.dropped_by_level[SR_LOG_INFO] + st.dropped_by_level[SR_LOG_DEBUG]);
@@ -745,88 +560,67 @@ policy_drop_counts(sr_log_mode mode)
 	char want[200];
 	snprintf(want, sizeof want, "%lu message(s) dropped because the queue was full (%lu at info, 20 at debug)",
 	    (unsigned long)st.dropped, (unsigned long)st.dropped_by_level[SR_LOG_INFO]);
-	cr_assert_eq(capture_grep(&cap, "dropped because the queue was full"), 1);
-	cr_assert_eq(capture_grep(&cap, want), 1, "expected the line \"%s\"", want);
+	cr_assert_eq(tl_capture_grep(&cap, "dropped because the queue was full"), 1);
+	cr_assert_eq(tl_capture_grep(&cap, want), 1, "expected the line \"%s\"", want);
 	size_t report = 0;
 	for (size_t i = 0; i < cap.count; i++)
 		if (strstr(cap.lines[i], "dropped because"))
 			report = i;
 	cr_assert_eq(cap.levels[report], SR_LOG_WARN);
 	/* A later drop is reported again, with only the new figures. */
-	capture_pause(&cap);
+	tl_capture_pause(&cap);
 	SR_INFO(c, "m again");
-	capture_wait_stuck(&cap);
+	tl_capture_wait_stuck(&cap);
 	uint64_t before = st.dropped;
 	for (int i = 0; i < 30; i++)
 		SR_INFO(c, "m x%d", i);
-	capture_resume(&cap);
-	sr_log_flush(log);
-	st = stats_of(log);
-	check_counts(st, 121 + 31, &cap);
+	tl_capture_resume(&cap);
+	st = flushed_counts(log, 121 + 31, &cap);
 	snprintf(want, sizeof want, "%lu message(s) dropped because the queue was full (%lu at info)",
 	    (unsigned long)(st.dropped - before), (unsigned long)(st.dropped - before));
-	cr_assert_eq(capture_grep(&cap, want), 1, "expected the line \"%s\"", want);
-	sr_log_close(&log);
-	capture_free(&cap);
+	cr_assert_eq(tl_capture_grep(&cap, want), 1, "expected the line \"%s\"", want);
+	tl_close(&log, &cap);
 }
 
-Test(log, policy_drop_ring, .timeout = 20) { policy_drop_counts(SR_LOG_MODE_RING); }
-Test(log, policy_drop_queue, .timeout = 20) { policy_drop_counts(SR_LOG_MODE_QUEUE); }
+RING_AND_QUEUE_TESTS(policy_drop, policy_drop_counts)
 
 static void *
 resume_later(void *arg)
 {
-	sleep_ms(100);
-	capture_resume(arg);
+	tl_sleep_ms(100);
+	tl_capture_resume(arg);
 	return NULL;
 }
 
 static void
 policy_discard(sr_log_mode mode)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, mode, SR_LOG_FULL_DISCARD, 8, 128, SR_LOG_LAYOUT_MESSAGE);
-	producer p = { sr_log_category(log, "p"), 200, 1, 0 };
-	capture_pause(&cap);
-	SR_INFO(p.cat, "m first");
-	capture_wait_stuck(&cap);
+	tl_capture cap;
+	producer p = { .count = 200, .level_mix = 1 };
+	sr_log *log = open_stuck(&cap, mode, SR_LOG_FULL_DISCARD, &p.cat);
 	/* The consumer is stuck: of these, what does not fit is dropped, at once. */
 	for (int i = 0; i < 20; i++)
 		SR_INFO(p.cat, "early %d", i);
-	sr_log_counters st = stats_of(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_geq(st.dropped_by_level[SR_LOG_INFO], 20 - 8, "info is discarded while full");
 	pthread_t t;
 	pthread_create(&t, NULL, resume_later, &cap);
 	produce(&p);    /* info dropped while full; warn waits until the resume */
 	pthread_join(t, NULL);
-	sr_log_flush(log);
-	st = stats_of(log);
-	cr_assert_eq(st.accepted + st.dropped, 221);
-	check_counts(st, 221, &cap);
+	st = flushed_counts(log, 221, &cap);
 	cr_assert_eq(st.dropped_by_level[SR_LOG_WARN], 0, "warnings are never discarded");
-	for (int i = 1; i < 200; i += 2) {
-		char want[16];
-		snprintf(want, sizeof want, "m %d", i);
-		cr_assert_eq(capture_exact(&cap, want), 1, "warning %d written", i);
-	}
-	sr_log_close(&log);
-	capture_free(&cap);
+	expect_each_once(&cap, 1, 200, 2); /* the warnings */
+	tl_close(&log, &cap);
 }
 
-Test(log, policy_discard_ring, .timeout = 20) { policy_discard(SR_LOG_MODE_RING); }
-Test(log, policy_discard_queue, .timeout = 20) { policy_discard(SR_LOG_MODE_QUEUE); }
+RING_AND_QUEUE_TESTS(policy_discard, policy_discard)
 
 static void
 policy_sync(sr_log_mode mode)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, mode, SR_LOG_FULL_SYNC, 8, 128, SR_LOG_LAYOUT_MESSAGE);
-	producer p = { sr_log_category(log, "p"), 100, 0, 0 };
-	capture_pause(&cap);
-	SR_INFO(p.cat, "m first");
-	capture_wait_stuck(&cap);
+	tl_capture cap;
+	producer p = { .count = 100 };
+	sr_log *log = open_stuck(&cap, mode, SR_LOG_FULL_SYNC, &p.cat);
 	/*
 	 * The producer fills the ring, then writes itself: it waits for the
 	 * sink (the consumer holds the sink's lock while stuck in it), never
@@ -834,29 +628,21 @@ policy_sync(sr_log_mode mode)
 	 */
 	pthread_t t;
 	pthread_create(&t, NULL, produce, &p);
-	sleep_ms(50);
-	capture_resume(&cap);
+	tl_sleep_ms(50);
+	tl_capture_resume(&cap);
 	pthread_join(t, NULL);
-	sr_log_flush(log);
-	sr_log_counters st = stats_of(log);
-	check_counts(st, 101, &cap);
+	sr_log_counters st = flushed_counts(log, 101, &cap);
 	cr_assert_eq(st.dropped, 0);
 	cr_assert_gt(st.written_by_caller, 0, "with the ring full, the caller wrote");
-	for (int i = 0; i < 100; i++) {
-		char want[16];
-		snprintf(want, sizeof want, "m %d", i);
-		cr_assert_eq(capture_exact(&cap, want), 1, "message %d written once", i);
-	}
-	sr_log_close(&log);
-	capture_free(&cap);
+	expect_each_once(&cap, 0, 100, 1);
+	tl_close(&log, &cap);
 }
 
-Test(log, policy_sync_ring, .timeout = 20) { policy_sync(SR_LOG_MODE_RING); }
-Test(log, policy_sync_queue, .timeout = 20) { policy_sync(SR_LOG_MODE_QUEUE); }
+RING_AND_QUEUE_TESTS(policy_sync, policy_sync)
 
 /* A sink that logs through its own logger from the consumer thread. */
 typedef struct reentrant {
-	capture cap;
+	tl_capture cap;
 	sr_category *cat;
 	int inner;
 } reentrant;
@@ -872,7 +658,7 @@ reentrant_write(void *ctx, sr_log_level level, const char *line, size_t len)
 		}
 		/* Only the consumer logs here, and only while outer lines arrive (before the flush). */
 	}
-	return capture_write(&r->cap, level, line, len);
+	return tl_capture_write(&r->cap, level, line, len);
 }
 
 static void
@@ -881,33 +667,24 @@ consumer_logs_while_full(sr_log_full_policy policy, sr_log_mode mode)
 	reentrant r;
 	memset(&r, 0, sizeof r);
 	capture_init(&r.cap);
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.mode = mode;
-	c.ring_slots = 8;
-	c.slot_size = 128;
-	c.max_message_bytes = 1024;
-	c.full_policy = policy;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
 	sr_sink_config s = sr_sink_callback(reentrant_write, &r);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .mode = mode, .ring_slots = 8, .slot_size = 128,
+	    .max_message_bytes = 1024, .full_policy = policy, .layout = SR_LOG_LAYOUT_MESSAGE });
+	sr_log *log = tl_open(&c);
 	r.cat = sr_log_category(log, "re");
 	for (int i = 0; i < 100; i++)
 		SR_WARN(r.cat, "outer %d", i);
 	/* After the flush every outer line was handled; inner records may still be queued. */
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	cr_assert_eq(sr_log_shutdown(log), SR_OK);
-	sr_log_counters st = stats_of(log);
-	cr_assert_eq(capture_grep(&r.cap, "outer"), 100, "every outer message is written");
-	cr_assert_eq(capture_grep(&r.cap, "inner"), st.accepted - 100);
+	sr_log_counters st = tl_stats(log);
+	cr_assert_eq(tl_capture_grep(&r.cap, "outer"), 100, "every outer message is written");
+	cr_assert_eq(tl_capture_grep(&r.cap, "inner"), st.accepted - 100);
 	cr_assert_gt(st.dropped, 0, "inner messages that found the ring full were dropped, not waited for");
 	cr_assert_eq(st.accepted + st.dropped, 100 + (uint64_t)r.inner);
 	sr_log_close(&log);
-	capture_free(&r.cap);
+	tl_capture_free(&r.cap);
 }
 
 Test(log, consumer_logging_while_full_never_waits, .timeout = 20)
@@ -923,39 +700,12 @@ Test(log, consumer_logging_while_full_never_waits, .timeout = 20)
 static sr_log *
 open_fd_sink(sr_log_mode mode, int fd, int timeout_ms)
 {
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.mode = mode;
-	c.ring_slots = 64;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
 	sr_sink_config s = sr_sink_fd(fd);
 	s.write_timeout_ms = timeout_ms;
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
-	return log;
-}
-
-/* Runs fn with stderr redirected to a file; returns what was printed there. */
-static char *
-with_stderr_captured(void (*fn)(void *), void *arg)
-{
-	char path[] = "/tmp/seqring_stderr_XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	int saved = dup(2);
-	dup2(fd, 2);
-	fn(arg);
-	dup2(saved, 2);
-	close(saved);
-	static char text[4096];
-	ssize_t n = pread(fd, text, sizeof text - 1, 0);
-	text[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(path);
-	return text;
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .mode = mode, .ring_slots = 64,
+	    .layout = SR_LOG_LAYOUT_MESSAGE });
+	return tl_open(&c);
 }
 
 static void
@@ -970,7 +720,7 @@ broken_pipe_body(void *arg)
 		SR_ERROR(sr_log_root(log), "into a broken pipe %d", i);
 		sr_log_flush(log);
 	}
-	sr_log_counters st = stats_of(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_geq(st.sinks[0].errors, 1);
 	cr_assert_gt(st.sinks[0].lost_bytes, 0);
 	cr_assert_eq(st.sinks[0].bytes, 0);
@@ -986,10 +736,11 @@ Test(log, broken_pipe_is_counted_not_fatal, .timeout = 20)
 	static const sr_log_mode modes[] = { SR_LOG_MODE_RING, SR_LOG_MODE_QUEUE, SR_LOG_MODE_SYNC };
 	for (int m = 0; m < 3; m++) {
 		sr_log_mode mode = modes[m];
-		char *err = with_stderr_captured(broken_pipe_body, &mode);
+		char *err = tl_with_stderr(broken_pipe_body, &mode);
 		cr_assert(strstr(err, "Broken pipe") != NULL, "reported: %s", err);
 		char *second = strstr(err, "seqring:");
 		cr_assert(second != NULL && strstr(second + 1, "seqring:") == NULL, "reported once: %s", err);
+		free(err);
 	}
 	/* Still alive, and SIGPIPE is not left blocked on this thread. */
 	sigset_t mask;
@@ -1001,20 +752,16 @@ static void
 dev_full_body(void *arg)
 {
 	(void)arg;
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = 64;
 	sr_sink_config s = sr_sink_file("/dev/full");
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_config_sink(&c, &s);
+	c.ring_slots = 64;
+	sr_log *log = tl_open(&c);
 	for (int i = 0; i < 5; i++) {
 		SR_ERROR(sr_log_root(log), "no space %d", i);
 		sr_log_flush(log);
 	}
-	sr_log_counters st = stats_of(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_eq(st.sinks[0].errors, 5, "each failed write is counted");
 	cr_assert_gt(st.sinks[0].lost_bytes, 0);
 	cr_assert_eq(st.sink_errors, 5);
@@ -1023,9 +770,10 @@ dev_full_body(void *arg)
 
 Test(log, enospc_is_counted_and_reported_once, .timeout = 20)
 {
-	char *err = with_stderr_captured(dev_full_body, NULL);
+	char *err = tl_with_stderr(dev_full_body, NULL);
 	cr_assert(strstr(err, "No space left on device") != NULL, "reported: %s", err);
 	cr_assert(strstr(strstr(err, "seqring:") + 1, "seqring:") == NULL, "reported once: %s", err);
+	free(err);
 }
 
 static void
@@ -1050,7 +798,7 @@ full_pipe_body(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	cr_assert_lt(secs, 2.0, "one timeout, then no more waiting while it stays full (%.3f s)", secs);
-	sr_log_counters st = stats_of(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_eq(st.sinks[0].errors, 20);
 	cr_assert_eq(st.written, 20);
 	/* The reader catches up: writes work again. */
@@ -1059,7 +807,7 @@ full_pipe_body(void *arg)
 		;
 	SR_ERROR(sr_log_root(log), "the reader is back");
 	sr_log_flush(log);
-	st = stats_of(log);
+	st = tl_stats(log);
 	cr_assert_eq(st.sinks[0].errors, 20);
 	cr_assert_eq(st.sinks[0].writes, 1);
 	char got[64] = { 0 };
@@ -1072,57 +820,32 @@ full_pipe_body(void *arg)
 
 Test(log, full_nonblocking_pipe_is_bounded, .timeout = 20)
 {
-	char *err = with_stderr_captured(full_pipe_body, NULL);
+	char *err = tl_with_stderr(full_pipe_body, NULL);
 	cr_assert(strstr(err, "stayed full") != NULL, "reported: %s", err);
+	free(err);
 }
 
 static void
 callback_error_body(void *arg)
 {
 	(void)arg;
-	capture cap;
-	capture_init(&cap);
-	cap.fail_with = 5;
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
+	tl_capture cap;
+	sr_log *log = open_message_logger(&cap);
+	cap.fail_with = 5;           /* before any record: the consumer has not read it yet */
 	SR_INFO(sr_log_root(log), "a");
 	SR_INFO(sr_log_root(log), "b");
 	sr_log_flush(log);
-	cr_assert_eq(stats_of(log).sinks[0].errors, 2);
+	cr_assert_eq(tl_stats(log).sinks[0].errors, 2);
 	sr_log_close(&log);
 	cr_assert_eq(cap.closes, 1);
-	capture_free(&cap);
+	tl_capture_free(&cap);
 }
 
 Test(log, callback_errors_are_counted)
 {
-	char *err = with_stderr_captured(callback_error_body, NULL);
+	char *err = tl_with_stderr(callback_error_body, NULL);
 	cr_assert(strstr(err, "write callback returned 5") != NULL, "reported: %s", err);
-}
-
-static char *
-temp_path(void)
-{
-	static char path[64];
-	strcpy(path, "/tmp/seqring_log_XXXXXX");
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	unlink(path);
-	return path;
-}
-
-static size_t
-count_lines(const char *path, const char *needle)
-{
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "%s", path);
-	char line[4096];
-	size_t n = 0;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (needle == NULL || strstr(line, needle) != NULL)
-			n++;
-	fclose(f);
-	return n;
+	free(err);
 }
 
 typedef struct writer_arg {
@@ -1143,19 +866,16 @@ writer(void *arg)
 static void
 close_drains_ex(sr_log_mode mode, bool immediate_flush)
 {
-	char *path = temp_path();
+	char path[64];
+	tl_temp_path(path, sizeof path, "log");
+	sr_sink_config s = sr_sink_file(path);
+	s.file_mode = 0600;
 	sr_log_config c;
-	sr_log_config_default(&c);
+	tl_config_sink(&c, &s);
 	c.mode = mode;
 	c.immediate_flush = immediate_flush;
 	c.ring_slots = 1024;
-	sr_sink_config s = sr_sink_file(path);
-	s.file_mode = 0600;
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = tl_open(&c);
 	enum { THREADS = 3, EACH = 5000 };
 	pthread_t t[THREADS];
 	writer_arg w[THREADS];
@@ -1168,7 +888,7 @@ close_drains_ex(sr_log_mode mode, bool immediate_flush)
 	cr_assert_eq(sr_log_close(&log), SR_OK);
 	cr_assert_null(log, "close clears the handle");
 	cr_assert_eq(sr_log_close(&log), SR_OK, "closing twice is harmless");
-	cr_assert_eq(count_lines(path, " - writer "), THREADS * EACH, "every message is in the file");
+	cr_assert_eq(tl_count_lines(path, " - writer "), THREADS * EACH, "every message is in the file");
 	struct stat st;
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert_eq(st.st_mode & 0777, 0600);
@@ -1191,20 +911,15 @@ file_size(const char *path)
 /* Sync mode without immediate_flush: lines wait in the sink's buffer until it fills or a flush. */
 Test(log, sync_mode_without_immediate_flush_writes_when_the_buffer_fills_or_on_flush, .timeout = 30)
 {
-	char *path = temp_path();
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.mode = SR_LOG_MODE_SYNC;
-	c.immediate_flush = false;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
+	char path[64];
+	tl_temp_path(path, sizeof path, "log");
 	sr_sink_config s = sr_sink_file(path);
 	s.buffer_bytes = 4096;
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = SR_LOG_MODE_SYNC,
+	    .layout = SR_LOG_LAYOUT_MESSAGE });
+	c.immediate_flush = false;
+	sr_log *log = tl_open(&c);
 	sr_category *root = sr_log_root(log);
 	for (int i = 0; i < 10; i++)
 		SR_INFO(root, "line %03d %s", i, "0123456789012345678901234567890123456789"); /* 50 bytes */
@@ -1222,14 +937,15 @@ Test(log, sync_mode_without_immediate_flush_writes_when_the_buffer_fills_or_on_f
 	cr_expect_eq(st.written, 200);
 	cr_assert_eq(sr_log_close(&log), SR_OK);
 	cr_expect_eq(file_size(path), 200 * 50, "close writes the rest");
-	cr_expect_eq(count_lines(path, "line 199 "), 1);
+	cr_expect_eq(tl_count_lines(path, "line 199 "), 1);
 	unlink(path);
 }
 
 /* The default writes each line before the call returns. */
 Test(log, sync_mode_with_immediate_flush_writes_every_line_at_once)
 {
-	char *path = temp_path();
+	char path[64];
+	tl_temp_path(path, sizeof path, "log");
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.ignore_environment = true;
@@ -1239,9 +955,7 @@ Test(log, sync_mode_with_immediate_flush_writes_every_line_at_once)
 	sr_sink_config s = sr_sink_file(path);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = tl_open(&c);
 	SR_INFO(sr_log_root(log), "line %03d %s", 1, "0123456789012345678901234567890123456789");
 	cr_expect_eq(file_size(path), 50);
 	sr_log_close(&log);
@@ -1250,20 +964,19 @@ Test(log, sync_mode_with_immediate_flush_writes_every_line_at_once)
 
 Test(log, file_sink_defaults_and_append)
 {
-	char *path = temp_path();
+	char path[64];
+	tl_temp_path(path, sizeof path, "log");
 	int fd = open(path, O_WRONLY | O_CREAT, 0600);
 	cr_assert_eq(write(fd, "existing\n", 9), 9);
 	close(fd);
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = 64;
 	sr_sink_config s = sr_sink_file(path);
-	c.sinks = &s;
-	c.sink_count = 1;
+	sr_log_config c;
+	tl_config_sink(&c, &s);
+	c.ring_slots = 64;
 	sr_log *log = sr_log_open(&c, NULL);
 	SR_INFO(sr_log_root(log), "appended");
 	sr_log_close(&log);
-	cr_assert_eq(count_lines(path, NULL), 2, "O_APPEND keeps what was there");
+	cr_assert_eq(tl_count_lines(path, NULL), 2, "O_APPEND keeps what was there");
 	unlink(path);
 	/* A new file gets 0640 (less the umask). */
 	mode_t old = umask(0);
@@ -1279,9 +992,8 @@ Test(log, file_sink_defaults_and_append)
 Test(log, modes_produce_the_same_text)
 {
 	static const sr_log_mode modes[] = { SR_LOG_MODE_RING, SR_LOG_MODE_QUEUE, SR_LOG_MODE_SYNC };
-	capture cap[3];
+	tl_capture cap[3];
 	for (int m = 0; m < 3; m++) {
-		capture_init(&cap[m]);
 		sr_log *log = open_capture(&cap[m], modes[m], SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
 		sr_category *c = sr_log_category(log, "same");
 		SR_INFO(c, "x=%d y=%f s=%s", 42, 2.5, "text");
@@ -1298,30 +1010,26 @@ Test(log, modes_produce_the_same_text)
 			    sr_log_mode_name(modes[m]), i);
 	cr_assert_str_eq(cap[0].lines[0], "x=42 y=2.500000 s=text");
 	for (int m = 0; m < 3; m++)
-		capture_free(&cap[m]);
+		tl_capture_free(&cap[m]);
 }
 
-Test(log, shutdown_then_log_is_a_no_op)
+Test(log, shutdown_then_log_is_a_no_op, WITH_LOGGER)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
-	sr_category *c = sr_log_category(log, "late");
+	sr_category *c = sr_log_category(logger, "late");
 	SR_INFO(c, "before");
-	cr_assert_eq(sr_log_shutdown(log), SR_OK);
-	cr_assert_eq(sr_log_shutdown(log), SR_OK, "idempotent");
+	cr_assert_eq(sr_log_shutdown(logger), SR_OK);
+	cr_assert_eq(sr_log_shutdown(logger), SR_OK, "idempotent");
 	evaluations = 0;
 	SR_FATAL(c, "after %d", side_effect());
 	cr_assert_eq(evaluations, 0, "every category is off after shutdown");
-	cr_assert_eq(sr_log_flush(log), SR_ESTATE);
+	cr_assert_eq(sr_log_flush(logger), SR_ESTATE);
 	sr_error err;
-	cr_assert_null(sr_log_category_get(log, "new", &err));
+	cr_assert_null(sr_log_category_get(logger, "new", &err));
 	cr_assert_eq(err.code, SR_ESTATE);
-	cr_assert_eq(capture_count(&cap), 1);
-	cr_assert_eq(cap.closes, 1);
-	sr_log_close(&log);
+	cr_assert_eq(tl_capture_count(&sink), 1);
+	cr_assert_eq(sink.closes, 1);
+	sr_log_close(&logger);
 	cr_assert_eq(sr_log_close(NULL), SR_OK);
-	capture_free(&cap);
 }
 
 /*
@@ -1335,13 +1043,11 @@ exit_child(void)
 	const char *path = getenv("SEQRING_TEST_EXIT_CHILD");
 	if (path == NULL)
 		return;
+	sr_sink_config s = sr_sink_file(path);
 	sr_log_config c;
-	sr_log_config_default(&c);
+	tl_config_sink(&c, &s);
 	c.ring_slots = 1024;
 	c.close_at_exit = true;
-	sr_sink_config s = sr_sink_file(path);
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_log *log = sr_log_open(&c, NULL);
 	if (log == NULL)
 		_exit(3);
@@ -1353,7 +1059,8 @@ exit_child(void)
 
 Test(log, close_at_exit_writes_everything)
 {
-	char *path = temp_path();
+	char path[64];
+	tl_temp_path(path, sizeof path, "log");
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
@@ -1364,22 +1071,19 @@ Test(log, close_at_exit_writes_everything)
 	int status;
 	waitpid(pid, &status, 0);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
-	cr_assert_eq(count_lines(path, " - line "), 3000);
+	cr_assert_eq(tl_count_lines(path, " - line "), 3000);
 	unlink(path);
 }
 
-Test(log, stats_and_default_logger)
+Test(log, stats_and_default_logger, WITH_LOGGER)
 {
-	capture cap;
-	capture_init(&cap);
-	sr_log *log = open_capture(&cap, SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK, 64, 128, SR_LOG_LAYOUT_MESSAGE);
 	cr_assert_null(sr_log_default());
-	sr_log_set_default(log);
-	cr_assert_eq(sr_log_default(), log);
+	sr_log_set_default(logger);
+	cr_assert_eq(sr_log_default(), logger);
 	for (int i = 0; i < 10; i++)
-		SR_INFO(sr_log_root(log), "%d", i);
-	sr_log_flush(log);
-	sr_log_counters st = stats_of(log);
+		SR_INFO(sr_log_root(logger), "%d", i);
+	sr_log_flush(logger);
+	sr_log_counters st = tl_stats(logger);
 	cr_assert_eq(st.accepted, 10);
 	cr_assert_eq(st.written, 10);
 	cr_assert_eq(st.capacity, 64);
@@ -1387,27 +1091,22 @@ Test(log, stats_and_default_logger)
 	cr_assert_eq(st.sink_count, 1);
 	cr_assert_eq(st.sinks[0].messages, 10);
 	cr_assert_eq(st.sinks[0].writes, 10, "a callback counts one write per line");
-	cr_assert_geq(cap.flushes, 1, "flush callbacks run at the end of batches");
+	cr_assert_geq(sink.flushes, 1, "flush callbacks run at the end of batches");
 	cr_assert_eq(sr_log_stats(NULL, &st), SR_EINVAL);
-	sr_log_close(&log);
+	sr_log_close(&logger);
 	cr_assert_null(sr_log_default(), "closing the default logger clears it");
-	capture_free(&cap);
 }
 
 Test(log, fd_sink_enlarges_its_pipe)
 {
 	int p[2];
 	cr_assert_eq(pipe(p), 0);
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = 64;
 	sr_sink_config s = sr_sink_fd(p[1]);
 	s.pipe_bytes = 256 * 1024;
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_config_sink(&c, &s);
+	c.ring_slots = 64;
+	sr_log *log = tl_open(&c);
 	cr_assert_geq(fcntl(p[1], F_GETPIPE_SZ), 256 * 1024);
 	sr_log_close(&log);
 	/* Not a pipe, or out of range: errors that name the field. */
@@ -1415,6 +1114,7 @@ Test(log, fd_sink_enlarges_its_pipe)
 	s.pipe_bytes = 1 << 20;
 	int devnull = open("/dev/null", O_WRONLY);
 	s.fd = devnull;
+	sr_error err;
 	cr_assert_null(sr_log_open(&c, &err));
 	cr_assert(strstr(err.message, "config.sinks[0].pipe_bytes 1048576 is set but fd") != NULL, "%s", err.message);
 	s.pipe_bytes = 100;
@@ -1435,7 +1135,7 @@ Test(log, fd_sink_batches_writes)
 	for (int i = 0; i < 50; i++)
 		SR_INFO(sr_log_root(log), "burst %d", i);
 	sr_log_flush(log);
-	sr_log_counters st = stats_of(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_eq(st.sinks[0].messages, 50);
 	cr_assert_lt(st.sinks[0].writes, 50, "a burst is written in batches, not per message (%lu writes)",
 	    (unsigned long)st.sinks[0].writes);
@@ -1450,41 +1150,38 @@ Test(log, fd_sink_batches_writes)
 /* ---------------------------------------------------------------------------------------- */
 /* Configuration errors                                                                     */
 
-typedef void (*mutate_fn)(sr_log_config *c, sr_sink_config *s);
-
-#define MUTATION(name, body) static void name(sr_log_config *c, sr_sink_config *s) { (void)c; (void)s; body; }
-MUTATION(bad_mode, c->mode = (sr_log_mode)7)
-MUTATION(bad_slots, c->ring_slots = 1000)
-MUTATION(bad_slots_small, c->ring_slots = 1)
-MUTATION(bad_slot_size, c->slot_size = 96)
-MUTATION(bad_slot_size_small, c->slot_size = 32)
-MUTATION(bad_wait, c->wait_strategy = "snooze")
-MUTATION(bad_wait_param, c->wait_strategy = "timeout:timeout=0")
-MUTATION(bad_policy, c->full_policy = (sr_log_full_policy)9)
-MUTATION(bad_discard, c->discard_level = SR_LOG_OFF)
-MUTATION(bad_level, c->level = (sr_log_level)-3)
-MUTATION(bad_max_message, c->max_message_bytes = 100)
-MUTATION(bad_max_message_ring, { c->ring_slots = 8; c->slot_size = 64; c->max_message_bytes = 1024; })
-MUTATION(bad_max_line, c->max_line_bytes = 10)
-MUTATION(bad_layout, c->layout = (sr_log_layout)5)
-MUTATION(bad_sink_count, c->sink_count = 17)
-MUTATION(bad_sinks_null, c->sinks = NULL)
-MUTATION(bad_sink_kind, s->kind = (sr_sink_kind)8)
-MUTATION(bad_sink_level, s->level = (sr_log_level)12)
-MUTATION(bad_sink_path, s->path = NULL)
-MUTATION(bad_sink_path_empty, s->path = "")
-MUTATION(bad_sink_mode, s->file_mode = 010000)
-MUTATION(bad_sink_buffer, s->buffer_bytes = 10)
-MUTATION(bad_sink_timeout, s->write_timeout_ms = -1)
-MUTATION(bad_sink_fd, { s->kind = SR_SINK_FD; s->fd = 12345; })
-MUTATION(bad_sink_callback, { s->kind = SR_SINK_CALLBACK; s->write = NULL; })
-MUTATION(bad_thread_name, c->thread_name = "a-name-that-is-too-long")
-MUTATION(bad_file_dir, s->path = "/nonexistent-dir/seqring/x.log")
+TL_MUTATION(bad_mode, c->mode = (sr_log_mode)7)
+TL_MUTATION(bad_slots, c->ring_slots = 1000)
+TL_MUTATION(bad_slots_small, c->ring_slots = 1)
+TL_MUTATION(bad_slot_size, c->slot_size = 96)
+TL_MUTATION(bad_slot_size_small, c->slot_size = 32)
+TL_MUTATION(bad_wait, c->wait_strategy = "snooze")
+TL_MUTATION(bad_wait_param, c->wait_strategy = "timeout:timeout=0")
+TL_MUTATION(bad_policy, c->full_policy = (sr_log_full_policy)9)
+TL_MUTATION(bad_discard, c->discard_level = SR_LOG_OFF)
+TL_MUTATION(bad_level, c->level = (sr_log_level)-3)
+TL_MUTATION(bad_max_message, c->max_message_bytes = 100)
+TL_MUTATION(bad_max_message_ring, { c->ring_slots = 8; c->slot_size = 64; c->max_message_bytes = 1024; })
+TL_MUTATION(bad_max_line, c->max_line_bytes = 10)
+TL_MUTATION(bad_layout, c->layout = (sr_log_layout)5)
+TL_MUTATION(bad_sink_count, c->sink_count = 17)
+TL_MUTATION(bad_sinks_null, c->sinks = NULL)
+TL_MUTATION(bad_sink_kind, s->kind = (sr_sink_kind)8)
+TL_MUTATION(bad_sink_level, s->level = (sr_log_level)12)
+TL_MUTATION(bad_sink_path, s->path = NULL)
+TL_MUTATION(bad_sink_path_empty, s->path = "")
+TL_MUTATION(bad_sink_mode, s->file_mode = 010000)
+TL_MUTATION(bad_sink_buffer, s->buffer_bytes = 10)
+TL_MUTATION(bad_sink_timeout, s->write_timeout_ms = -1)
+TL_MUTATION(bad_sink_fd, { s->kind = SR_SINK_FD; s->fd = 12345; })
+TL_MUTATION(bad_sink_callback, { s->kind = SR_SINK_CALLBACK; s->write = NULL; })
+TL_MUTATION(bad_thread_name, c->thread_name = "a-name-that-is-too-long")
+TL_MUTATION(bad_file_dir, s->path = "/nonexistent-dir/seqring/x.log")
 
 Test(log, every_bad_configuration_value_is_an_error)
 {
 	static const struct {
-		mutate_fn fn;
+		tl_mutation *fn;
 		int code;
 		const char *names;
 	} cases[] = {
@@ -1516,21 +1213,13 @@ Test(log, every_bad_configuration_value_is_an_error)
 		{ bad_thread_name, SR_EINVAL, "config.thread_name" },
 		{ bad_file_dir, SR_ESYS, "config.sinks[0].path '/nonexistent-dir/seqring/x.log' cannot be opened: No such file" },
 	};
-	char *path = temp_path();
+	char path[64];
+	tl_temp_path(path, sizeof path, "log");
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		sr_log_config c;
-		sr_log_config_default(&c);
-		c.ring_slots = 64;
-		sr_sink_config s = sr_sink_file(path);
-		c.sinks = &s;
-		c.sink_count = 1;
-		cases[i].fn(&c, &s);
-		sr_error err;
-		sr_error_clear(&err);
-		sr_log *log = sr_log_open(&c, &err);
-		cr_expect_null(log, "case %zu should fail", i);
-		if (log != NULL)
-			sr_log_close(&log);
+		sr_sink_config s;
+		tl_mutated_config(&c, &s, path, cases[i].fn);
+		sr_error err = tl_open_refused(&c, "case %zu", i);
 		cr_expect_eq(err.code, cases[i].code, "case %zu: code %d (%s)", i, err.code, err.message);
 		cr_expect(strstr(err.message, cases[i].names) != NULL, "case %zu: \"%s\" should contain \"%s\"",
 		    i, err.message, cases[i].names);
@@ -1545,8 +1234,7 @@ Test(log, every_bad_configuration_value_is_an_error)
 	/* Defaults are valid, and NULL means defaults (a stderr sink). */
 	sr_log_config_default(&c);
 	c.ring_slots = 64;
-	sr_log *log = sr_log_open(&c, NULL);
-	cr_assert_not_null(log);
+	sr_log *log = tl_open(&c);
 	sr_log_close(&log);
 	unlink(path);
 }
@@ -1556,7 +1244,7 @@ Test(log, default_configuration_opens)
 	sr_error err;
 	sr_log *log = sr_log_open(NULL, &err);
 	cr_assert_not_null(log, "%s", err.message);
-	sr_log_counters st = stats_of(log);
+	sr_log_counters st = tl_stats(log);
 	cr_assert_eq(st.capacity, 262144);
 	cr_assert_eq(sr_category_level(sr_log_root(log)), SR_LOG_INFO);
 	sr_log_close(&log);

@@ -142,12 +142,12 @@ child(crash_kind kind, const char *path)
 	_exit(98);
 }
 
-/* Forks, runs the child, returns its wait status; fills the log file's text. */
-static int
-run_child(crash_kind kind, char *path, size_t path_size, char **text)
+/* Forks and runs the child; its wait status, and its log file's text (malloc'd; the file is removed). */
+static char *
+run_child(crash_kind kind, int *status)
 {
-	tl_temp_path(path, path_size, "crash");
-	char marker[64];
+	char path[64], marker[64];
+	tl_temp_path(path, sizeof path, "crash");
 	tl_temp_path(marker, sizeof marker, "crashmark");
 	fflush(NULL);
 	pid_t pid = fork();
@@ -157,15 +157,15 @@ run_child(crash_kind kind, char *path, size_t path_size, char **text)
 		dup2(fd, 3);
 		child(kind, path);
 	}
-	int status;
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	*text = tl_read_file(path, NULL);
+	cr_assert_eq(waitpid(pid, status, 0), pid);
+	char *text = tl_read_file(path, NULL);
+	unlink(path);
 	char *mark = tl_read_file(marker, NULL);
 	if (kind == CRASH_APP_HANDLER)
 		cr_expect(mark != NULL && strcmp(mark, "app handler ran\n") == 0, "the application's handler ran");
 	free(mark);
 	unlink(marker);
-	return status;
+	return text;
 }
 
 /* Every message 0..N-1 exactly once, in order. */
@@ -208,30 +208,33 @@ expect_died_of(int status, int sig, crash_kind kind)
 	    WIFSIGNALED(status) ? WTERMSIG(status) : -1);
 }
 
+/* The child of `kind` wrote every message, then died of sig; `also` (if not NULL) is in the file too. */
+static void
+expect_flushed_then_died_of(crash_kind kind, int sig, const char *also)
+{
+	int status;
+	char *text = run_child(kind, &status);
+	expect_died_of(status, sig, kind);
+	check_all_messages(text, kind);
+	if (also != NULL)
+		cr_expect(strstr(text, also) != NULL, "%s: the file also holds \"%s\"", kind_names[kind], also);
+	free(text);
+}
+
 Test(log_crash, wild_write_flushes_everything_then_dies_of_sigsegv, .timeout = 30)
 {
-	char path[64], *text;
-	int status = run_child(CRASH_SEGV, path, sizeof path, &text);
-	expect_died_of(status, SIGSEGV, CRASH_SEGV);
-	check_all_messages(text, CRASH_SEGV);
-	free(text);
-	unlink(path);
+	expect_flushed_then_died_of(CRASH_SEGV, SIGSEGV, NULL);
 }
 
 Test(log_crash, abort_flushes_everything_then_dies_of_sigabrt, .timeout = 30)
 {
-	char path[64], *text;
-	int status = run_child(CRASH_ABORT, path, sizeof path, &text);
-	expect_died_of(status, SIGABRT, CRASH_ABORT);
-	check_all_messages(text, CRASH_ABORT);
-	free(text);
-	unlink(path);
+	expect_flushed_then_died_of(CRASH_ABORT, SIGABRT, NULL);
 }
 
 Test(log_crash, a_signal_from_another_thread, .timeout = 30)
 {
-	char path[64], *text;
-	int status = run_child(CRASH_FPE, path, sizeof path, &text);
+	int status;
+	char *text = run_child(CRASH_FPE, &status);
 	expect_died_of(status, SIGFPE, CRASH_FPE);
 	/* The main thread was still logging: what was published is there, in order, once. */
 	cr_assert_not_null(text);
@@ -243,38 +246,26 @@ Test(log_crash, a_signal_from_another_thread, .timeout = 30)
 	}
 	cr_expect_gt(next, 0);
 	free(text);
-	unlink(path);
 }
 
+/* With the record being written when it crashed ("boom"). */
 Test(log_crash, a_crash_on_the_consumer_thread, .timeout = 30)
 {
-	char path[64], *text;
-	int status = run_child(CRASH_IN_CONSUMER, path, sizeof path, &text);
-	expect_died_of(status, SIGSEGV, CRASH_IN_CONSUMER);
-	check_all_messages(text, CRASH_IN_CONSUMER);
-	cr_expect(strstr(text, "\nboom\n") != NULL, "the record being written when it crashed is there too");
-	free(text);
-	unlink(path);
+	expect_flushed_then_died_of(CRASH_IN_CONSUMER, SIGSEGV, "\nboom\n");
 }
 
 Test(log_crash, a_consumer_stuck_in_a_sink, .timeout = 30)
 {
-	char path[64], *text;
-	int status = run_child(CRASH_CONSUMER_STUCK, path, sizeof path, &text);
-	expect_died_of(status, SIGSEGV, CRASH_CONSUMER_STUCK);
-	check_all_messages(text, CRASH_CONSUMER_STUCK);
-	free(text);
-	unlink(path);
+	expect_flushed_then_died_of(CRASH_CONSUMER_STUCK, SIGSEGV, NULL);
 }
 
 Test(log_crash, the_applications_handler_still_runs, .timeout = 30)
 {
-	char path[64], *text;
-	int status = run_child(CRASH_APP_HANDLER, path, sizeof path, &text);
+	int status;
+	char *text = run_child(CRASH_APP_HANDLER, &status);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 42, "status 0x%x", status);
 	check_all_messages(text, CRASH_APP_HANDLER);
 	free(text);
-	unlink(path);
 }
 
 static void
@@ -287,13 +278,11 @@ Test(log_crash, handlers_are_restored_and_later_ones_left_alone)
 {
 	struct sigaction before, now;
 	sigaction(SIGBUS, NULL, &before);
+	sr_sink_config s = sr_sink_null();
 	sr_log_config c;
-	sr_log_config_default(&c);
+	tl_config_sink(&c, &s);
 	c.ignore_environment = true;
 	c.ring_slots = 64;
-	sr_sink_config s = sr_sink_null();
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_log *a = sr_log_open(&c, NULL);
 	sr_log *b = sr_log_open(&c, NULL);
 	cr_assert(a != NULL && b != NULL);
@@ -321,8 +310,7 @@ Test(log_crash, handlers_are_restored_and_later_ones_left_alone)
 	signal(SIGILL, SIG_DFL);
 	/* Not in the other modes. */
 	c.mode = SR_LOG_MODE_SYNC;
-	a = sr_log_open(&c, NULL);
-	cr_assert_not_null(a);
+	a = tl_open(&c);
 	cr_expect_eq(sr_log_install_crash_handler(a, &err), SR_EINVAL);
 	cr_expect_str_eq(err.message, "the crash handler needs mode ring (this logger's is sync)");
 	sr_log_close(&a);

@@ -14,11 +14,25 @@
 
 #include <errno.h>
 
+/* Sets name=value in the environment, then opens c reading it (tl_config's configs do not), or fails. */
 static sr_log *
-open_env(sr_log_config *c, sr_error *err)
+open_env(sr_log_config *c, const char *name, const char *value)
 {
+	setenv(name, value, 1);
 	c->ignore_environment = false;
-	return sr_log_open(c, err);
+	return tl_open(c);
+}
+
+/* Opens a default config of 64 slots with only name=value in the environment, which must fail. */
+static sr_error
+refused_with(const char *name, const char *value)
+{
+	tl_clear_env();
+	setenv(name, value, 1);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ring_slots = 64;
+	return tl_open_refused(&c, "%s=%s", name, value);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -26,16 +40,9 @@ open_env(sr_log_config *c, sr_error *err)
 
 Test(log_env, spec_levels_by_longest_dotted_prefix)
 {
-	tl_clear_env();
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	tl_config(&c, &s, &cap);
-	setenv("SEQRING_LOG", "warn,net.http=info,net=error,db=trace", 1);
-	sr_error err;
-	sr_log *log = open_env(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	sr_log *log = open_env(c, "SEQRING_LOG", "warn,net.http=info,net=error,db=trace");
 	struct { const char *name; sr_log_level level; } cases[] = {
 		{ "net.http.client", SR_LOG_INFO },   /* net.http beats net */
 		{ "net.http", SR_LOG_INFO },
@@ -60,31 +67,25 @@ Test(log_env, spec_levels_by_longest_dotted_prefix)
 	SR_WARN(tcp, "tcp warn");
 	SR_ERROR(tcp, "tcp error");
 	sr_log_close(&log);
-	cr_expect_eq(tl_capture_grep(&cap, "client info"), 1);
-	cr_expect_eq(tl_capture_grep(&cap, "client debug"), 0);
-	cr_expect_eq(tl_capture_grep(&cap, "tcp warn"), 0);
-	cr_expect_eq(tl_capture_grep(&cap, "tcp error"), 1);
-	tl_capture_free(&cap);
+	cr_expect_eq(tl_capture_grep(&t.cap, "client info"), 1);
+	cr_expect_eq(tl_capture_grep(&t.cap, "client debug"), 0);
+	cr_expect_eq(tl_capture_grep(&t.cap, "tcp warn"), 0);
+	cr_expect_eq(tl_capture_grep(&t.cap, "tcp error"), 1);
+	tl_setup_end(&t);
 }
 
 Test(log_env, spec_forms_spaces_case_and_aliases)
 {
-	tl_clear_env();
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	tl_config(&c, &s, &cap);
-	setenv("SEQRING_LOG", "  Net.Http = DEBUG , WARNING ,db=Off,,", 1);
-	sr_error err;
-	sr_log *log = open_env(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	sr_log *log = open_env(c, "SEQRING_LOG", "  Net.Http = DEBUG , WARNING ,db=Off,,");
 	char spec[256];
 	cr_assert_gt(sr_log_level_spec(log, spec, sizeof spec), 0);
 	/* Canonical: root first, then prefixes sorted; names keep their case. */
 	cr_expect_str_eq(spec, "warn,Net.Http=debug,db=off");
 	cr_expect_eq(sr_category_level(sr_log_category(log, "db.x")), SR_LOG_OFF);
 	/* A spec without a default level leaves the root alone. */
+	sr_error err;
 	cr_assert_eq(sr_log_set_level_spec(log, "db=info", &err), SR_OK, "%s", err.message);
 	sr_log_level_spec(log, spec, sizeof spec);
 	cr_expect_str_eq(spec, "warn,db=info");
@@ -93,7 +94,7 @@ Test(log_env, spec_forms_spaces_case_and_aliases)
 	cr_expect_eq(sr_log_level_spec(log, tiny, sizeof tiny), (int)strlen("warn,db=info"));
 	cr_expect_str_eq(tiny, "war");
 	sr_log_close(&log);
-	tl_capture_free(&cap);
+	tl_setup_end(&t);
 }
 
 Test(log_env, every_invalid_spec_names_the_variable_the_value_and_what_is_valid)
@@ -115,17 +116,7 @@ Test(log_env, every_invalid_spec_names_the_variable_the_value_and_what_is_valid)
 		{ "net=", "SEQRING_LOG 'net=' is invalid: 'net=': level '' is invalid" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		tl_clear_env();
-		setenv("SEQRING_LOG", cases[i].spec, 1);
-		sr_log_config c;
-		sr_log_config_default(&c);
-		c.ring_slots = 64;
-		sr_error err;
-		sr_error_clear(&err);
-		sr_log *log = sr_log_open(&c, &err);
-		cr_expect_null(log, "'%s' should fail", cases[i].spec);
-		if (log != NULL)
-			sr_log_close(&log);
+		sr_error err = refused_with("SEQRING_LOG", cases[i].spec);
 		cr_expect_eq(err.code, SR_EINVAL);
 		cr_expect(strncmp(err.message, cases[i].message, strlen(cases[i].message)) == 0,
 		    "'%s':\n got  \"%s\"\n want \"%s\"", cases[i].spec, err.message, cases[i].message);
@@ -145,16 +136,11 @@ Test(log_env, every_invalid_spec_names_the_variable_the_value_and_what_is_valid)
 
 Test(log_env, run_time_reload_replaces_the_spec_or_changes_nothing)
 {
-	tl_clear_env();
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	tl_config(&c, &s, &cap);
-	c.level_spec = "info,db=error,net=warn";
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	c->level_spec = "info,db=error,net=warn";
+	sr_log *log = tl_open(c);
 	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
 	sr_category *db = sr_log_category(log, "db.pool");
 	sr_category *net = sr_log_category(log, "net.http");
 	cr_assert_eq(sr_category_level(db), SR_LOG_ERROR);
@@ -180,10 +166,10 @@ Test(log_env, run_time_reload_replaces_the_spec_or_changes_nothing)
 	cr_expect_eq(sr_log_set_level_spec(log, NULL, &err), SR_EINVAL);
 	cr_expect_eq(sr_log_set_level_spec(NULL, "info", &err), SR_EINVAL);
 	sr_log_close(&log);
-	cr_expect_eq(tl_capture_grep(&cap, "db info before"), 0);
-	cr_expect_eq(tl_capture_grep(&cap, "db debug after"), 1);
-	cr_expect_eq(tl_capture_grep(&cap, "net info after"), 0);
-	tl_capture_free(&cap);
+	cr_expect_eq(tl_capture_grep(&t.cap, "db info before"), 0);
+	cr_expect_eq(tl_capture_grep(&t.cap, "db debug after"), 1);
+	cr_expect_eq(tl_capture_grep(&t.cap, "net info after"), 0);
+	tl_setup_end(&t);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -191,18 +177,11 @@ Test(log_env, run_time_reload_replaces_the_spec_or_changes_nothing)
 
 Test(log_env, environment_overrides_code_directive_by_directive)
 {
-	tl_clear_env();
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	tl_config(&c, &s, &cap);
-	c.level = SR_LOG_ERROR;
-	c.level_spec = "db=error,net=warn";
-	setenv("SEQRING_LOG", "debug,db=trace", 1);
-	sr_error err;
-	sr_log *log = open_env(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	c->level = SR_LOG_ERROR;
+	c->level_spec = "db=error,net=warn";
+	sr_log *log = open_env(c, "SEQRING_LOG", "debug,db=trace");
 	cr_expect_eq(sr_category_level(sr_log_root(log)), SR_LOG_DEBUG, "the environment's default wins");
 	cr_expect_eq(sr_category_level(sr_log_category(log, "db")), SR_LOG_TRACE, "its directive wins");
 	cr_expect_eq(sr_category_level(sr_log_category(log, "net")), SR_LOG_WARN, "the code's other one stays");
@@ -218,16 +197,15 @@ Test(log_env, environment_overrides_code_directive_by_directive)
 	sr_log_close(&log);
 
 	/* ignore_environment: the code only. */
-	tl_config(&c, &s, &cap);
-	c.level = SR_LOG_ERROR;
-	log = sr_log_open(&c, &err);
-	cr_assert_not_null(log);
+	tl_config(c, &t.sink, &t.cap);
+	c->level = SR_LOG_ERROR;
+	log = tl_open(c);
 	cr_expect_eq(sr_category_level(sr_log_root(log)), SR_LOG_ERROR);
 	d = tl_describe(log);
 	cr_expect(strstr(d, "environment ignored: config.ignore_environment") != NULL, "%s", d);
 	free(d);
 	sr_log_close(&log);
-	tl_capture_free(&cap);
+	tl_setup_end(&t);
 }
 
 Test(log_env, every_variable_reaches_the_logger)
@@ -264,9 +242,7 @@ Test(log_env, every_variable_reaches_the_logger)
 	setenv("SEQRING_LOG_SINK", sink, 1);
 	sr_log_config c;
 	sr_log_config_default(&c);
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = tl_open(&c);
 	sr_log_counters st;
 	sr_log_stats(log, &st);
 	cr_expect_eq(st.capacity, 1024);
@@ -381,17 +357,7 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		{ "SEQRING_LOG_VERBOSITY", "9", "SEQRING_LOG_VERBOSITY is not a seqring setting (the" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		tl_clear_env();
-		setenv(cases[i].name, cases[i].value, 1);
-		sr_log_config c;
-		sr_log_config_default(&c);
-		c.ring_slots = 64;
-		sr_error err;
-		sr_error_clear(&err);
-		sr_log *log = sr_log_open(&c, &err);
-		cr_expect_null(log, "%s=%s should fail", cases[i].name, cases[i].value);
-		if (log != NULL)
-			sr_log_close(&log);
+		sr_error err = refused_with(cases[i].name, cases[i].value);
 		cr_expect_eq(err.code, SR_EINVAL, "%s=%s: %d", cases[i].name, cases[i].value, err.code);
 		cr_expect(strstr(err.message, cases[i].message) != NULL, "%s=%s:\n got  \"%s\"\n want \"%s\"",
 		    cases[i].name, cases[i].value, err.message, cases[i].message);
@@ -419,39 +385,34 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 
 Test(log_env, layout_and_pattern_from_code_and_environment)
 {
-	tl_clear_env();
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	tl_config(&c, &s, &cap);
-	c.layout = SR_LOG_LAYOUT_PATTERN;
-	c.pattern = "code: %m";
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	c->layout = SR_LOG_LAYOUT_PATTERN;
+	c->pattern = "code: %m";
 	/* The operator picks json: the code's pattern no longer applies. */
-	setenv("SEQRING_LOG_LAYOUT", "json", 1);
-	sr_error err;
-	sr_log *log = open_env(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = open_env(c, "SEQRING_LOG_LAYOUT", "json");
 	SR_WARN(sr_log_root(log), "hello");
 	sr_log_close(&log);
-	cr_expect_eq(tl_capture_grep(&cap, "\"msg\":\"hello\""), 1);
+	cr_expect_eq(tl_capture_grep(&t.cap, "\"msg\":\"hello\""), 1);
 	/* Both set but disagreeing. */
 	setenv("SEQRING_LOG_PATTERN", "%m", 1);
-	cr_expect_null(open_env(&c, &err));
+	c->ignore_environment = false;
+	sr_error err;
+	cr_expect_null(sr_log_open(c, &err));
 	cr_expect_str_eq(err.message, "SEQRING_LOG_PATTERN is set but SEQRING_LOG_LAYOUT is 'json': a pattern "
 	    "needs layout pattern (unset one of them)");
 	/* In code, a pattern needs the pattern layout and the other way round. */
 	tl_clear_env();
-	tl_config(&c, &s, &cap);
-	c.pattern = "%m";
-	cr_expect_null(sr_log_open(&c, &err));
+	tl_config(c, &t.sink, &t.cap);
+	c->pattern = "%m";
+	cr_expect_null(sr_log_open(c, &err));
 	cr_expect_str_eq(err.message, "config.pattern '%m' is set but config.layout is text: a pattern needs "
 	    "SR_LOG_LAYOUT_PATTERN");
-	c.pattern = NULL;
-	c.layout = SR_LOG_LAYOUT_PATTERN;
-	cr_expect_null(sr_log_open(&c, &err));
+	c->pattern = NULL;
+	c->layout = SR_LOG_LAYOUT_PATTERN;
+	cr_expect_null(sr_log_open(c, &err));
 	cr_expect_str_eq(err.message, "config.pattern is NULL: layout SR_LOG_LAYOUT_PATTERN needs a pattern");
-	tl_capture_free(&cap);
+	tl_setup_end(&t);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -459,21 +420,14 @@ Test(log_env, layout_and_pattern_from_code_and_environment)
 
 Test(log_env, describe_says_where_each_setting_came_from)
 {
-	tl_clear_env();
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	tl_config(&c, &s, &cap);
-	s.level = SR_LOG_INFO;       /* raises every effective level to info */
-	c.level = SR_LOG_TRACE;
-	c.level_spec = "net.http=debug,db=error";
-	c.full_policy = SR_LOG_FULL_DROP;
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	t.sink.level = SR_LOG_INFO;       /* raises every effective level to info */
+	c->level = SR_LOG_TRACE;
+	c->level_spec = "net.http=debug,db=error";
+	c->full_policy = SR_LOG_FULL_DROP;
 	setenv("SEQRING_LOG_SLOT_SIZE", "512", 1);
-	setenv("SEQRING_LOG", "db=warn", 1);
-	sr_error err;
-	sr_log *log = open_env(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = open_env(c, "SEQRING_LOG", "db=warn");
 	sr_log_category(log, "net.http.client");
 	sr_log_category(log, "app");
 	char *d = tl_describe(log);
@@ -505,6 +459,7 @@ Test(log_env, describe_says_where_each_setting_came_from)
 	free(d);
 
 	/* A run-time change shows as such. */
+	sr_error err;
 	cr_assert_eq(sr_log_set_level(log, "app", SR_LOG_ERROR, &err), SR_OK);
 	d = tl_describe(log);
 	cr_assert_not_null(tl_row(d, "app", line, sizeof line), "%s", d);
@@ -514,22 +469,18 @@ Test(log_env, describe_says_where_each_setting_came_from)
 	cr_expect_eq(sr_log_describe(NULL, stdout), SR_EINVAL);
 	cr_expect_eq(sr_log_describe(log, NULL), SR_EINVAL);
 	sr_log_close(&log);
-	tl_capture_free(&cap);
+	tl_setup_end(&t);
 }
 
 static void
 open_with_describe(void *arg)
 {
 	(void)arg;
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = 64;
 	sr_sink_config s = sr_sink_null();
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_config_sink(&c, &s);
+	c.ring_slots = 64;
+	sr_log *log = tl_open(&c);
 	sr_log_close(&log);
 }
 

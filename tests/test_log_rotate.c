@@ -55,25 +55,24 @@ remove_files(files *f)
 	}
 }
 
+/* A fresh base path for f (tag names it), no file there yet. */
+static void
+new_files(files *f, const char *tag)
+{
+	memset(f, 0, sizeof *f);
+	tl_temp_path(f->base, sizeof f->base, tag);
+}
+
 static sr_log *
 open_rotating(const char *path, uint64_t max, int keep, sr_log_mode mode, int64_t slots)
 {
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.mode = mode;
-	c.ring_slots = slots;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	c.wait_strategy = "timeout:timeout=5ms";
-	c.max_message_bytes = 16384;
 	sr_sink_config s = sr_sink_rotating(path, max, keep);
 	s.buffer_bytes = 16384;   /* buffers bigger than the files: a flush crosses rotations */
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
-	return log;
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = mode,
+	    .ring_slots = slots, .layout = SR_LOG_LAYOUT_MESSAGE,
+	    .wait_strategy = "timeout:timeout=5ms", .max_message_bytes = 16384 });
+	return tl_open(&c);
 }
 
 /*
@@ -129,7 +128,8 @@ check_lines(files *f, int threads, const long *first, long *next, uint64_t max)
 	return check_lines_seen(f, threads, first, next, max, NULL);
 }
 
-static char padding[64];
+/* Up to 39 characters of it pad line n to n % 40 of them: lines of every length up to the rotation. */
+static const char padding[] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
 
 static void
 write_lines(sr_log *log, int t, long from, long to)
@@ -141,9 +141,8 @@ write_lines(sr_log *log, int t, long from, long to)
 
 Test(log_rotate, every_line_exactly_once_across_many_rotations, .timeout = 30)
 {
-	memset(padding, 'x', sizeof padding - 1);
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rot");
+	files f;
+	new_files(&f, "rot");
 	sr_log *log = open_rotating(f.base, 4096, 1000, SR_LOG_MODE_RING, 1024);
 	write_lines(log, 0, 0, 20000);
 	sr_log_flush(log);
@@ -162,9 +161,8 @@ Test(log_rotate, every_line_exactly_once_across_many_rotations, .timeout = 30)
 
 Test(log_rotate, only_keep_files_are_kept_and_they_are_the_newest, .timeout = 30)
 {
-	memset(padding, 'x', sizeof padding - 1);
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rotk");
+	files f;
+	new_files(&f, "rotk");
 	sr_log *log = open_rotating(f.base, 4096, 3, SR_LOG_MODE_RING, 1024);
 	write_lines(log, 0, 0, 5000);
 	sr_log_close(&log);
@@ -199,23 +197,14 @@ writer_main(void *arg)
 static void
 threads_mode(sr_log_mode mode, sr_log_full_policy policy)
 {
-	memset(padding, 'y', sizeof padding - 1);
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rott");
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.mode = mode;
-	c.full_policy = policy;
-	c.ring_slots = 64;           /* small: policy sync writes from the callers */
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	c.wait_strategy = "timeout:timeout=5ms";
+	files f;
+	new_files(&f, "rott");
 	sr_sink_config s = sr_sink_rotating(f.base, 8192, 1000);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	/* A small ring: policy sync writes from the callers. */
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = mode, .full_policy = policy,
+	    .ring_slots = 64, .layout = SR_LOG_LAYOUT_MESSAGE, .wait_strategy = "timeout:timeout=5ms" });
+	sr_log *log = tl_open(&c);
 	enum { T = 4, EACH = 4000 };
 	pthread_t th[T];
 	writer w[T];
@@ -256,8 +245,8 @@ Test(log_rotate, threads_sync, .timeout = 30) { threads_mode(SR_LOG_MODE_SYNC, S
 
 Test(log_rotate, long_lines_existing_files_and_keep_zero)
 {
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rotl");
+	files f;
+	new_files(&f, "rotl");
 	/* An existing file over the limit is rotated before the first write. */
 	FILE *old = fopen(f.base, "w");
 	cr_assert_not_null(old);
@@ -282,9 +271,8 @@ Test(log_rotate, long_lines_existing_files_and_keep_zero)
 	cr_expect_str_eq(f.text[0], "last\n");
 	remove_files(&f);
 	/* keep 0: the old file is deleted. */
-	tl_temp_path(f.base, sizeof f.base, "rot0");
+	new_files(&f, "rot0");
 	log = open_rotating(f.base, 4096, 0, SR_LOG_MODE_RING, 1024);
-	memset(padding, 'z', sizeof padding - 1);
 	write_lines(log, 0, 0, 1000);
 	sr_log_close(&log);
 	read_files(&f);
@@ -299,26 +287,21 @@ Test(log_rotate, long_lines_existing_files_and_keep_zero)
 
 Test(log_rotate, daily_rotation_of_a_file_from_yesterday)
 {
-	files f = { 0 };
-	tl_temp_path(f.base, sizeof f.base, "rotd");
+	files f;
+	new_files(&f, "rotd");
 	FILE *old = fopen(f.base, "w");
 	cr_assert_not_null(old);
 	fputs("yesterday\n", old);
 	fclose(old);
 	struct utimbuf times = { time(NULL) - 86400, time(NULL) - 86400 };
 	cr_assert_eq(utime(f.base, &times), 0);
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 64;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
 	sr_sink_config s = sr_sink_file(f.base);
 	s.rotate_daily = true;
 	s.keep_files = 7;
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = sr_log_open(&c, NULL);
-	cr_assert_not_null(log);
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .ring_slots = 64,
+	    .layout = SR_LOG_LAYOUT_MESSAGE });
+	sr_log *log = tl_open(&c);
 	SR_INFO(sr_log_root(log), "today");
 	SR_INFO(sr_log_root(log), "today again");
 	sr_log_close(&log);
@@ -331,13 +314,11 @@ Test(log_rotate, daily_rotation_of_a_file_from_yesterday)
 
 Test(log_rotate, bad_rotation_settings)
 {
+	sr_sink_config s = sr_sink_rotating("/tmp/seqring_never.log", 100, 3);
 	sr_log_config c;
-	sr_log_config_default(&c);
+	tl_config_sink(&c, &s);
 	c.ignore_environment = true;
 	c.ring_slots = 64;
-	sr_sink_config s = sr_sink_rotating("/tmp/seqring_never.log", 100, 3);
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_error err;
 	cr_expect_null(sr_log_open(&c, &err));
 	cr_expect_str_eq(err.message, "config.sinks[0].max_file_bytes 100 is out of range: expected 0 (no "

@@ -10,6 +10,9 @@
 #include "test_support.h"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "scenarios.h"
 
@@ -181,21 +184,29 @@ log_event(void *ctx, void *slot, int64_t s, bool eob)
 	return 0;
 }
 
+/* A processor over f whose handler records every hook into l, gating f's sequencer. */
+static sr_processor *
+recording_processor(fixture *f, hooks_log *l, int64_t max_batch)
+{
+	memset(l, 0, sizeof *l);
+	sr_handler h = { .ctx = l, .on_event = log_event, .on_start = log_start,
+	    .on_shutdown = log_shutdown, .on_batch_start = log_batch_start };
+	sr_processor_config c = { .ring = f->ring, .sequencer = f->seq, .handler = h,
+	    .max_batch_size = max_batch };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	cr_assert_not_null(p);
+	l->self = p;
+	sr_sequencer_add_gating(f->seq, sr_processor_sequence(p));
+	return p;
+}
+
 static void
 run_batches(int64_t max_batch, int events, hooks_log *l, int64_t initial)
 {
 	fixture f = make(64, SR_PRODUCER_SINGLE, "block", initial);
-	memset(l, 0, sizeof *l);
-	sr_handler h = { .ctx = l, .on_event = log_event, .on_start = log_start,
-	    .on_shutdown = log_shutdown, .on_batch_start = log_batch_start };
-	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq, .handler = h,
-	    .max_batch_size = max_batch };
-	sr_processor *p = sr_processor_create(&c, NULL);
-	cr_assert_not_null(p);
+	sr_processor *p = recording_processor(&f, l, max_batch);
 	cr_assert_eq(sr_sequence_get(sr_processor_sequence(p)), initial,
 	    "a processor starts at the sequencer's initial sequence");
-	l->self = p;
-	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
 	publish_values(&f, events); /* all there before the start: batches are deterministic */
 	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
 	cr_assert(wait_until_sequence(p, initial + events), "processor stuck");
@@ -264,31 +275,18 @@ Test(processor, batches_near_2_pow_62)
 	cr_assert(l.eob[3] && l.eob[7] && l.eob[9]);
 }
 
-typedef struct runner {
-	sr_processor *p;
-	int rc;
-	atomic_int done;
-} runner;
-
-static void *
-run_in_thread(void *arg)
+/* sr_processor_run, for sc_background. */
+static int
+run_processor(void *p)
 {
-	runner *r = arg;
-	r->rc = sr_processor_run(r->p);
-	atomic_store(&r->done, 1);
-	return NULL;
+	return sr_processor_run(p);
 }
 
 Test(processor, start_twice_and_other_state_errors, .timeout = 30)
 {
 	fixture f = make(8, SR_PRODUCER_SINGLE, "block", -1);
 	hooks_log l;
-	memset(&l, 0, sizeof l);
-	sr_handler h = { .ctx = &l, .on_event = log_event, .on_start = log_start, .on_shutdown = log_shutdown };
-	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq, .handler = h };
-	sr_processor *p = sr_processor_create(&c, NULL);
-	l.self = p;
-	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
+	sr_processor *p = recording_processor(&f, &l, 0);
 	sr_error err;
 
 	cr_assert_eq(sr_processor_start(NULL, &err), SR_EINVAL);
@@ -327,16 +325,9 @@ Test(processor, run_in_the_calling_thread, .timeout = 30)
 {
 	fixture f = make(8, SR_PRODUCER_MULTI, "liteblock", -1);
 	hooks_log l;
-	memset(&l, 0, sizeof l);
-	sr_handler h = { .ctx = &l, .on_event = log_event, .on_start = log_start, .on_shutdown = log_shutdown };
-	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq, .handler = h };
-	sr_processor *p = sr_processor_create(&c, NULL);
-	l.self = p;
-	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
-	runner r = { .p = p };
-	atomic_init(&r.done, 0);
-	pthread_t th;
-	pthread_create(&th, NULL, run_in_thread, &r);
+	sr_processor *p = recording_processor(&f, &l, 0);
+	sc_background run;
+	sc_background_start(&run, run_processor, p);
 	while (sr_processor_state_get(p) != SR_PROCESSOR_RUNNING)
 		sched_yield();
 	cr_assert_eq(sr_processor_run(p), SR_ESTATE, "run twice");
@@ -344,8 +335,7 @@ Test(processor, run_in_the_calling_thread, .timeout = 30)
 	publish_values(&f, 20);
 	cr_assert(wait_until_sequence(p, 19));
 	cr_assert_eq(sr_processor_drain_and_halt(p), SR_OK);
-	pthread_join(th, NULL);
-	cr_assert_eq(r.rc, SR_OK);
+	cr_assert_eq(sc_background_join(&run), SR_OK);
 	cr_assert_eq(l.events, 20);
 	cr_assert_eq(sr_processor_join(p), SR_ESTATE, "run made no thread to join");
 	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_HALTED);
@@ -583,55 +573,59 @@ Test(processor, default_error_handler_prints_and_continues, .timeout = 30)
 
 /* ---- consumer graphs ------------------------------------------------------ */
 
+/* Every event through every stage once, in order, and no slot reused before the last stage is done. */
+static void
+expect_graph(enum sc_shape shape, enum sr_producer_mode mode, int producers, int64_t per_producer,
+    int64_t ring_size, const char *wait, int64_t max_batch, int64_t initial)
+{
+	sc_result r = sc_graph(shape, mode, producers, per_producer, ring_size, wait, max_batch, initial);
+	cr_assert(r.ok, "%s x%d, ring %lld, %s, from %lld: %s", mode == SR_PRODUCER_SINGLE ? "SP" : "MP",
+	    producers, (long long)ring_size, wait, (long long)initial, r.message);
+	cr_assert_eq(r.events, producers * per_producer);
+	cr_assert_gt(r.n[0], 0, "no slot reuse was verified");
+}
+
 Test(processor, pipeline_a_b_c, .timeout = 60)
 {
-	sc_result r = sc_graph(SC_PIPELINE, SR_PRODUCER_SINGLE, 1, 100000, 64, "liteblock", 0, -1);
-	cr_assert(r.ok, "SP: %s", r.message);
-	cr_assert_eq(r.events, 100000);
-	cr_assert_gt(r.n[0], 0, "no slot reuse was verified");
-	r = sc_graph(SC_PIPELINE, SR_PRODUCER_MULTI, 3, 20000, 16, "block", 4, -1);
-	cr_assert(r.ok, "MP: %s", r.message);
-	cr_assert_eq(r.events, 60000);
-	r = sc_graph(SC_PIPELINE, SR_PRODUCER_SINGLE, 1, 20000, 8, "yield", 3, (INT64_C(1) << 62) - 50);
-	cr_assert(r.ok, "near 2^62: %s", r.message);
+	expect_graph(SC_PIPELINE, SR_PRODUCER_SINGLE, 1, 100000, 64, "liteblock", 0, -1);
+	expect_graph(SC_PIPELINE, SR_PRODUCER_MULTI, 3, 20000, 16, "block", 4, -1);
+	expect_graph(SC_PIPELINE, SR_PRODUCER_SINGLE, 1, 20000, 8, "yield", 3, (INT64_C(1) << 62) - 50);
 	SC_ASSERT_NO_LEAKS();
 }
 
 Test(processor, diamond_a_then_b_and_c_then_d, .timeout = 60)
 {
-	sc_result r = sc_graph(SC_DIAMOND, SR_PRODUCER_SINGLE, 1, 100000, 64, "liteblock", 0, -1);
-	cr_assert(r.ok, "SP: %s", r.message);
-	cr_assert_eq(r.events, 100000);
-	cr_assert_gt(r.n[0], 0, "no slot reuse was verified");
-	r = sc_graph(SC_DIAMOND, SR_PRODUCER_MULTI, 3, 20000, 16, "timeout", 5, -1);
-	cr_assert(r.ok, "MP: %s", r.message);
-	cr_assert_eq(r.events, 60000);
-	r = sc_graph(SC_DIAMOND, SR_PRODUCER_MULTI, 2, 10000, 8, "phased", 0, (INT64_C(1) << 62) - 50);
-	cr_assert(r.ok, "near 2^62: %s", r.message);
+	expect_graph(SC_DIAMOND, SR_PRODUCER_SINGLE, 1, 100000, 64, "liteblock", 0, -1);
+	expect_graph(SC_DIAMOND, SR_PRODUCER_MULTI, 3, 20000, 16, "timeout", 5, -1);
+	expect_graph(SC_DIAMOND, SR_PRODUCER_MULTI, 2, 10000, 8, "phased", 0, (INT64_C(1) << 62) - 50);
 	SC_ASSERT_NO_LEAKS();
 }
 
 /* ---- the multi-producer figure of the issue --------------------------------- */
 
+/* Four producers, one consumer: every event exactly once, in each producer's order. */
+static sc_result
+four_producers(const sc_mp_params *p)
+{
+	sc_result r = sc_multi_producer(p);
+	cr_assert(r.ok, "%s", r.message);
+	cr_assert_eq(r.events, 4 * p->per_producer);
+	return r;
+}
+
 Test(processor, four_producers_a_million_each_exactly_once_in_order, .timeout = 120)
 {
-	sc_mp_params p = {
+	sc_result r = four_producers(&(sc_mp_params){
 		.producers = 4, .per_producer = 1000000, .ring_size = 1024, .wait = "liteblock",
 		.synchronize = true, .max_claim = 1, .initial_sequence = -1, .seed = 3,
-	};
-	sc_result r = sc_multi_producer(&p);
-	cr_assert(r.ok, "%s", r.message);
-	cr_assert_eq(r.events, 4000000);
+	});
 	cr_assert_eq(r.n[0], 3999999);
 }
 
 Test(processor, multi_producer_with_claim_n_and_publish_range, .timeout = 60)
 {
-	sc_mp_params p = {
+	four_producers(&(sc_mp_params){
 		.producers = 4, .per_producer = 50000, .ring_size = 32, .wait = "block",
 		.synchronize = false, .max_claim = 4, .initial_sequence = -1, .seed = 4,
-	};
-	sc_result r = sc_multi_producer(&p);
-	cr_assert(r.ok, "%s", r.message);
-	cr_assert_eq(r.events, 200000);
+	});
 }

@@ -160,13 +160,12 @@ Test(ring, slots_for_rounds_up)
 {
 	sr_ring *ring = sr_ring_create(16, 24, NULL, NULL, NULL);
 	cr_assert_not_null(ring);
-	cr_assert_eq(sr_ring_slots_for(ring, 0), 1);
-	cr_assert_eq(sr_ring_slots_for(ring, 1), 1);
-	cr_assert_eq(sr_ring_slots_for(ring, 24), 1);
-	cr_assert_eq(sr_ring_slots_for(ring, 25), 2);
-	cr_assert_eq(sr_ring_slots_for(ring, 48), 2);
-	cr_assert_eq(sr_ring_slots_for(ring, 49), 3);
-	cr_assert_eq(sr_ring_slots_for(ring, 16 * 24), 16);
+	/* { bytes, slots of 24 bytes they need } */
+	static const int64_t cases[][2] = { { 0, 1 }, { 1, 1 }, { 24, 1 }, { 25, 2 }, { 48, 2 }, { 49, 3 },
+		{ 16 * 24, 16 } };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_assert_eq(sr_ring_slots_for(ring, cases[i][0]), cases[i][1], "%lld bytes",
+		    (long long)cases[i][0]);
 	sr_ring_destroy(ring);
 }
 
@@ -191,13 +190,21 @@ fill_pattern(unsigned char *buf, size_t len, unsigned seed)
 		buf[i] = (unsigned char)(seed * 31u + i * 7u + 1u);
 }
 
-Test(ring, write_without_wrap_lands_in_place)
+/* A zeroed ring of 4 slots of 16 bytes, with len pattern bytes (src) written at sequence s. */
+static sr_ring *
+ring_with_record(int64_t s, unsigned char *src, size_t len, unsigned seed)
 {
 	sr_ring *ring = sr_ring_create(4, 16, NULL, NULL, NULL);
 	cr_assert_not_null(ring);
+	fill_pattern(src, len, seed);
+	sr_ring_write(ring, s, src, len);
+	return ring;
+}
+
+Test(ring, write_without_wrap_lands_in_place)
+{
 	unsigned char src[32], dst[32];
-	fill_pattern(src, sizeof src, 1);
-	sr_ring_write(ring, 1, src, 32); /* slots 1 and 2 */
+	sr_ring *ring = ring_with_record(1, src, sizeof src, 1); /* slots 1 and 2 */
 	cr_assert_eq(memcmp(ring->slots + 16, src, 32), 0);
 	for (size_t i = 0; i < 16; i++)
 		cr_assert_eq(ring->slots[i], 0, "slot 0 touched at byte %zu", i);
@@ -211,11 +218,8 @@ Test(ring, write_without_wrap_lands_in_place)
 
 Test(ring, write_exactly_to_the_end_does_not_wrap)
 {
-	sr_ring *ring = sr_ring_create(4, 16, NULL, NULL, NULL);
-	cr_assert_not_null(ring);
 	unsigned char src[32];
-	fill_pattern(src, sizeof src, 2);
-	sr_ring_write(ring, 2, src, 32); /* slots 2 and 3, ends at the last byte */
+	sr_ring *ring = ring_with_record(2, src, sizeof src, 2); /* slots 2 and 3, ends at the last byte */
 	cr_assert_eq(memcmp(ring->slots + 32, src, 32), 0);
 	for (size_t i = 0; i < 32; i++)
 		cr_assert_eq(ring->slots[i], 0, "the start was touched at byte %zu", i);
@@ -224,12 +228,9 @@ Test(ring, write_exactly_to_the_end_does_not_wrap)
 
 Test(ring, write_and_read_wrap_across_the_physical_end)
 {
-	sr_ring *ring = sr_ring_create(4, 16, NULL, NULL, NULL);
-	cr_assert_not_null(ring);
 	unsigned char src[40], dst[40];
-	fill_pattern(src, sizeof src, 3);
 	/* Sequence 3 is the last slot: 16 bytes at the end, 24 at the start. */
-	sr_ring_write(ring, 3, src, 40);
+	sr_ring *ring = ring_with_record(3, src, sizeof src, 3);
 	cr_assert_eq(memcmp(ring->slots + 48, src, 16), 0, "head of the record");
 	cr_assert_eq(memcmp(ring->slots, src + 16, 24), 0, "tail of the record after the wrap");
 	for (size_t i = 24; i < 48; i++)
@@ -268,11 +269,8 @@ Test(ring, wrapping_records_at_large_sequences)
 
 Test(ring, a_record_as_large_as_the_ring_round_trips)
 {
-	sr_ring *ring = sr_ring_create(4, 16, NULL, NULL, NULL);
-	cr_assert_not_null(ring);
 	unsigned char src[64], dst[64];
-	fill_pattern(src, sizeof src, 9);
-	sr_ring_write(ring, 6, src, 64); /* starts at slot 2, wraps, ends in slot 1 */
+	sr_ring *ring = ring_with_record(6, src, sizeof src, 9); /* starts at slot 2, wraps, ends in slot 1 */
 	cr_assert_eq(memcmp(ring->slots + 32, src, 32), 0);
 	cr_assert_eq(memcmp(ring->slots, src + 32, 32), 0);
 	sr_ring_read(ring, 6, dst, 64);

@@ -26,6 +26,16 @@ make(int64_t size, enum sr_producer_mode mode, int64_t initial, bool synchronize
 	return s;
 }
 
+/* A sequencer gated by *gate, a consumer's sequence that the test moves by hand. */
+static sr_sequencer *
+make_gated(int64_t size, enum sr_producer_mode mode, int64_t initial, bool synchronize, sr_sequence *gate)
+{
+	sr_sequencer *s = make(size, mode, initial, synchronize);
+	sr_sequence_init(gate, initial);
+	cr_assert_eq(sr_sequencer_add_gating(s, gate), SR_OK);
+	return s;
+}
+
 static void
 expect_config_refused(const sr_sequencer_config *c, const char *needle)
 {
@@ -161,10 +171,8 @@ Test(sequencer, try_claim_is_efull_exactly_when_full)
 {
 	for (int m = 0; m < 2; m++) {
 		const char *mn = MODE_NAME(modes[m]);
-		sr_sequencer *s = make(8, modes[m], -1, true);
 		sr_sequence gate;
-		sr_sequence_init(&gate, -1);
-		cr_assert_eq(sr_sequencer_add_gating(s, &gate), SR_OK);
+		sr_sequencer *s = make_gated(8, modes[m], -1, true, &gate);
 		int64_t seq;
 		for (int i = 0; i < 8; i++) {
 			cr_assert_eq(sr_sequencer_remaining_capacity(s), 8 - i, "%s before claim %d", mn, i);
@@ -210,10 +218,8 @@ Test(sequencer, n_outside_one_to_buffer_size_is_einval_not_a_hang, .timeout = 20
 {
 	for (int m = 0; m < 2; m++) {
 		const char *mn = MODE_NAME(modes[m]);
-		sr_sequencer *s = make(8, modes[m], -1, true);
 		sr_sequence gate;
-		sr_sequence_init(&gate, -1);
-		sr_sequencer_add_gating(s, &gate);
+		sr_sequencer *s = make_gated(8, modes[m], -1, true, &gate);
 		int64_t first = 77;
 		int64_t bad[] = { 9, 16, INT64_MAX, 0, -1, INT64_MIN };
 		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -241,30 +247,26 @@ Test(sequencer, n_outside_one_to_buffer_size_is_einval_not_a_hang, .timeout = 20
 
 /* ---- a producer never overwrites an unconsumed slot ---------------------- */
 
-typedef struct blocked_claim {
+/* A claim made on a thread of its own (sc_background), so that the test can watch it wait. */
+typedef struct claim {
 	sr_sequencer *s;
 	int64_t n;
-	atomic_int done;
-	int rc;
+	int64_t timeout;        /* timed_claim's */
 	int64_t first;
-} blocked_claim;
+} claim;
 
-static void *
-claim_in_thread(void *arg)
+static int
+blocking_claim(void *arg)
 {
-	blocked_claim *b = arg;
-	b->rc = b->n == 1 ? sr_sequencer_claim(b->s, &b->first) : sr_sequencer_claim_n(b->s, b->n, &b->first);
-	atomic_store(&b->done, 1);
-	return NULL;
+	claim *c = arg;
+	return c->n == 1 ? sr_sequencer_claim(c->s, &c->first) : sr_sequencer_claim_n(c->s, c->n, &c->first);
 }
 
-static bool
-done_within(atomic_int *flag, int64_t ns)
+static int
+timed_claim(void *arg)
 {
-	int64_t until = sc_now() + ns;
-	while (!atomic_load(flag) && sc_now() < until)
-		sc_sleep_ns(200 * 1000);
-	return atomic_load(flag) != 0;
+	claim *c = arg;
+	return sr_sequencer_claim_timeout(c->s, 1, c->timeout, &c->first);
 }
 
 Test(sequencer, blocking_claim_waits_until_the_consumer_releases, .timeout = 30)
@@ -272,40 +274,39 @@ Test(sequencer, blocking_claim_waits_until_the_consumer_releases, .timeout = 30)
 	for (int m = 0; m < 2; m++) {
 		for (int sync = 0; sync < 2; sync++) {
 			const char *mn = MODE_NAME(modes[m]);
-			sr_sequencer *s = make(8, modes[m], -1, sync);
 			sr_sequence gate;
-			sr_sequence_init(&gate, -1);
-			sr_sequencer_add_gating(s, &gate);
+			sr_sequencer *s = make_gated(8, modes[m], -1, sync, &gate);
 			int64_t first;
 			cr_assert_eq(sr_sequencer_claim_n(s, 8, &first), SR_OK);
 			sr_sequencer_publish_range(s, 0, 7);
 
 			/* claim_n(3) needs sequences 0..2 released. */
-			blocked_claim b = { .s = s, .n = 3 };
-			atomic_init(&b.done, 0);
-			pthread_t th;
-			pthread_create(&th, NULL, claim_in_thread, &b);
-			cr_assert_not(done_within(&b.done, 50 * SC_MS), "%s: claim_n returned on a full ring (%lld)",
-			    mn, (long long)b.first);
+			claim b = { .s = s, .n = 3 };
+			sc_background call;
+			sc_background_start(&call, blocking_claim, &b);
+			cr_assert_not(sc_background_returned_within(&call, 50 * SC_MS), "%s: claim_n returned on a "
+			    "full ring (%lld)", mn, (long long)b.first);
 			sr_sequence_set(&gate, 0);
-			cr_assert_not(done_within(&b.done, 30 * SC_MS), "%s: claim of 3 with 1 free returned", mn);
+			cr_assert_not(sc_background_returned_within(&call, 30 * SC_MS), "%s: claim of 3 with 1 free "
+			    "returned", mn);
 			sr_sequence_set(&gate, 1);
-			cr_assert_not(done_within(&b.done, 30 * SC_MS), "%s: claim of 3 with 2 free returned", mn);
+			cr_assert_not(sc_background_returned_within(&call, 30 * SC_MS), "%s: claim of 3 with 2 free "
+			    "returned", mn);
 			sr_sequence_set(&gate, 2);
-			cr_assert(done_within(&b.done, 10 * SC_S), "%s: claim still blocked with 3 free", mn);
-			pthread_join(th, NULL);
-			cr_assert_eq(b.rc, SR_OK);
+			cr_assert(sc_background_returned_within(&call, 10 * SC_S), "%s: claim still blocked with 3 free",
+			    mn);
+			cr_assert_eq(sc_background_join(&call), SR_OK);
 			cr_assert_eq(b.first, 8, "%s: the claim got %lld", mn, (long long)b.first);
 			sr_sequencer_publish_range(s, 8, 10);
 
 			/* A single claim, once more. */
-			blocked_claim c = { .s = s, .n = 1 };
-			atomic_init(&c.done, 0);
-			pthread_create(&th, NULL, claim_in_thread, &c);
-			cr_assert_not(done_within(&c.done, 30 * SC_MS), "%s: claim returned on a full ring", mn);
+			claim c = { .s = s, .n = 1 };
+			sc_background_start(&call, blocking_claim, &c);
+			cr_assert_not(sc_background_returned_within(&call, 30 * SC_MS), "%s: claim returned on a full "
+			    "ring", mn);
 			sr_sequence_set(&gate, 3);
-			cr_assert(done_within(&c.done, 10 * SC_S));
-			pthread_join(th, NULL);
+			cr_assert(sc_background_returned_within(&call, 10 * SC_S));
+			sc_background_join(&call);
 			cr_assert_eq(c.first, 11);
 			sr_sequencer_destroy(s);
 		}
@@ -336,10 +337,8 @@ Test(sequencer, claim_timeout_gives_up_on_a_full_ring, .timeout = 30)
 	for (int m = 0; m < 2; m++) {
 		for (int sync = 0; sync < 2; sync++) {
 			const char *mn = MODE_NAME(modes[m]);
-			sr_sequencer *s = make(4, modes[m], -1, sync);
 			sr_sequence gate;
-			sr_sequence_init(&gate, -1);
-			sr_sequencer_add_gating(s, &gate);
+			sr_sequencer *s = make_gated(4, modes[m], -1, sync, &gate);
 			int64_t first = -5;
 			cr_assert_eq(sr_sequencer_claim_timeout(s, 4, 0, &first), SR_OK, "%s: room for 4", mn);
 			sr_sequencer_publish_range(s, 0, 3);
@@ -538,10 +537,8 @@ Test(sequencer, sequences_near_2_pow_62)
 	const int64_t start = (INT64_C(1) << 62) - 6;
 	for (int m = 0; m < 2; m++) {
 		const char *mn = MODE_NAME(modes[m]);
-		sr_sequencer *s = make(4, modes[m], start, true);
 		sr_sequence gate;
-		sr_sequence_init(&gate, start);
-		sr_sequencer_add_gating(s, &gate);
+		sr_sequencer *s = make_gated(4, modes[m], start, true, &gate);
 		cr_assert_eq(sr_sequencer_cursor(s), start);
 		cr_assert_eq(sr_sequencer_remaining_capacity(s), 4);
 		/* Several laps across 2^62, one consumer step behind at most 4. */
@@ -584,32 +581,13 @@ Test(sequencer, multi_producer_near_2_pow_62_exactly_once, .timeout = 60)
 
 /* ---- a claim_timeout without a practical limit --------------------------- */
 
-typedef struct long_claim {
-	sr_sequencer *s;
-	int64_t timeout;
-	atomic_int done;
-	int rc;
-	int64_t first;
-} long_claim;
-
-static void *
-long_claim_main(void *arg)
-{
-	long_claim *c = arg;
-	c->rc = sr_sequencer_claim_timeout(c->s, 1, c->timeout, &c->first);
-	atomic_store(&c->done, 1);
-	return NULL;
-}
-
 Test(sequencer, huge_claim_timeouts_mean_wait_as_long_as_it_takes, .timeout = 30)
 {
 	for (int m = 0; m < 2; m++) {
 		for (int sync = 0; sync < 2; sync++) {
 			const char *mn = MODE_NAME(modes[m]);
-			sr_sequencer *s = make(4, modes[m], -1, sync);
 			sr_sequence gate;
-			sr_sequence_init(&gate, -1);
-			sr_sequencer_add_gating(s, &gate);
+			sr_sequencer *s = make_gated(4, modes[m], -1, sync, &gate);
 			int64_t first;
 			/* With room: no overflow in computing the deadline, no wait. */
 			cr_assert_eq(sr_sequencer_claim_timeout(s, 1, INT64_MAX, &first), SR_OK, "%s", mn);
@@ -618,18 +596,16 @@ Test(sequencer, huge_claim_timeouts_mean_wait_as_long_as_it_takes, .timeout = 30
 			/* Full: it waits (it does not time out at once) until the consumer releases. */
 			int64_t timeouts[] = { INT64_MAX, INT64_MAX / 2, 1000 * SC_S };
 			for (int t = 0; t < 3; t++) {
-				long_claim c = { .s = s, .timeout = timeouts[t] };
-				atomic_init(&c.done, 0);
-				pthread_t th;
-				pthread_create(&th, NULL, long_claim_main, &c);
-				cr_assert_not(done_within(&c.done, 30 * SC_MS),
-				    "%s sync=%d timeout %lld: returned %d on a full ring", mn, sync,
-				    (long long)timeouts[t], c.rc);
+				claim c = { .s = s, .timeout = timeouts[t] };
+				sc_background call;
+				sc_background_start(&call, timed_claim, &c);
+				cr_assert_not(sc_background_returned_within(&call, 30 * SC_MS),
+				    "%s sync=%d timeout %lld: returned on a full ring", mn, sync, (long long)timeouts[t]);
 				sr_sequence_set(&gate, sr_sequence_get(&gate) + 1);
-				cr_assert(done_within(&c.done, 10 * SC_S), "%s: still waiting after a release", mn);
-				pthread_join(th, NULL);
-				cr_assert_eq(c.rc, SR_OK, "%s sync=%d timeout %lld: %d", mn, sync,
-				    (long long)timeouts[t], c.rc);
+				cr_assert(sc_background_returned_within(&call, 10 * SC_S), "%s: still waiting after a release",
+				    mn);
+				int rc = sc_background_join(&call);
+				cr_assert_eq(rc, SR_OK, "%s sync=%d timeout %lld: %d", mn, sync, (long long)timeouts[t], rc);
 				cr_assert_eq(c.first, 4 + t);
 			}
 			sr_sequencer_destroy(s);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perf/peers/run_peers.sh: the `make bench-peers` driver (issue 9): seqring beside its peers,
+# perf/peers/run_peers.sh: the `make bench-peers` driver: seqring beside its peers,
 # Log4j 2, Logback, spdlog and the LMAX Disruptor, on perf/'s workloads, in one run.
 #
 #   perf/peers/run_peers.sh [options] [BUILD_DIR]

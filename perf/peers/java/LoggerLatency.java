@@ -139,7 +139,7 @@ public final class LoggerLatency {
         return v[(int) Math.ceil(0.99 * v.length) - 1];
     }
 
-    /** perf/hdr_histogram's percentile: the bucket's highest equivalent value, within min..max. */
+    /** perf/common/hdr_histogram's percentile: the bucket's highest equivalent value, within min..max. */
     private static long percentile(Histogram h, double p) {
         if (h.getTotalCount() == 0) {
             return 0;

@@ -1,8 +1,13 @@
 #!/bin/sh
 # build.sh OUT_DIR: builds OUT_DIR/spdlog_throughput from spdlog_throughput.cpp
-# against Debian's libspdlog-dev (installed with apt-get if missing).
+# against Debian's libspdlog-dev (installed with apt-get if missing), with the
+# C helpers it shares with perf/throughput (perf/common: arguments, output,
+# statistics; none of them needs the seqring library) and seqring's clock
+# (base/sr_time.h, whose monotonic clock is inline: nothing to link).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+common=$here/../../common
+base=$here/../../../base
 if [ $# -ne 1 ] || [ -z "$1" ]; then
 	echo "usage: $0 OUT_DIR" >&2
 	exit 2
@@ -33,11 +38,19 @@ if ! mkdir -p "$out"; then
 	echo "build.sh: cannot create $out" >&2
 	exit 1
 fi
+objects=""
+for c in bench_args bench_output bench_stats; do
+	if ! gcc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -c "$common/$c.c" -o "$out/$c.o"; then
+		echo "build.sh: compiling $common/$c.c failed" >&2
+		exit 1
+	fi
+	objects="$objects $out/$c.o"
+done
 # Debian's spdlog is a compiled library on the external fmt (libfmt-dev): pkg-config says so
 # (-DSPDLOG_COMPILED_LIB -DSPDLOG_FMT_EXTERNAL ... -lspdlog -lfmt).
-# shellcheck disable=SC2046
-if ! g++ -O2 -std=c++17 -Wall -Wextra $(pkg-config --cflags spdlog) \
-	-o "$out/spdlog_throughput" "$here/spdlog_throughput.cpp" $(pkg-config --libs spdlog) -pthread; then
+# shellcheck disable=SC2046,SC2086
+if ! g++ -O2 -std=c++17 -Wall -Wextra -I"$common" -I"$base" $(pkg-config --cflags spdlog) \
+	-o "$out/spdlog_throughput" "$here/spdlog_throughput.cpp" $objects $(pkg-config --libs spdlog) -pthread; then
 	echo "build.sh: compiling $here/spdlog_throughput.cpp failed" >&2
 	exit 1
 fi

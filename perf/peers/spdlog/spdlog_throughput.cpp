@@ -1,5 +1,5 @@
 // spdlog_throughput.cpp: spdlog beside seqring's logger in perf/throughput's
-// per-thread throughput table (issue 9), by the same method:
+// per-thread throughput table, by the same method:
 //
 //   - T threads (1, 2, 4, ... 64) each make CALLS / T calls logging one
 //     500-character string, SPDLOG_LOGGER_INFO(logger, "{}", msg), so that
@@ -40,19 +40,25 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdarg>
 #include <chrono>
 #include <cinttypes>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+// perf/common's C helpers (build.sh compiles them with gcc): the same parsing
+// of counts, the same rates, progress and results CSV as perf/throughput; and
+// seqring's clock.
+#include "bench_args.h"
+#include "bench_output.h"
+#include "bench_stats.h"
+#include "sr_time.h"
 
 namespace {
 
@@ -69,7 +75,6 @@ constexpr size_t QUEUE_256K = 262144;
 const char *const PATTERN = "%Y-%m-%dT%H:%M:%S.%fZ %-5l [%t] %n - %v (%s:%#)";
 const char *const LOGGER_NAME = "bench";
 
-bool quiet = false;
 std::string sample_line;  // the first line of the first checked run, for the Markdown
 
 struct Mode {
@@ -111,71 +116,16 @@ struct BadFlag {
     std::string message;
 };
 
-int64_t now_ns()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void progress(const char *fmt, ...)
-{
-    if (quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fflush(stderr);
-}
-
-// fmt_rate and parse_count mirror perf/bench_util.c's bench_fmt_rate and
-// bench_parse_count on purpose: this peer builds alone, without seqring's
-// library (bench_util.c needs it), yet must print and parse as perf/throughput does.
 std::string fmt_rate(double v)
 {
     char buf[32];
-    if (v >= 1e9)
-        snprintf(buf, sizeof buf, "%.2f G", v / 1e9);
-    else if (v >= 1e6)
-        snprintf(buf, sizeof buf, "%.1f M", v / 1e6);
-    else if (v >= 1e3)
-        snprintf(buf, sizeof buf, "%.1f k", v / 1e3);
-    else
-        snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
+    return bench_fmt_rate(v, buf, sizeof buf);
 }
 
 // A count as perf/throughput takes it: a number with an optional k, M or G (10^3, 10^6, 10^9).
 bool parse_count(const std::string &text, int64_t &out, bool allow_zero = false)
 {
-    if (allow_zero && text == "0") {
-        out = 0;
-        return true;
-    }
-    if (text.empty())
-        return false;
-    char *end;
-    errno = 0;
-    double v = strtod(text.c_str(), &end);
-    if (errno != 0 || end == text.c_str())
-        return false;
-    double scale = 1;
-    if (*end == 'k' || *end == 'K')
-        scale = 1e3, end++;
-    else if (*end == 'm' || *end == 'M')
-        scale = 1e6, end++;
-    else if (*end == 'g' || *end == 'G')
-        scale = 1e9, end++;
-    if (*end != '\0')
-        return false;
-    v *= scale;
-    if (!(v >= 1) || v > 4e18)
-        return false;
-    out = (int64_t)v;
-    return true;
+    return allow_zero ? bench_parse_count_or_zero(text.c_str(), &out) : bench_parse_count(text.c_str(), &out);
 }
 
 std::vector<std::string> split(const std::string &list)
@@ -439,10 +389,10 @@ bool run_once(const Options &o, int k, Live &l, int threads, const char *msg, Re
                     gate.cond.notify_all();
                     gate.cond.wait(g, [&gate] { return gate.open; });
                 }
-                me->start_ns = now_ns();
+                me->start_ns = sr_monotonic_ns();
                 for (int64_t i = 0; i < me->calls; i++)
                     log_message(logger, msg);
-                me->end_ns = now_ns();
+                me->end_ns = sr_monotonic_ns();
             });
             created++;
         }
@@ -459,7 +409,7 @@ bool run_once(const Options &o, int k, Live &l, int threads, const char *msg, Re
     for (int t = 0; t < created; t++)
         w[(size_t)t].thread.join();
     drain(m, l);
-    int64_t drained_ns = now_ns();
+    int64_t drained_ns = sr_monotonic_ns();
     if (created < threads)
         return false;
 
@@ -500,9 +450,7 @@ bool run_once(const Options &o, int k, Live &l, int threads, const char *msg, Re
 
 double median(std::vector<double> v)
 {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return bench_median(v.data(), (int)v.size());
 }
 
 struct Cell {
@@ -541,7 +489,7 @@ Options parse_args(int argc, char **argv, bool &help)
             continue;
         }
         if (a == "--quiet") {
-            quiet = true;
+            bench_quiet = true;
             continue;
         }
         static const char *const with_value[] = {"--threads", "--runs", "--calls", "--message-bytes", "--warmup",
@@ -678,21 +626,13 @@ void print_markdown(const Options &o, const std::vector<std::vector<Cell>> &cell
 
 bool write_csv(const Options &o, const std::vector<std::vector<Cell>> &cells, std::string &err)
 {
-    std::filesystem::path parent = std::filesystem::path(o.out).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::create_directories(parent, ec) && ec) {
-        err = "--out '" + o.out + "': cannot create its directory: " + ec.message();
-        return false;
-    }
-    FILE *csv = fopen(o.out.c_str(), "a");
+    char why[512];
+    FILE *csv = bench_open_csv(o.out.c_str(), false, "mode,wait,policy,threads,message_bytes,calls_per_sec,"
+        "drained_per_sec,runs,min_calls_per_sec,max_calls_per_sec\n", why, sizeof why);
     if (csv == nullptr) {
-        err = "--out '" + o.out + "': cannot write: " + strerror(errno);
+        err = why;
         return false;
     }
-    fseek(csv, 0, SEEK_END);
-    if (ftell(csv) == 0)
-        fprintf(csv, "mode,wait,policy,threads,message_bytes,calls_per_sec,drained_per_sec,runs,"
-                     "min_calls_per_sec,max_calls_per_sec\n");
     for (size_t mi = 0; mi < o.modes.size(); mi++) {
         const Mode &m = MODES[o.modes[mi]];
         for (size_t ti = 0; ti < o.threads.size(); ti++) {
@@ -741,7 +681,7 @@ int main(int argc, char **argv)
     std::vector<std::vector<Cell>> cells(o.modes.size(), std::vector<Cell>(o.threads.size()));
     std::vector<Live> lives(o.modes.size());
     int failures = 0;
-    int64_t t_begin = now_ns();
+    int64_t t_begin = sr_monotonic_ns();
     for (size_t ti = 0; ti < o.threads.size(); ti++) {
         int threads = o.threads[ti];
         for (int run = 0; run < o.runs; run++) {
@@ -753,11 +693,11 @@ int main(int argc, char **argv)
                 Result r;
                 bool ok = true;
                 if (!l.logger) {
-                    progress("%s: %s make and warm-up (%" PRId64 " messages)", PROG, MODES[k].name, o.warmup);
+                    bench_progress("%s: %s make and warm-up (%" PRId64 " messages)", PROG, MODES[k].name, o.warmup);
                     ok = open_logger(o, k, msg, l, err);
                 }
                 if (ok) {
-                    progress("%s: %s threads=%d run %d/%d", PROG, MODES[k].name, threads, run + 1, o.runs);
+                    bench_progress("%s: %s threads=%d run %d/%d", PROG, MODES[k].name, threads, run + 1, o.runs);
                     ok = run_once(o, k, l, threads, msg, r, err);
                 }
                 if (!ok) {
@@ -778,7 +718,7 @@ int main(int argc, char **argv)
     }
     for (Live &l : lives)
         close_logger(l);
-    double elapsed = (double)(now_ns() - t_begin) / 1e9;
+    double elapsed = (double)(sr_monotonic_ns() - t_begin) / 1e9;
     for (auto &row : cells)
         for (Cell &c : row)
             c.summarize();
@@ -792,6 +732,6 @@ int main(int argc, char **argv)
     if (failures > 0)
         printf("\n%d run%s failed (see stderr).\n", failures, failures == 1 ? "" : "s");
     fflush(stdout);
-    progress("%s: done in %.1f s; CSV rows appended to %s", PROG, elapsed, o.out.c_str());
+    bench_progress("%s: done in %.1f s; CSV rows appended to %s", PROG, elapsed, o.out.c_str());
     return failures > 0 ? 1 : 0;
 }

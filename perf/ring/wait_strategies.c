@@ -16,7 +16,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,22 +25,25 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "bench_util.h"
+#include "bench_args.h"
+#include "bench_output.h"
+#include "bench_stats.h"
+#include "bench_wait_list.h"
 #include "sr_barrier.h"
 #include "sr_processor.h"
 #include "sr_ring.h"
 #include "sr_sequencer.h"
+#include "sr_time.h"
+#include "topo_rounds.h"
 #include "topology.h"
 
-#define MAX_WAITS 32
-#define MAX_RUNS 101
+#define PROG "wait_perf"
+#define MAX_WAITS BENCH_MAX_WAITS
+#define MAX_RUNS BENCH_MAX_RUNS
 
+/* One strategy's round trips and idle CPU (its throughput is a topo_row beside it). */
 typedef struct strategy_row {
 	sr_wait_config wait;
-	int64_t events;
-	double rates[MAX_RUNS];
-	int nrates;
-	double median, min, max;
 	int64_t p50, p99, p999, pmax;
 	size_t samples;
 	double idle_ms_per_s;
@@ -70,7 +72,87 @@ typedef struct options {
 	sr_wait_config full_wait;
 	bool full;
 	const char *out_path;
+	bench_wait_list waits;
+	bool quick;
 } options;
+
+/* ------------------------------------------------------------- set-up */
+
+typedef int (*event_fn)(void *ctx, void *slot, int64_t sequence, bool end_of_batch);
+
+/*
+ * One test's ring: 8-byte slots, its sequencer and, unless the test reads
+ * the ring itself, its one consumer, which gates the sequencer.
+ */
+typedef struct test_ring {
+	sr_ring *ring;
+	sr_sequencer *seq;
+	sr_processor *consumer;
+	bool started;
+} test_ring;
+
+/* Opens t (a zeroed struct) with nothing started; false with e set (t may then be closed). */
+static bool
+test_ring_open(test_ring *t, int64_t slots, enum sr_producer_mode producers, const sr_wait_config *wait,
+    bool synchronize_enqueue_when_full, event_fn on_event, void *ctx, sr_error *e)
+{
+	t->ring = sr_ring_create(slots, 8, NULL, NULL, e);
+	if (t->ring == NULL)
+		return false;
+	sr_sequencer_config c;
+	sr_sequencer_config_default(&c, slots, producers);
+	c.wait = *wait;
+	c.synchronize_enqueue_when_full = synchronize_enqueue_when_full;
+	t->seq = sr_sequencer_create(&c, e);
+	if (t->seq == NULL)
+		return false;
+	if (on_event == NULL)
+		return true;
+	sr_processor_config pc;
+	memset(&pc, 0, sizeof pc);
+	pc.ring = t->ring;
+	pc.sequencer = t->seq;
+	pc.handler.ctx = ctx;
+	pc.handler.on_event = on_event;
+	t->consumer = sr_processor_create(&pc, e);
+	if (t->consumer == NULL)
+		return false;
+	sr_sequencer_add_gating(t->seq, sr_processor_sequence(t->consumer));
+	return true;
+}
+
+static bool
+test_ring_start(test_ring *t, sr_error *e)
+{
+	t->started = sr_processor_start(t->consumer, e) == SR_OK;
+	return t->started;
+}
+
+/*
+ * Stops a started consumer (after it has handled everything published, with
+ * drain) and frees the ring; harmless on a zeroed or half-opened t.
+ */
+static void
+test_ring_close(test_ring *t, bool drain)
+{
+	if (t->started) {
+		if (drain)
+			sr_processor_drain_and_halt(t->consumer);
+		else
+			sr_processor_halt(t->consumer);
+		sr_processor_join(t->consumer);
+	}
+	sr_processor_destroy(t->consumer);
+	sr_sequencer_destroy(t->seq);
+	sr_ring_destroy(t->ring);
+}
+
+/* A set-up failure's message: what the library said. */
+static void
+setup_error(const sr_error *e, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s", e->message[0] ? e->message : "setup failed");
+}
 
 /* -------------------------------------------------------------- ping-pong */
 
@@ -99,39 +181,20 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 	sr_error e;
 	sr_error_clear(&e);
 	int rc = -1;
-	const int64_t slots = 1024;
-	sr_ring *ra = NULL, *rb = NULL;
-	sr_sequencer *sa = NULL, *sb = NULL;
-	sr_processor *echo = NULL;
+	/* a: ping -> echo, read by the echo processor; b: echo -> ping, read by this thread */
+	test_ring a = { 0 }, b = { 0 };
 	sr_sequence *mine = NULL;
 	sr_barrier *bar = NULL;
 	int64_t *samples = NULL;
-	bool started = false;
-	echo_ctx ectx;
-
-	ra = sr_ring_create(slots, 8, NULL, NULL, &e);
-	rb = ra ? sr_ring_create(slots, 8, NULL, NULL, &e) : NULL;
-	if (rb == NULL)
+	echo_ctx ectx = { 0 };
+	if (!test_ring_open(&b, 1024, SR_PRODUCER_SINGLE, &row->wait, false, NULL, NULL, &e))
 		goto fail_sr;
-	sr_sequencer_config c;
-	sr_sequencer_config_default(&c, slots, SR_PRODUCER_SINGLE);
-	c.wait = row->wait;
-	sa = sr_sequencer_create(&c, &e);
-	sb = sa ? sr_sequencer_create(&c, &e) : NULL;
-	if (sb == NULL)
+	ectx.out = b.seq;
+	ectx.out_ring = b.ring;
+	if (!test_ring_open(&a, 1024, SR_PRODUCER_SINGLE, &row->wait, false, echo_event, &ectx, &e))
 		goto fail_sr;
-	ectx.out = sb;
-	ectx.out_ring = rb;
-	sr_processor_config pc;
-	memset(&pc, 0, sizeof pc);
-	pc.ring = ra;
-	pc.sequencer = sa;
-	pc.handler.ctx = &ectx;
-	pc.handler.on_event = echo_event;
-	echo = sr_processor_create(&pc, &e);
-	if (echo == NULL)
-		goto fail_sr;
-	sr_sequencer_add_gating(sa, sr_processor_sequence(echo));
+	sr_sequencer *sa = a.seq, *sb = b.seq;
+	sr_ring *ra = a.ring, *rb = b.ring;
 
 	mine = aligned_alloc(SR_CACHELINE, sizeof *mine);
 	bar = aligned_alloc(SR_CACHELINE, (sizeof *bar + SR_CACHELINE - 1) / SR_CACHELINE * SR_CACHELINE);
@@ -142,18 +205,15 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 	}
 	sr_sequence_init(mine, -1);
 	sr_sequencer_add_gating(sb, mine);
-	if (sr_barrier_init(bar, sb, NULL, 0, &e) != SR_OK)
+	if (sr_barrier_init(bar, sb, NULL, 0, &e) != SR_OK || !test_ring_start(&a, &e))
 		goto fail_sr;
-	if (sr_processor_start(echo, &e) != SR_OK)
-		goto fail_sr;
-	started = true;
 
 	const int64_t warmup = o->max_pings / 10 < 1000 ? o->max_pings / 10 : 1000;
 	const int64_t limit_ns = (int64_t)(o->ping_seconds * 1e9);
 	size_t n = 0;
-	int64_t begin = bench_now_ns();
+	int64_t begin = sr_monotonic_ns();
 	for (int64_t i = 0;; i++) {
-		int64_t t0 = bench_now_ns();
+		int64_t t0 = sr_monotonic_ns();
 		int64_t s;
 		sr_sequencer_claim(sa, &s);
 		*(int64_t *)sr_ring_slot(ra, s) = i;
@@ -175,7 +235,7 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 		}
 		/* pairs with the producer's load-acquire in sr_sequencer_min_gating */
 		sr_sequence_set(mine, i);
-		int64_t t1 = bench_now_ns();
+		int64_t t1 = sr_monotonic_ns();
 		if (i == warmup - 1 || (warmup == 0 && i == 0))
 			begin = t1;   /* the time limit counts from the end of the warm-up */
 		if (i >= warmup) {
@@ -193,20 +253,13 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 	rc = 0;
 	goto out;
 fail_sr:
-	snprintf(err, errlen, "%s", e.message[0] ? e.message : "setup failed");
+	setup_error(&e, err, errlen);
 out:
-	if (started) {
-		sr_processor_halt(echo);
-		sr_processor_join(echo);
-	}
-	sr_processor_destroy(echo);
+	test_ring_close(&a, false);
 	free(samples);
 	free(bar);
 	free(mine);
-	sr_sequencer_destroy(sa);
-	sr_sequencer_destroy(sb);
-	sr_ring_destroy(ra);
-	sr_ring_destroy(rb);
+	test_ring_close(&b, false);
 	return rc;
 }
 
@@ -233,9 +286,7 @@ thread_cpu_ns(clockid_t clk)
 static void
 sleep_seconds(double s)
 {
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
+	sr_sleep_ns((int64_t)(s * 1e9));
 }
 
 static int
@@ -244,64 +295,37 @@ run_idle(strategy_row *row, const options *o, char *err, size_t errlen)
 	sr_error e;
 	sr_error_clear(&e);
 	int rc = -1;
-	sr_ring *ring = sr_ring_create(1024, 8, NULL, NULL, &e);
-	sr_sequencer *s = NULL;
-	sr_processor *p = NULL;
-	bool started = false;
+	test_ring t = { 0 };
 	atomic_llong handled;
 	atomic_init(&handled, 0);
-	if (ring == NULL)
+	if (!test_ring_open(&t, 1024, SR_PRODUCER_SINGLE, &row->wait, false, count_event, &handled, &e) ||
+	    !test_ring_start(&t, &e))
 		goto fail_sr;
-	sr_sequencer_config c;
-	sr_sequencer_config_default(&c, 1024, SR_PRODUCER_SINGLE);
-	c.wait = row->wait;
-	s = sr_sequencer_create(&c, &e);
-	if (s == NULL)
-		goto fail_sr;
-	sr_processor_config pc;
-	memset(&pc, 0, sizeof pc);
-	pc.ring = ring;
-	pc.sequencer = s;
-	pc.handler.ctx = &handled;
-	pc.handler.on_event = count_event;
-	p = sr_processor_create(&pc, &e);
-	if (p == NULL)
-		goto fail_sr;
-	sr_sequencer_add_gating(s, sr_processor_sequence(p));
-	if (sr_processor_start(p, &e) != SR_OK)
-		goto fail_sr;
-	started = true;
 	/* One event, so the consumer has run a batch and gone back to waiting. */
 	int64_t seq;
-	sr_sequencer_claim(s, &seq);
-	*(int64_t *)sr_ring_slot(ring, seq) = 1;
-	sr_sequencer_publish(s, seq);
+	sr_sequencer_claim(t.seq, &seq);
+	*(int64_t *)sr_ring_slot(t.ring, seq) = 1;
+	sr_sequencer_publish(t.seq, seq);
 	while (atomic_load_explicit(&handled, memory_order_relaxed) < 1)
 		sleep_seconds(0.0001);
 	sleep_seconds(0.05);   /* phased reaches its fallback after 110 us */
 	clockid_t clk;
-	if (pthread_getcpuclockid(p->thread, &clk) != 0) {
+	if (pthread_getcpuclockid(t.consumer->thread, &clk) != 0) {
 		snprintf(err, errlen, "pthread_getcpuclockid failed");
 		goto out;
 	}
 	int64_t c0 = thread_cpu_ns(clk);
-	int64_t w0 = bench_now_ns();
+	int64_t w0 = sr_monotonic_ns();
 	sleep_seconds(o->idle_seconds);
 	int64_t c1 = thread_cpu_ns(clk);
-	int64_t w1 = bench_now_ns();
+	int64_t w1 = sr_monotonic_ns();
 	row->idle_ms_per_s = (double)(c1 - c0) / 1e6 / ((double)(w1 - w0) / 1e9);
 	rc = 0;
 	goto out;
 fail_sr:
-	snprintf(err, errlen, "%s", e.message[0] ? e.message : "setup failed");
+	setup_error(&e, err, errlen);
 out:
-	if (started) {
-		sr_processor_halt(p);
-		sr_processor_join(p);
-	}
-	sr_processor_destroy(p);
-	sr_sequencer_destroy(s);
-	sr_ring_destroy(ring);
+	test_ring_close(&t, false);
 	return rc;
 }
 
@@ -330,7 +354,7 @@ slow_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	/* At most one event per period; a late consumer does not catch up in a burst. */
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &f->next, NULL);
 	int64_t next = (int64_t)f->next.tv_sec * 1000000000 + f->next.tv_nsec + f->period_ns;
-	int64_t now = bench_now_ns();
+	int64_t now = sr_monotonic_ns();
 	if (next < now)
 		next = now;
 	f->next.tv_sec = (time_t)(next / 1000000000);
@@ -368,13 +392,10 @@ run_full(full_row *row, const options *o, char *err, size_t errlen)
 	sr_error e;
 	sr_error_clear(&e);
 	int rc = -1;
-	sr_ring *ring = sr_ring_create(o->full_slots, 8, NULL, NULL, &e);
-	sr_sequencer *s = NULL;
-	sr_processor *p = NULL;
+	test_ring t = { 0 };
 	full_ctx *f = aligned_alloc(128, (sizeof *f + 127) / 128 * 128);
 	pthread_t *tids = calloc((size_t)o->full_producers, sizeof *tids);
 	int started = 0;
-	bool proc_started = false;
 	if (f == NULL || tids == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -384,31 +405,13 @@ run_full(full_row *row, const options *o, char *err, size_t errlen)
 	atomic_init(&f->fast, 0);
 	atomic_init(&f->stop, 0);
 	f->period_ns = 1000000000 / o->full_rate;
-	if (ring == NULL)
+	if (!test_ring_open(&t, o->full_slots, SR_PRODUCER_MULTI, &o->full_wait, row->sync, slow_event, f, &e))
 		goto fail_sr;
-	sr_sequencer_config c;
-	sr_sequencer_config_default(&c, o->full_slots, SR_PRODUCER_MULTI);
-	c.wait = o->full_wait;
-	c.synchronize_enqueue_when_full = row->sync;
-	s = sr_sequencer_create(&c, &e);
-	if (s == NULL)
-		goto fail_sr;
-	f->seq = s;
-	f->ring = ring;
-	sr_processor_config pc;
-	memset(&pc, 0, sizeof pc);
-	pc.ring = ring;
-	pc.sequencer = s;
-	pc.handler.ctx = f;
-	pc.handler.on_event = slow_event;
-	p = sr_processor_create(&pc, &e);
-	if (p == NULL)
-		goto fail_sr;
-	sr_sequencer_add_gating(s, sr_processor_sequence(p));
+	f->seq = t.seq;
+	f->ring = t.ring;
 	clock_gettime(CLOCK_MONOTONIC, &f->next);
-	if (sr_processor_start(p, &e) != SR_OK)
+	if (!test_ring_start(&t, &e))
 		goto fail_sr;
-	proc_started = true;
 	for (int i = 0; i < o->full_producers; i++) {
 		if (pthread_create(&tids[i], NULL, full_producer, f) != 0) {
 			snprintf(err, errlen, "pthread_create failed after %d producers", i);
@@ -420,18 +423,18 @@ run_full(full_row *row, const options *o, char *err, size_t errlen)
 	sleep_seconds(o->full_seconds / 10 < 0.5 ? o->full_seconds / 10 : 0.5);
 	double cpu0 = process_cpu_seconds();
 	int64_t d0 = atomic_load_explicit(&f->delivered, memory_order_relaxed);
-	int64_t w0 = bench_now_ns();
+	int64_t w0 = sr_monotonic_ns();
 	sleep_seconds(o->full_seconds);
 	double cpu1 = process_cpu_seconds();
 	int64_t d1 = atomic_load_explicit(&f->delivered, memory_order_relaxed);
-	int64_t w1 = bench_now_ns();
+	int64_t w1 = sr_monotonic_ns();
 	row->cpu_seconds = cpu1 - cpu0;
 	row->seconds = (double)(w1 - w0) / 1e9;
 	row->delivered = d1 - d0;
 	rc = 0;
 	goto out;
 fail_sr:
-	snprintf(err, errlen, "%s", e.message[0] ? e.message : "setup failed");
+	setup_error(&e, err, errlen);
 out:
 	if (f != NULL) {
 		atomic_store_explicit(&f->fast, 1, memory_order_relaxed);
@@ -440,13 +443,7 @@ out:
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
-	if (proc_started) {
-		sr_processor_drain_and_halt(p);
-		sr_processor_join(p);
-	}
-	sr_processor_destroy(p);
-	sr_sequencer_destroy(s);
-	sr_ring_destroy(ring);
+	test_ring_close(&t, true);
 	free(tids);
 	free(f);
 	return rc;
@@ -477,192 +474,80 @@ usage(FILE *f)
 	    "  --quiet              no progress on stderr\n");
 }
 
+/* --wait: a bench_flag parser. */
 static bool
-want_value(int argc, char **argv, int i)
+parse_waits(void *dest, char **values, char *err, size_t errsize)
 {
-	if (i + 1 < argc)
+	return bench_parse_wait_list(values[0], NULL, dest, err, errsize);
+}
+
+/* --full-wait: a bench_flag parser. */
+static bool
+parse_full_wait(void *dest, char **values, char *err, size_t errsize)
+{
+	sr_error e;
+	if (sr_wait_config_parse(values[0], dest, &e) == SR_OK)
 		return true;
-	fprintf(stderr, "wait_perf: %s needs a value\n", argv[i]);
+	snprintf(err, errsize, "--full-wait '%.64s' is invalid: %s", values[0], e.message);
 	return false;
 }
 
-int
-main(int argc, char **argv)
+/* The options from the command line, with --quick's counts and spells; BENCH_PARSED_BAD with err. */
+static enum bench_parsed
+parse_args(int argc, char **argv, options *o, char *err, size_t errsize)
 {
-	options o;
-	memset(&o, 0, sizeof o);
-	o.runs = 5;
-	o.seconds = 0.2;
-	o.max_pings = 100000;
-	o.ping_seconds = 0.5;
-	o.idle_seconds = 1.0;
-	o.full_producers = 64;
-	o.full_slots = 1024;
-	o.full_rate = 1000;
-	o.full_seconds = 5.0;
-	o.full = true;
-	o.out_path = "perf/results/wait.csv";
-	sr_wait_config_default(&o.full_wait, SR_WAIT_TIMEOUT);
-	sr_wait_config waits[MAX_WAITS];
-	int nwaits = perf_parse_waits("all", waits, MAX_WAITS, "wait_perf");
-	bool quick = false;
+	*o = (options){ .runs = 5, .seconds = 0.2, .max_pings = 100000, .ping_seconds = 0.5,
+	    .idle_seconds = 1.0, .full_producers = 64, .full_slots = 1024, .full_rate = 1000,
+	    .full_seconds = 5.0, .full = true, .out_path = "perf/results/wait.csv" };
+	sr_wait_config_default(&o->full_wait, SR_WAIT_TIMEOUT);
+	bench_parse_wait_list("all", NULL, &o->waits, err, errsize);
+	const bench_flag flags[] = {
+		{ BENCH_FLAG("--wait", BENCH_CUSTOM, &o->waits), .parse = parse_waits },
+		{ BENCH_FLAG("--runs", BENCH_INT, &o->runs), .max = MAX_RUNS },
+		{ BENCH_FLAG("--seconds", BENCH_SECONDS, &o->seconds) },
+		{ BENCH_FLAG("--events", BENCH_COUNT, &o->fixed_events) },
+		{ BENCH_FLAG("--pings", BENCH_COUNT, &o->max_pings) },
+		{ BENCH_FLAG("--ping-seconds", BENCH_SECONDS, &o->ping_seconds) },
+		{ BENCH_FLAG("--idle-seconds", BENCH_SECONDS, &o->idle_seconds) },
+		{ BENCH_FLAG("--full-producers", BENCH_INT, &o->full_producers), .max = 4096 },
+		{ BENCH_FLAG("--full-slots", BENCH_POWER_OF_TWO, &o->full_slots), .min = 2, .max = INT64_C(1) << 30 },
+		{ BENCH_FLAG("--full-rate", BENCH_COUNT, &o->full_rate), .max = 1000000000 },
+		{ BENCH_FLAG("--full-seconds", BENCH_SECONDS, &o->full_seconds) },
+		{ BENCH_FLAG("--full-wait", BENCH_CUSTOM, &o->full_wait), .parse = parse_full_wait },
+		{ BENCH_FLAG("--no-full", BENCH_SWITCH, &o->full), .switch_to = false },
+		{ BENCH_FLAG("--out", BENCH_TEXT, &o->out_path) },
+	};
+	enum bench_parsed parsed = bench_parse_flags(argc, argv, flags, (int)(sizeof flags / sizeof flags[0]),
+	    &o->quick, usage, err, errsize);
+	if (parsed != BENCH_PARSED_RUN)
+		return parsed;
+	if (o->max_pings < 10)
+		o->max_pings = 10;
+	if (!o->quick)
+		return BENCH_PARSED_RUN;
+	o->runs = 1;
+	if (o->fixed_events == 0)
+		o->fixed_events = 20000;
+	o->max_pings = 200;
+	o->ping_seconds = 0.05;
+	o->idle_seconds = 0.02;
+	o->full_producers = o->full_producers < 8 ? o->full_producers : 8;
+	o->full_slots = 16;
+	o->full_seconds = 0.05;
+	return BENCH_PARSED_RUN;
+}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int64_t n;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(a, "--quick") == 0) {
-			quick = true;
-		} else if (strcmp(a, "--quiet") == 0) {
-			bench_quiet = true;
-		} else if (strcmp(a, "--no-full") == 0) {
-			o.full = false;
-		} else if (!want_value(argc, argv, i)) {
-			return 2;
-		} else if (strcmp(a, "--wait") == 0) {
-			if ((nwaits = perf_parse_waits(argv[++i], waits, MAX_WAITS, "wait_perf")) < 0)
-				return 2;
-		} else if (strcmp(a, "--full-wait") == 0) {
-			sr_error e;
-			if (sr_wait_config_parse(argv[++i], &o.full_wait, &e) != SR_OK) {
-				fprintf(stderr, "wait_perf: --full-wait: %s\n", e.message);
-				return 2;
-			}
-		} else if (strcmp(a, "--out") == 0) {
-			o.out_path = argv[++i];
-		} else if (strcmp(a, "--seconds") == 0 || strcmp(a, "--ping-seconds") == 0 ||
-		    strcmp(a, "--idle-seconds") == 0 || strcmp(a, "--full-seconds") == 0) {
-			double v;
-			if (!bench_parse_seconds(argv[++i], &v)) {
-				fprintf(stderr, "wait_perf: %s %s: expected a positive number of seconds\n", a, argv[i]);
-				return 2;
-			}
-			if (strcmp(a, "--seconds") == 0) o.seconds = v;
-			else if (strcmp(a, "--ping-seconds") == 0) o.ping_seconds = v;
-			else if (strcmp(a, "--idle-seconds") == 0) o.idle_seconds = v;
-			else o.full_seconds = v;
-		} else if (strcmp(a, "--runs") == 0 || strcmp(a, "--events") == 0 ||
-		    strcmp(a, "--pings") == 0 || strcmp(a, "--full-producers") == 0 ||
-		    strcmp(a, "--full-slots") == 0 || strcmp(a, "--full-rate") == 0) {
-			if (!bench_parse_count(argv[++i], &n)) {
-				fprintf(stderr, "wait_perf: %s %s: expected a positive count\n", a, argv[i]);
-				return 2;
-			}
-			if (strcmp(a, "--runs") == 0) {
-				if (n > MAX_RUNS) {
-					fprintf(stderr, "wait_perf: --runs %s: expected 1 to %d\n", argv[i], MAX_RUNS);
-					return 2;
-				}
-				o.runs = (int)n;
-			} else if (strcmp(a, "--events") == 0) {
-				o.fixed_events = n;
-			} else if (strcmp(a, "--pings") == 0) {
-				o.max_pings = n < 10 ? 10 : n;
-			} else if (strcmp(a, "--full-producers") == 0) {
-				if (n > 4096) {
-					fprintf(stderr, "wait_perf: --full-producers %s: expected 1 to 4096\n", argv[i]);
-					return 2;
-				}
-				o.full_producers = (int)n;
-			} else if (strcmp(a, "--full-slots") == 0) {
-				if (n < 2 || (n & (n - 1)) != 0 || n > (INT64_C(1) << 30)) {
-					fprintf(stderr, "wait_perf: --full-slots %s: expected a power of two from 2 to 2^30\n", argv[i]);
-					return 2;
-				}
-				o.full_slots = n;
-			} else {
-				if (n > 1000000000) {
-					fprintf(stderr, "wait_perf: --full-rate %s: expected 1 to 1G\n", argv[i]);
-					return 2;
-				}
-				o.full_rate = n;
-			}
-		} else {
-			fprintf(stderr, "wait_perf: unknown option: %s\n", a);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (quick) {
-		o.runs = 1;
-		if (o.fixed_events == 0)
-			o.fixed_events = 20000;
-		o.max_pings = 200;
-		o.ping_seconds = 0.05;
-		o.idle_seconds = 0.02;
-		o.full_producers = o.full_producers < 8 ? o.full_producers : 8;
-		o.full_slots = 16;
-		o.full_seconds = 0.05;
-	}
-
-	static strategy_row rows[MAX_WAITS];
-	memset(rows, 0, sizeof rows);
-	for (int i = 0; i < nwaits; i++)
-		rows[i].wait = waits[i];
+/* Every strategy's round trips, then its idle CPU; returns the measurements that failed. */
+static int
+measure_strategies(strategy_row *rows, int nwaits, const options *o)
+{
 	char err[512];
 	int failures = 0;
-
-	/* Throughput: warm-up + calibration round, then interleaved rounds. */
-	topo_variant v;
-	memset(&v, 0, sizeof v);
-	v.topo = TOPO_1_1;
-	v.impl = IMPL_SEQRING;
-	v.ring_size = quick ? 1024 : 65536;
-	for (int i = 0; i < nwaits; i++) {
-		strategy_row *r = &rows[i];
-		v.wait = r->wait;
-		int64_t pilot = o.fixed_events ? o.fixed_events : 1000000;
-		bench_progress("[wait] throughput warm-up %d/%d: %s", i + 1, nwaits, sr_wait_kind_name(r->wait.kind));
-		topo_result res;
-		if (!quick && topo_run(&v, pilot, 2.0, &res, err, sizeof err) != 0) {
-			fprintf(stderr, "wait_perf: FAILED %s\n", err);
-			r->failed = true;
-			failures++;
-			continue;
-		}
-		if (o.fixed_events || quick) {
-			r->events = pilot;
-		} else {
-			double want = res.events_per_sec * o.seconds;
-			r->events = (int64_t)(want < 1000 ? 1000 : want > 2e8 ? 2e8 : want);
-		}
-	}
-	for (int k = 0; k < o.runs; k++) {
-		for (int i = 0; i < nwaits; i++) {
-			strategy_row *r = &rows[i];
-			if (r->failed)
-				continue;
-			v.wait = r->wait;
-			bench_progress("[wait] throughput run %d/%d: %s (%" PRId64 " events)", k + 1, o.runs,
-			    sr_wait_kind_name(r->wait.kind), r->events);
-			topo_result res;
-			if (topo_run(&v, r->events, o.fixed_events ? 60.0 : 2.0, &res, err, sizeof err) != 0) {
-				fprintf(stderr, "wait_perf: FAILED %s\n", err);
-				r->failed = true;
-				failures++;
-				continue;
-			}
-			r->rates[r->nrates++] = res.events_per_sec;
-		}
-	}
-	for (int i = 0; i < nwaits; i++) {
-		strategy_row *r = &rows[i];
-		if (r->nrates == 0)
-			continue;
-		double tmp[MAX_RUNS];
-		memcpy(tmp, r->rates, sizeof(double) * (size_t)r->nrates);
-		r->median = bench_median(tmp, r->nrates);
-		r->min = bench_min(r->rates, r->nrates);
-		r->max = bench_max(r->rates, r->nrates);
-	}
-
 	for (int i = 0; i < nwaits; i++) {
 		strategy_row *r = &rows[i];
 		bench_progress("[wait] ping-pong %d/%d: %s", i + 1, nwaits, sr_wait_kind_name(r->wait.kind));
-		if (run_pingpong(r, &o, err, sizeof err) != 0) {
-			fprintf(stderr, "wait_perf: FAILED ping-pong %s: %s\n", sr_wait_kind_name(r->wait.kind), err);
+		if (run_pingpong(r, o, err, sizeof err) != 0) {
+			fprintf(stderr, PROG ": FAILED ping-pong %s: %s\n", sr_wait_kind_name(r->wait.kind), err);
 			r->failed = true;
 			failures++;
 		}
@@ -670,83 +555,100 @@ main(int argc, char **argv)
 	for (int i = 0; i < nwaits; i++) {
 		strategy_row *r = &rows[i];
 		bench_progress("[wait] idle CPU %d/%d: %s (%.2f s)", i + 1, nwaits,
-		    sr_wait_kind_name(r->wait.kind), o.idle_seconds);
-		if (run_idle(r, &o, err, sizeof err) != 0) {
-			fprintf(stderr, "wait_perf: FAILED idle %s: %s\n", sr_wait_kind_name(r->wait.kind), err);
+		    sr_wait_kind_name(r->wait.kind), o->idle_seconds);
+		if (run_idle(r, o, err, sizeof err) != 0) {
+			fprintf(stderr, PROG ": FAILED idle %s: %s\n", sr_wait_kind_name(r->wait.kind), err);
 			r->failed = true;
 			failures++;
 		}
 	}
+	return failures;
+}
 
-	full_row full[2];
-	memset(full, 0, sizeof full);
-	full[0].sync = true;
-	full[1].sync = false;
-	if (o.full) {
-		for (int i = 0; i < 2; i++) {
-			bench_progress("[wait] full ring %d/2: %d producers, %" PRId64 " slots, consumer at %" PRId64
-			    "/s, synchronized enqueue %s, %.1f s", i + 1, o.full_producers, o.full_slots,
-			    o.full_rate, full[i].sync ? "on" : "off", o.full_seconds);
-			if (run_full(&full[i], &o, err, sizeof err) != 0) {
-				fprintf(stderr, "wait_perf: FAILED full ring: %s\n", err);
-				full[i].failed = true;
-				failures++;
-			}
+/* The full-ring test, synchronized enqueue on then off; returns the runs that failed. */
+static int
+measure_full(full_row *full, const options *o)
+{
+	char err[512];
+	int failures = 0;
+	for (int i = 0; i < 2; i++) {
+		full[i].sync = i == 0;
+		bench_progress("[wait] full ring %d/2: %d producers, %" PRId64 " slots, consumer at %" PRId64
+		    "/s, synchronized enqueue %s, %.1f s", i + 1, o->full_producers, o->full_slots,
+		    o->full_rate, full[i].sync ? "on" : "off", o->full_seconds);
+		if (run_full(&full[i], o, err, sizeof err) != 0) {
+			fprintf(stderr, PROG ": FAILED full ring: %s\n", err);
+			full[i].failed = true;
+			failures++;
 		}
 	}
+	return failures;
+}
 
-	FILE *csv = bench_open_output(o.out_path);
+static bool
+write_csv(const options *o, const topo_row *tput, const strategy_row *rows, int nwaits,
+    const full_row *full)
+{
+	FILE *csv = bench_open_output(o->out_path);
 	if (csv == NULL)
-		return 1;
+		return false;
 	fprintf(csv, "test,wait,producers,slots,sync_enqueue,events_per_sec,runs,min_events_per_sec,"
 	    "max_events_per_sec,rtt_p50_ns,rtt_p99_ns,rtt_p999_ns,rtt_max_ns,rtt_samples,"
 	    "idle_cpu_ms_per_s,cpu_seconds,seconds,events_delivered\n");
 	for (int i = 0; i < nwaits; i++) {
 		const strategy_row *r = &rows[i];
-		if (r->failed)
+		const topo_row *t = &tput[i];
+		if (r->failed || t->failed)
 			continue;
 		fprintf(csv, "strategy,%s,1,%" PRId64 ",,%.0f,%d,%.0f,%.0f,%" PRId64 ",%" PRId64 ",%" PRId64
-		    ",%" PRId64 ",%zu,%.3f,,,\n", sr_wait_kind_name(r->wait.kind), v.ring_size,
-		    r->median, r->nrates, r->min, r->max, r->p50, r->p99, r->p999, r->pmax, r->samples,
-		    r->idle_ms_per_s);
+		    ",%" PRId64 ",%zu,%.3f,,,\n", sr_wait_kind_name(r->wait.kind), t->v.ring_size,
+		    t->rate.median, t->nrates, t->rate.min, t->rate.max, r->p50, r->p99, r->p999, r->pmax,
+		    r->samples, r->idle_ms_per_s);
 	}
-	for (int i = 0; i < 2 && o.full; i++) {
+	for (int i = 0; i < 2 && o->full; i++) {
 		const full_row *f = &full[i];
 		if (f->failed)
 			continue;
 		fprintf(csv, "full_ring,%s,%d,%" PRId64 ",%s,,,,,,,,,,,%.3f,%.3f,%" PRId64 "\n",
-		    sr_wait_kind_name(o.full_wait.kind), o.full_producers, o.full_slots,
+		    sr_wait_kind_name(o->full_wait.kind), o->full_producers, o->full_slots,
 		    f->sync ? "on" : "off", f->cpu_seconds, f->seconds, f->delivered);
 	}
 	if (fclose(csv) != 0) {
-		fprintf(stderr, "wait_perf: error writing %s\n", o.out_path);
-		return 1;
+		fprintf(stderr, PROG ": error writing %s\n", o->out_path);
+		return false;
 	}
+	return true;
+}
 
+static void
+print_markdown(const options *o, const topo_row *tput, const strategy_row *rows, int nwaits,
+    const full_row *full)
+{
 	printf("### Wait strategies (1 producer -> 1 consumer, 8-byte events)\n\n");
 	printf("Throughput: median of %d interleaved runs on a %" PRId64 "-slot ring. Round trip: ping-pong "
 	    "through two 1024-slot rings, up to %" PRId64 " samples or %.2f s after a warm-up. Idle: "
 	    "consumer thread CPU time over %.2f s with nothing published.\n\n",
-	    o.runs, v.ring_size, o.max_pings, o.ping_seconds, o.idle_seconds);
+	    o->runs, tput[0].v.ring_size, o->max_pings, o->ping_seconds, o->idle_seconds);
 	printf("| wait | events/s (median) | min | max | RTT p50 | RTT p99 | RTT p99.9 | RTT max | samples | idle CPU (ms/s) |\n");
 	printf("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 	for (int i = 0; i < nwaits; i++) {
 		const strategy_row *r = &rows[i];
+		const topo_row *t = &tput[i];
 		char a[32], b[32], c[32];
-		if (r->failed) {
+		if (r->failed || t->failed) {
 			printf("| %s | FAILED | | | | | | | | |\n", sr_wait_kind_name(r->wait.kind));
 			continue;
 		}
 		printf("| %s | %s | %s | %s | %.1f us | %.1f us | %.1f us | %.1f us | %zu | %.1f |\n",
-		    sr_wait_kind_name(r->wait.kind), bench_fmt_rate(r->median, a, sizeof a),
-		    bench_fmt_rate(r->min, b, sizeof b), bench_fmt_rate(r->max, c, sizeof c),
+		    sr_wait_kind_name(r->wait.kind), bench_fmt_rate(t->rate.median, a, sizeof a),
+		    bench_fmt_rate(t->rate.min, b, sizeof b), bench_fmt_rate(t->rate.max, c, sizeof c),
 		    (double)r->p50 / 1e3, (double)r->p99 / 1e3, (double)r->p999 / 1e3,
 		    (double)r->pmax / 1e3, r->samples, r->idle_ms_per_s);
 	}
-	if (o.full) {
+	if (o->full) {
 		printf("\n### Full ring: %d producers, %" PRId64 "-slot ring, consumer slowed to %" PRId64
-		    " events/s (%s)\n\n", o.full_producers, o.full_slots, o.full_rate,
-		    sr_wait_kind_name(o.full_wait.kind));
+		    " events/s (%s)\n\n", o->full_producers, o->full_slots, o->full_rate,
+		    sr_wait_kind_name(o->full_wait.kind));
 		printf("| synchronized enqueue | process CPU (s) | over (s) | cores busy | events delivered | events/s |\n");
 		printf("|---|--:|--:|--:|--:|--:|\n");
 		for (int i = 0; i < 2; i++) {
@@ -760,9 +662,41 @@ main(int argc, char **argv)
 			    (double)f->delivered / f->seconds);
 		}
 	}
-	printf("\nCSV: %s\n", o.out_path);
+	printf("\nCSV: %s\n", o->out_path);
+}
+
+int
+main(int argc, char **argv)
+{
+	char err[512];
+	options o;
+	enum bench_parsed parsed = parse_args(argc, argv, &o, err, sizeof err);
+	if (parsed != BENCH_PARSED_RUN)
+		return bench_parsed_exit(parsed, PROG, err);
+	const int nwaits = o.waits.nwaits;
+	static strategy_row rows[MAX_WAITS];
+	static topo_row tput[MAX_WAITS];
+	for (int i = 0; i < nwaits; i++) {
+		rows[i].wait = o.waits.waits[i].config;
+		tput[i].v = (topo_variant){ .topo = TOPO_1_1, .impl = IMPL_SEQRING, .wait = rows[i].wait,
+		    .ring_size = o.quick ? 1024 : 65536 };
+	}
+	/* Throughput: the ring_perf 1-1 test, warm-up and calibration round, then interleaved rounds. */
+	const topo_rounds rounds = { .tag = "[wait] throughput", .prog = PROG, .runs = o.runs,
+	    .fixed_events = o.fixed_events, .max_events = 200000000, .seconds = o.seconds,
+	    .run_timeout = o.fixed_events ? 60.0 : 2.0, .no_warmup = o.quick };
+	int failures = topo_rounds_run(tput, nwaits, &rounds);
+	failures += measure_strategies(rows, nwaits, &o);
+	full_row full[2];
+	memset(full, 0, sizeof full);
+	if (o.full)
+		failures += measure_full(full, &o);
+
+	if (!write_csv(&o, tput, rows, nwaits, full))
+		return 1;
+	print_markdown(&o, tput, rows, nwaits, full);
 	if (failures) {
-		fprintf(stderr, "wait_perf: %d measurement(s) failed\n", failures);
+		fprintf(stderr, PROG ": %d measurement(s) failed\n", failures);
 		return 1;
 	}
 	return 0;

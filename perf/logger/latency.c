@@ -23,10 +23,10 @@
  *   - Warm-up: the first --warmup-seconds of the same schedule are not
  *     recorded; the histograms' counters are touched before the start, so no
  *     page fault lands in the timed loop.
- *   - Timestamps: rdtsc, calibrated against CLOCK_MONOTONIC over 50 ms at
- *     start, when the CPU reports an invariant TSC (constant_tsc and
- *     nonstop_tsc) and the kernel lists tsc among its usable clocksources
- *     (8 ns a read instead of 19 ns); else clock_gettime(CLOCK_MONOTONIC).
+ *   - Timestamps: rdtsc (base/sr_time.h), calibrated against
+ *     CLOCK_MONOTONIC over 50 ms at start, when the CPU reports an invariant
+ *     TSC and the kernel lists tsc among its usable clocksources (a cheaper
+ *     read than clock_gettime's); else clock_gettime(CLOCK_MONOTONIC).
  *     Some VMs (firecracker guests booted with tsc=unstable, say) offer
  *     only kvm-clock: there the TSC of two vCPUs need not agree, and a
  *     thread that moves between them would see time jump.  --clock chooses.
@@ -46,81 +46,69 @@
  *     time before it, i.e. sleep overshoot and preemption, not a logger
  *     stall.  Response times below that level say more about the machine
  *     than about the logger.
- *   - Each thread records into its own two histograms (perf/hdr_histogram:
+ *   - Each thread records into its own two histograms (perf/common/hdr_histogram:
  *     3 significant digits, 1 ns to an hour); they are merged after join.
  *   - Every row gets a fresh logger (the logger's defaults apart from mode
  *     and wait strategy) writing to a fresh file under --sink-dir; after the
  *     run sr_log_flush, and the written count is checked.
  *
  * Data crosses threads only under the start gate's mutex and through
- * pthread_join, both of which order memory: there are no atomics here.
+ * pthread_join, both of which order memory (common/bench_threads.h): there
+ * are no atomics here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_util.h"
+#include "bench_args.h"
+#include "bench_output.h"
+#include "bench_stats.h"
+#include "bench_threads.h"
 #include "hdr_histogram.h"
+#include "log_bench.h"
 #include "sr_atomic.h"
 #include "sr_log.h"
+#include "sr_time.h"
 #include "sr_wait.h"
 
 #define PROG "latency"
-#define MAX_LIST 16
-#define MAX_WAITS BENCH_MAX_WAITS
-#define MAX_VARIANTS (MAX_WAITS + 2)
 #define MAX_ROWS 128
 #define MAX_THREADS 256
 #define MAX_RATE 10000000
-#define MAX_MESSAGE_BYTES 60000
 #define ERR_MAX 512
-#define SINK_DIR_MAX 256
-#define PATH_BYTES (SINK_DIR_MAX + 160)
+#define PATH_BYTES (LOG_BENCH_SINK_DIR_MAX + 160)
 /* The histograms cover 1 ns to an hour at 3 significant digits. */
 #define HIST_HIGHEST (INT64_C(3600) * 1000000000)
 #define HIST_DIGITS 3
 /* HdrHistogram's usual resolution of the percentile file. */
 #define DIST_TICKS_PER_HALF 5
 
-enum vkind { V_RING, V_QUEUE, V_SYNC, V_KIND_COUNT };
-static const char *const kind_names[V_KIND_COUNT] = { "ring", "queue", "sync" };
+static const char *const kind_names[LOG_BENCH_MODE_COUNT] = { LOG_BENCH_MODE_NAMES };
 
-typedef struct variant {
-	enum vkind kind;
-	char spec[256];   /* ring: the wait strategy handed to the logger */
-	char label[64];   /* the wait column ("none" for queue and sync) */
-} variant;
+typedef log_bench_variant variant;
 
 typedef struct options {
-	int threads[MAX_LIST];
-	int nthreads;
-	int64_t rates[MAX_LIST];
+	log_bench_flags f;      /* threads, modes, wait, message bytes, sink dir, CSV */
+	int64_t rates[LOG_BENCH_MAX_LIST];
 	int nrates;
-	bool want[V_KIND_COUNT];
-	variant waits[MAX_WAITS];
-	int nwaits;
 	double seconds;
 	double warmup_seconds;
-	int64_t message_bytes;
 	int64_t spin_ns;        /* -1: auto */
 	int64_t overshoot_ns;   /* auto: the measured p99 sleep overshoot */
 	int ncpus;
-	const char *sink_dir;
-	const char *out;
+	const char *clock_name;
 	const char *dist_dir;
-	bool truncate;
+	bool rate_given, seconds_given, warmup_given;   /* --quick leaves these alone */
 } options;
 
 typedef struct row {
@@ -145,22 +133,10 @@ static bool use_tsc;
 static double ns_per_tick = 1.0;
 
 static inline int64_t
-read_tsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi;
-	/* Not serialising: a few ns of skew, far below the 3-digit precision at microseconds. */
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return (int64_t)(((uint64_t)hi << 32) | lo);
-#else
-	return 0;
-#endif
-}
-
-static inline int64_t
 now_ticks(void)
 {
-	return use_tsc ? read_tsc() : bench_now_ns();
+	/* sr_tsc_read is not serialising: a few ns of skew, far below the 3-digit precision at microseconds. */
+	return use_tsc ? sr_tsc_read() : sr_monotonic_ns();
 }
 
 static inline int64_t
@@ -169,59 +145,8 @@ ticks_to_ns(int64_t ticks)
 	return use_tsc ? (int64_t)((double)ticks * ns_per_tick + 0.5) : ticks;
 }
 
-/* True when the CPU flags promise a TSC that ticks at one rate through frequency and idle states. */
-static bool
-tsc_is_invariant(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (f == NULL)
-		return false;
-	char line[8192];
-	bool constant = false, nonstop = false;
-	while (fgets(line, sizeof line, f) != NULL) {
-		if (strncmp(line, "flags", 5) != 0)
-			continue;
-		constant = strstr(line, " constant_tsc") != NULL;
-		nonstop = strstr(line, " nonstop_tsc") != NULL;
-		break;
-	}
-	fclose(f);
-	return constant && nonstop;
-#else
-	return false;
-#endif
-}
-
-/* True when the kernel lists tsc as a usable clocksource (it drops a TSC it found unreliable). */
-static bool
-kernel_trusts_tsc(void)
-{
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/available_clocksource", "r");
-	if (f == NULL)
-		return false;
-	char line[512];
-	bool found = false;
-	if (fgets(line, sizeof line, f) != NULL) {
-		for (char *tok = strtok(line, " \n"); tok != NULL; tok = strtok(NULL, " \n"))
-			if (strcmp(tok, "tsc") == 0)
-				found = true;
-	}
-	fclose(f);
-	return found;
-}
-
-/* ns per TSC tick over 50 ms of CLOCK_MONOTONIC; each end bracketed by two clock reads. */
-static double
-calibrate_tsc(void)
-{
-	int64_t m0a = bench_now_ns(), c0 = read_tsc(), m0b = bench_now_ns();
-	struct timespec ts = { 0, 50 * 1000 * 1000 };
-	nanosleep(&ts, NULL);
-	int64_t m1a = bench_now_ns(), c1 = read_tsc(), m1b = bench_now_ns();
-	double ns = (double)(m1a + m1b) / 2.0 - (double)(m0a + m0b) / 2.0;
-	return ns / (double)(c1 - c0);
-}
+/* The TSC's calibration window against CLOCK_MONOTONIC (sr_tsc_calibrate). */
+#define CALIBRATION_NS (INT64_C(50) * 1000 * 1000)
 
 /* ------------------------------------------------------------------ parsing */
 
@@ -257,89 +182,9 @@ usage(FILE *f)
 	    SR_LOG_DEFAULT_WAIT);
 }
 
-/* Splits a comma-separated list of counts into out (1 to max each). */
-static bool
-parse_counts(const char *flag, const char *list, int64_t *out, int *n, int64_t max, char *err)
-{
-	*n = 0;
-	const char *p = list;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char item[32];
-		int64_t v;
-		if (len == 0 || len >= sizeof item) {
-			snprintf(err, ERR_MAX, "%s '%.64s' is invalid: expected comma-separated counts from 1 "
-			    "to %" PRId64, flag, list, max);
-			return false;
-		}
-		memcpy(item, p, len);
-		item[len] = '\0';
-		if (!bench_parse_count(item, &v) || v > max) {
-			snprintf(err, ERR_MAX, "%s '%.64s': '%s' is invalid: expected a count from 1 to %" PRId64,
-			    flag, list, item, max);
-			return false;
-		}
-		if (*n == MAX_LIST) {
-			snprintf(err, ERR_MAX, "%s '%.64s': more than %d values", flag, list, MAX_LIST);
-			return false;
-		}
-		out[(*n)++] = v;
-		if (comma == NULL)
-			return true;
-		p = comma + 1;
-	}
-}
-
-static bool
-parse_modes(const char *list, options *o, char *err)
-{
-	return bench_parse_name_set("--modes", "mode", list, kind_names, V_KIND_COUNT, o->want, err, ERR_MAX);
-}
-
-/* --wait: the strategies, parsed by bench_parse_wait_list, as ring variants. */
-static bool
-parse_waits(const char *list, options *o, char *err)
-{
-	bench_wait_list w;
-	if (!bench_parse_wait_list(list, SR_LOG_DEFAULT_WAIT, &w, err, ERR_MAX))
-		return false;
-	o->nwaits = w.nwaits;
-	for (int i = 0; i < w.nwaits; i++) {
-		variant *v = &o->waits[i];
-		memset(v, 0, sizeof *v);
-		v->kind = V_RING;
-		memcpy(v->spec, w.waits[i].spec, sizeof v->spec);
-		memcpy(v->label, w.waits[i].label, sizeof v->label);
-	}
-	return true;
-}
-
-/* Seconds, 0 allowed when zero_ok. */
-static bool
-parse_seconds0(const char *text, bool zero_ok, double *out)
-{
-	if (zero_ok && strcmp(text, "0") == 0) {
-		*out = 0;
-		return true;
-	}
-	return bench_parse_seconds(text, out);
-}
-
 /* ------------------------------------------------------------------ one row */
 
-/* The start line: see throughput.c; main also publishes the schedule's start under its mutex. */
-typedef struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int ready;
-	bool open;
-	bool abort;
-	int64_t start_tick;   /* the schedule's origin, set by main before opening */
-} gate;
-
 typedef struct worker {
-	pthread_t thread;
 	int index;
 	int nthreads;
 	int64_t calls;         /* warm-up and measured */
@@ -349,39 +194,20 @@ typedef struct worker {
 	bool yield_spin;       /* more runnable threads than CPUs: yield while spinning */
 	sr_category *cat;
 	const char *msg;
-	gate *start;
+	bench_start_gate *start;   /* publishes the schedule's origin, in ticks */
 	/* Written by the worker, read by main after pthread_join (which orders them). */
 	hdr_hist service, response, pacing;
 	int64_t late_max_ns;   /* the latest actual start after a due time (harness + logger) */
 } worker;
 
-static void
-sleep_ns(int64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
-	nanosleep(&ts, NULL);
-}
-
 static void *
 worker_main(void *arg)
 {
 	worker *w = arg;
-	char name[16];
-	snprintf(name, sizeof name, "lat-%03d", w->index % 1000);
-	sr_log_thread_name(name);
 	/* Sleep to within ~25 us instead of ~88 us (the default slack is 50 us). */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-
-	gate *g = w->start;
-	pthread_mutex_lock(&g->lock);
-	g->ready++;
-	pthread_cond_broadcast(&g->cond);
-	while (!g->open)
-		pthread_cond_wait(&g->cond, &g->lock);
-	bool abort_run = g->abort;
-	int64_t origin = g->start_tick;
-	pthread_mutex_unlock(&g->lock);
-	if (abort_run)
+	int64_t origin;
+	if (!log_bench_worker_start("lat", w->index, w->start, &origin))
 		return NULL;
 
 	/* Spread the threads' schedules evenly over one period. */
@@ -394,7 +220,7 @@ worker_main(void *arg)
 		while (now < due) {
 			int64_t left = due - now;
 			if (left > w->spin_ticks)
-				sleep_ns(ticks_to_ns(left - w->spin_ticks));
+				sr_sleep_ns(ticks_to_ns(left - w->spin_ticks));
 			else if (w->yield_spin)
 				sched_yield();
 			else
@@ -429,9 +255,9 @@ measure_sleep_overshoot(void)
 	int old = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	for (int i = 0; i < N; i++) {
-		int64_t t0 = bench_now_ns();
-		sleep_ns(REQUEST_NS);
-		v[i] = bench_now_ns() - t0 - REQUEST_NS;
+		int64_t t0 = sr_monotonic_ns();
+		sr_sleep_ns(REQUEST_NS);
+		v[i] = sr_monotonic_ns() - t0 - REQUEST_NS;
 	}
 	if (old > 0)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0UL, 0UL, 0UL);
@@ -439,11 +265,11 @@ measure_sleep_overshoot(void)
 	return bench_percentile(v, N, 99);
 }
 
+/* The schedule starts 2 ms after the gate opens, so that every thread is awake and waiting when the first call is due. */
 static int64_t
-file_size(const char *path)
+schedule_origin(void)
 {
-	struct stat st;
-	return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
+	return now_ticks() + (int64_t)(2e6 / ns_per_tick);
 }
 
 static bool
@@ -451,27 +277,14 @@ run_row(const options *o, row *r, const char *msg, int64_t *late_max_ns, char *e
 {
 	const variant *v = r->v;
 	char path[PATH_BYTES];
-	snprintf(path, sizeof path, "%s/seqring-latency-%ld.log", o->sink_dir, (long)getpid());
+	snprintf(path, sizeof path, "%s/seqring-latency-%ld.log", o->f.sink_dir, (long)getpid());
 	unlink(path);
 	sr_sink_config sink = sr_sink_file(path);
 	sr_log_config c;
-	sr_log_config_default(&c);
-	c.mode = v->kind == V_RING ? SR_LOG_MODE_RING : v->kind == V_QUEUE ? SR_LOG_MODE_QUEUE
-	    : SR_LOG_MODE_SYNC;
-	if (v->kind == V_RING)
-		c.wait_strategy = v->spec;
-	if ((size_t)o->message_bytes + 256 > c.max_message_bytes)
-		c.max_message_bytes = (size_t)o->message_bytes + 256;
-	if ((size_t)o->message_bytes + 1024 > c.max_line_bytes)
-		c.max_line_bytes = (size_t)o->message_bytes + 1024;
-	c.sinks = &sink;
-	c.sink_count = 1;
-	sr_error e;
-	sr_log *log = sr_log_open(&c, &e);
-	if (log == NULL) {
-		snprintf(err, ERR_MAX, "%s/%s: sr_log_open failed: %s", kind_names[v->kind], v->label, e.message);
+	log_bench_config(&c, v, o->f.message_bytes, &sink);
+	sr_log *log = log_bench_open(&c, v, kind_names, err, ERR_MAX);
+	if (log == NULL)
 		return false;
-	}
 	sr_category *cat = sr_log_category(log, "bench.latency");
 
 	int threads = r->threads;
@@ -481,10 +294,8 @@ run_row(const options *o, row *r, const char *msg, int64_t *late_max_ns, char *e
 		measured = 1;
 	double ticks_per_sec = 1e9 / ns_per_tick;
 	bool ok = false;
-	int created = 0;
-	gate start = { .ready = 0, .open = false, .abort = false, .start_tick = 0 };
-	pthread_mutex_init(&start.lock, NULL);
-	pthread_cond_init(&start.cond, NULL);
+	bench_start_gate start;
+	sr_error e;
 	worker *w = calloc((size_t)threads, sizeof *w);
 	if (w == NULL) {
 		snprintf(err, ERR_MAX, "out of memory for %d threads", threads);
@@ -514,37 +325,15 @@ run_row(const options *o, row *r, const char *msg, int64_t *late_max_ns, char *e
 		w[t].cat = cat;
 		w[t].msg = msg;
 		w[t].start = &start;
-		int rc = pthread_create(&w[t].thread, NULL, worker_main, &w[t]);
-		if (rc != 0) {
-			snprintf(err, ERR_MAX, "cannot start thread %d of %d: %s", t + 1, threads, strerror(rc));
-			break;
-		}
-		created++;
 	}
-	pthread_mutex_lock(&start.lock);
-	while (start.ready < created)
-		pthread_cond_wait(&start.cond, &start.lock);
-	/* 2 ms ahead, so that every thread is awake and waiting when the first call is due. */
-	start.start_tick = now_ticks() + (int64_t)(2e6 / ns_per_tick);
-	start.open = true;
-	start.abort = created < threads;
-	pthread_cond_broadcast(&start.cond);
-	pthread_mutex_unlock(&start.lock);
-	for (int t = 0; t < created; t++)
-		pthread_join(w[t].thread, NULL);
-	if (created < threads)
+	if (!bench_run_threads(&start, threads, worker_main, w, sizeof *w, schedule_origin, err, ERR_MAX))
 		goto out;
-
-	int rc = sr_log_flush(log);
-	if (rc != SR_OK) {
-		snprintf(err, ERR_MAX, "%s/%s: sr_log_flush after the run failed: %s", kind_names[v->kind],
-		    v->label, sr_strerror(rc));
+	if (!log_bench_flush(log, v, kind_names, "the run", err, ERR_MAX))
 		goto out;
-	}
 	sr_log_counters st;
 	sr_log_stats(log, &st);
 	int64_t calls = (warm + measured) * threads;
-	if ((int64_t)st.written != calls || st.dropped != 0 || st.sink_errors != 0 || file_size(path) <= 0) {
+	if ((int64_t)st.written != calls || st.dropped != 0 || st.sink_errors != 0 || bench_file_size(path) <= 0) {
 		snprintf(err, ERR_MAX, "%s/%s %dx%" PRId64 ": check failed: %" PRId64 " calls, %" PRIu64
 		    " written, %" PRIu64 " dropped, %" PRIu64 " sink errors", kind_names[v->kind], v->label,
 		    threads, r->rate, calls, st.written, st.dropped, st.sink_errors);
@@ -571,8 +360,6 @@ out:
 		}
 		free(w);
 	}
-	pthread_cond_destroy(&start.cond);
-	pthread_mutex_destroy(&start.lock);
 	sr_log_close(&log);
 	unlink(path);
 	return ok;
@@ -608,7 +395,7 @@ static void
 dist_path(const options *o, const row *r, const char *kind, char *buf, size_t size)
 {
 	char wait[80] = "";
-	if (r->v->kind == V_RING) {
+	if (r->v->kind == LOG_BENCH_RING) {
 		snprintf(wait, sizeof wait, "_%s", r->v->label);
 		for (char *c = wait + 1; *c != '\0'; c++)
 			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
@@ -621,262 +408,172 @@ dist_path(const options *o, const row *r, const char *kind, char *buf, size_t si
 	    r->rate, kind);
 }
 
-int
-main(int argc, char **argv)
+/* --rate: a bench_flag parser into the options' rates. */
+static bool
+parse_rates(void *dest, char **values, char *err, size_t errsize)
 {
-	options o;
-	memset(&o, 0, sizeof o);
-	char err[ERR_MAX] = "";
-	int64_t tmp[MAX_LIST];
-	o.nthreads = 2;
-	o.threads[0] = 2;
-	o.threads[1] = 4;
-	o.nrates = 1;
-	o.rates[0] = 8000;
-	parse_modes("all", &o, err);
-	o.seconds = 10;
-	o.warmup_seconds = 3;
-	o.message_bytes = 64;
-	o.spin_ns = -1;
-	o.sink_dir = "/tmp";
-	o.out = "perf/results/latency.csv";
-	o.dist_dir = "perf/results/";
-	const char *wait_list = "default";
-	const char *clock_name = "auto";
-	bool quick = false, threads_given = false, rate_given = false, seconds_given = false,
-	     warmup_given = false;
+	options *o = dest;
+	return bench_parse_count_list("--rate", "rate", values[0], MAX_RATE, o->rates, LOG_BENCH_MAX_LIST,
+	    &o->nrates, err, errsize);
+}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int64_t n;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(a, "--quick") == 0) {
-			quick = true;
-			continue;
-		} else if (strcmp(a, "--quiet") == 0) {
-			bench_quiet = true;
-			continue;
-		} else if (strcmp(a, "--truncate") == 0) {
-			o.truncate = true;
-			continue;
-		} else if (val == NULL) {
-			fprintf(stderr, "%s: %s: unknown option or missing value\n", PROG, a);
-			usage(stderr);
-			return 2;
-		}
-		i++;
-		if (strcmp(a, "--threads") == 0) {
-			int k;
-			if (!parse_counts("--threads", val, tmp, &k, MAX_THREADS, err))
-				goto bad;
-			for (int j = 0; j < k; j++)
-				o.threads[j] = (int)tmp[j];
-			o.nthreads = k;
-			threads_given = true;
-		} else if (strcmp(a, "--rate") == 0) {
-			if (!parse_counts("--rate", val, o.rates, &o.nrates, MAX_RATE, err))
-				goto bad;
-			rate_given = true;
-		} else if (strcmp(a, "--modes") == 0) {
-			if (!parse_modes(val, &o, err))
-				goto bad;
-		} else if (strcmp(a, "--wait") == 0) {
-			wait_list = val;
-		} else if (strcmp(a, "--seconds") == 0) {
-			if (!parse_seconds0(val, false, &o.seconds)) {
-				snprintf(err, ERR_MAX, "--seconds '%.64s' is invalid: expected a number of seconds "
-				    "above 0, at most 3600", val);
-				goto bad;
-			}
-			seconds_given = true;
-		} else if (strcmp(a, "--warmup-seconds") == 0) {
-			if (!parse_seconds0(val, true, &o.warmup_seconds)) {
-				snprintf(err, ERR_MAX, "--warmup-seconds '%.64s' is invalid: expected 0 to 3600 "
-				    "seconds", val);
-				goto bad;
-			}
-			warmup_given = true;
-		} else if (strcmp(a, "--message-bytes") == 0) {
-			if (!bench_parse_count(val, &o.message_bytes) || o.message_bytes > MAX_MESSAGE_BYTES) {
-				snprintf(err, ERR_MAX, "--message-bytes '%.64s' is invalid: expected 1 to %d", val,
-				    MAX_MESSAGE_BYTES);
-				goto bad;
-			}
-		} else if (strcmp(a, "--spin-us") == 0) {
-			if (strcmp(val, "auto") == 0) {
-				n = -1;
-			} else if (strcmp(val, "0") == 0) {
-				n = 0;
-			} else if (!bench_parse_count(val, &n) || n > 1000000) {
-				snprintf(err, ERR_MAX, "--spin-us '%.64s' is invalid: expected auto or 0 to 1000000", val);
-				goto bad;
-			}
-			o.spin_ns = n < 0 ? -1 : n * 1000;
-		} else if (strcmp(a, "--clock") == 0) {
-			if (strcmp(val, "auto") != 0 && strcmp(val, "tsc") != 0 && strcmp(val, "monotonic") != 0) {
-				snprintf(err, ERR_MAX, "--clock '%.64s' is invalid: expected auto, tsc or monotonic", val);
-				goto bad;
-			}
-			clock_name = val;
-		} else if (strcmp(a, "--sink-dir") == 0) {
-			o.sink_dir = val;
-		} else if (strcmp(a, "--out") == 0) {
-			o.out = val;
-		} else if (strcmp(a, "--dist-dir") == 0) {
-			o.dist_dir = val;
-		} else {
-			snprintf(err, ERR_MAX, "%.64s: unknown option", a);
-			usage(stderr);
-			goto bad;
-		}
+/* --spin-us: a bench_flag parser into the spin window in ns (-1: auto). */
+static bool
+parse_spin(void *dest, char **values, char *err, size_t errsize)
+{
+	int64_t us;
+	if (strcmp(values[0], "auto") == 0) {
+		*(int64_t *)dest = -1;
+		return true;
 	}
-	if (quick) {
-		if (!threads_given) {
-			o.nthreads = 1;
-			o.threads[0] = 1;
-		}
-		if (!rate_given) {
-			o.nrates = 1;
-			o.rates[0] = 1000;
-		}
-		if (!seconds_given)
-			o.seconds = 0.25;
-		if (!warmup_given)
-			o.warmup_seconds = 0.05;
+	if (!bench_parse_count_or_zero(values[0], &us) || us > 1000000) {
+		snprintf(err, errsize, "--spin-us '%.64s' is invalid: expected auto or 0 to 1000000", values[0]);
+		return false;
 	}
-	if (!parse_waits(wait_list, &o, err))
-		goto bad;
-	if (strlen(o.sink_dir) > SINK_DIR_MAX || strlen(o.dist_dir) > SINK_DIR_MAX) {
-		snprintf(err, ERR_MAX, "%s '%.40s...' is too long: at most %d bytes",
-		    strlen(o.sink_dir) > SINK_DIR_MAX ? "--sink-dir" : "--dist-dir",
-		    strlen(o.sink_dir) > SINK_DIR_MAX ? o.sink_dir : o.dist_dir, SINK_DIR_MAX);
-		goto bad;
-	}
-	if (access(o.sink_dir, W_OK | X_OK) != 0) {
-		snprintf(err, ERR_MAX, "--sink-dir '%s' is not a writable directory: %s", o.sink_dir,
-		    strerror(errno));
-		goto bad;
-	}
+	*(int64_t *)dest = us * 1000;
+	return true;
+}
 
-	/* The clock. */
-	bool invariant = tsc_is_invariant();
-	bool trusted = kernel_trusts_tsc();
-	if (strcmp(clock_name, "tsc") == 0 && !invariant) {
+/* --clock: a bench_flag parser (the name is checked here, used by choose_clock). */
+static bool
+parse_clock(void *dest, char **values, char *err, size_t errsize)
+{
+	const char *v = values[0];
+	if (strcmp(v, "auto") != 0 && strcmp(v, "tsc") != 0 && strcmp(v, "monotonic") != 0) {
+		snprintf(err, errsize, "--clock '%.64s' is invalid: expected auto, tsc or monotonic", v);
+		return false;
+	}
+	*(const char **)dest = v;
+	return true;
+}
+
+/* The options from the command line; BENCH_PARSED_BAD with err set. */
+static enum bench_parsed
+parse_args(int argc, char **argv, options *o, char *err)
+{
+	/* 2 and 4 threads at 8,000 calls/s each, 10 s after 3 s, 64 characters as Log4j's test */
+	*o = (options){ .rates = { 8000 }, .nrates = 1, .seconds = 10, .warmup_seconds = 3, .spin_ns = -1,
+	    .clock_name = "auto", .dist_dir = "perf/results/" };
+	static const int threads[] = { 2, 4 }, quick_threads[] = { 1 };
+	log_bench_flags_init(&o->f, kind_names, LOG_BENCH_MODE_COUNT, MAX_THREADS, threads, 2, quick_threads, 1,
+	    64, "perf/results/latency.csv");
+	const bench_flag own[] = {
+		{ BENCH_FLAG("--rate", BENCH_CUSTOM, o), .parse = parse_rates, .given = &o->rate_given },
+		{ BENCH_FLAG("--seconds", BENCH_SECONDS, &o->seconds), .given = &o->seconds_given },
+		{ BENCH_FLAG("--warmup-seconds", BENCH_SECONDS, &o->warmup_seconds), .zero_ok = true,
+		    .given = &o->warmup_given },
+		{ BENCH_FLAG("--spin-us", BENCH_CUSTOM, &o->spin_ns), .parse = parse_spin },
+		{ BENCH_FLAG("--clock", BENCH_CUSTOM, &o->clock_name), .parse = parse_clock },
+		{ BENCH_FLAG("--dist-dir", BENCH_TEXT, &o->dist_dir) },
+	};
+	enum bench_parsed parsed = log_bench_parse_args(argc, argv, &o->f, own, (int)(sizeof own / sizeof own[0]),
+	    usage, err, ERR_MAX);
+	if (parsed != BENCH_PARSED_RUN)
+		return parsed;
+	if (o->f.quick) {
+		if (!o->rate_given) {
+			o->nrates = 1;
+			o->rates[0] = 1000;
+		}
+		if (!o->seconds_given)
+			o->seconds = 0.25;
+		if (!o->warmup_given)
+			o->warmup_seconds = 0.05;
+	}
+	if (strlen(o->dist_dir) > LOG_BENCH_SINK_DIR_MAX) {
+		snprintf(err, ERR_MAX, "--dist-dir '%.40s...' is too long: at most %d bytes", o->dist_dir,
+		    LOG_BENCH_SINK_DIR_MAX);
+		return BENCH_PARSED_BAD;
+	}
+	return log_bench_check_sink_dir(o->f.sink_dir, err, ERR_MAX) ? BENCH_PARSED_RUN : BENCH_PARSED_BAD;
+}
+
+/* What the clock is: the TSC's properties, and which clock ticks. */
+typedef struct clock_choice {
+	bool invariant;   /* the CPU reports an invariant TSC */
+	bool trusted;     /* the kernel lists tsc as a clocksource */
+} clock_choice;
+
+/* Chooses the ticks (use_tsc, ns_per_tick) for --clock; false with err. */
+static bool
+choose_clock(const char *clock_name, clock_choice *cc, char *err)
+{
+	cc->invariant = sr_tsc_invariant();
+	cc->trusted = sr_tsc_clocksource() >= SR_TSC_CLOCKSOURCE_AVAILABLE;
+	if (strcmp(clock_name, "tsc") == 0 && !cc->invariant) {
 		snprintf(err, ERR_MAX, "--clock tsc: this CPU does not report an invariant TSC "
 		    "(constant_tsc and nonstop_tsc): use --clock monotonic");
-		goto bad;
+		return false;
 	}
 	/* Asked for by name, the TSC is used even when the kernel distrusts it (said in the output). */
-	use_tsc = strcmp(clock_name, "tsc") == 0 || (strcmp(clock_name, "auto") == 0 && invariant && trusted);
+	use_tsc = strcmp(clock_name, "tsc") == 0 ||
+	    (strcmp(clock_name, "auto") == 0 && cc->invariant && cc->trusted);
 	if (use_tsc) {
-		ns_per_tick = calibrate_tsc();
-		if (!(ns_per_tick > 0.01 && ns_per_tick < 100)) {
-			snprintf(err, ERR_MAX, "TSC calibration gave %.4g ns per tick: use --clock monotonic",
-			    ns_per_tick);
-			goto bad;
+		double ticks_per_ns;
+		sr_error e;
+		if (sr_tsc_calibrate(CALIBRATION_NS, &ticks_per_ns, &e) != SR_OK) {
+			snprintf(err, ERR_MAX, "%s: use --clock monotonic", e.message);
+			return false;
 		}
+		ns_per_tick = 1.0 / ticks_per_ns;
 	}
+	return true;
+}
 
-	/* The spin window (auto) and the CPUs the callers compete for. */
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	o.ncpus = ncpus > 0 ? (int)ncpus : 1;
-	if (o.spin_ns < 0)
-		o.overshoot_ns = measure_sleep_overshoot();
-
-	/* The variants and the rows: every thread count x rate x variant. */
-	static variant vars[MAX_VARIANTS];
-	int nvars = 0;
-	if (o.want[V_RING])
-		for (int k = 0; k < o.nwaits; k++)
-			vars[nvars++] = o.waits[k];
-	for (int k = V_QUEUE; k < V_KIND_COUNT; k++) {
-		if (!o.want[k])
-			continue;
-		vars[nvars].kind = (enum vkind)k;
-		strcpy(vars[nvars].label, "none");
-		nvars++;
-	}
-	static row rows[MAX_ROWS];
-	int nrows = 0;
-	for (int ti = 0; ti < o.nthreads; ti++) {
-		for (int ri = 0; ri < o.nrates; ri++) {
+/*
+ * The rows: every thread count x rate x variant, with their spin windows and
+ * histograms.  0, or the exit status with err: 2 for too many rows (the
+ * flags' fault), 1 when a histogram cannot be made.
+ */
+static int
+build_rows(const options *o, const variant *vars, int nvars, row *rows, int *nrows, char *err)
+{
+	*nrows = 0;
+	for (int ti = 0; ti < o->f.nthreads; ti++) {
+		for (int ri = 0; ri < o->nrates; ri++) {
 			for (int vi = 0; vi < nvars; vi++) {
-				if (nrows == MAX_ROWS) {
+				if (*nrows == MAX_ROWS) {
 					snprintf(err, ERR_MAX, "more than %d rows: fewer --threads, --rate or --wait values",
 					    MAX_ROWS);
-					goto bad;
+					return 2;
 				}
-				row *r = &rows[nrows++];
+				row *r = &rows[(*nrows)++];
 				r->v = &vars[vi];
-				r->threads = o.threads[ti];
-				r->rate = o.rates[ri];
+				r->threads = o->f.threads[ti];
+				r->rate = o->rates[ri];
 				int64_t period_ns = (int64_t)(1e9 / (double)r->rate);
-				if (o.spin_ns >= 0) {
-					r->spin_ns = o.spin_ns;
+				if (o->spin_ns >= 0) {
+					r->spin_ns = o->spin_ns;
 				} else {
-					r->spin_ns = o.overshoot_ns + 10000;
+					r->spin_ns = o->overshoot_ns + 10000;
 					if (r->spin_ns < 50000)
 						r->spin_ns = 50000;
 				}
 				if (r->spin_ns > period_ns)
 					r->spin_ns = period_ns;
 				/* The callers and the consumer (ring and queue modes) against the CPUs. */
-				r->yield_spin = r->threads + (r->v->kind == V_SYNC ? 0 : 1) > o.ncpus;
+				r->yield_spin = r->threads + (r->v->kind == LOG_BENCH_SYNC ? 0 : 1) > o->ncpus;
 				sr_error he;
 				if (hdr_hist_init(&r->service, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK ||
 				    hdr_hist_init(&r->response, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK ||
 				    hdr_hist_init(&r->pacing, HIST_HIGHEST, HIST_DIGITS, &he) != SR_OK) {
-					fprintf(stderr, "%s: %s\n", PROG, he.message);
+					snprintf(err, ERR_MAX, "%s", he.message);
 					return 1;
 				}
 			}
 		}
 	}
-	if (nrows == 0) {
-		snprintf(err, ERR_MAX, "--modes selects nothing to run");
-		goto bad;
-	}
+	return 0;
+}
 
-	char *msg = malloc((size_t)o.message_bytes + 1);
-	if (msg == NULL) {
-		fprintf(stderr, "%s: out of memory\n", PROG);
-		return 1;
-	}
-	for (int64_t i = 0; i < o.message_bytes; i++)
-		msg[i] = (char)('a' + i % 26);
-	msg[o.message_bytes] = '\0';
-
-	int failures = 0;
-	int64_t late_worst = 0;
-	int64_t t_begin = bench_now_ns();
-	for (int i = 0; i < nrows; i++) {
-		row *r = &rows[i];
-		bench_progress("%s: %s%s%s %dx%" PRId64 "/s row %d/%d (%g s + %g s warm-up)", PROG,
-		    kind_names[r->v->kind], r->v->kind == V_RING ? "/" : "", r->v->kind == V_RING ? r->v->label : "",
-		    r->threads, r->rate, i + 1, nrows, o.seconds, o.warmup_seconds);
-		int64_t late = 0;
-		err[0] = '\0';
-		r->ok = run_row(&o, r, msg, &late, err);
-		if (!r->ok) {
-			fprintf(stderr, "%s: %s\n", PROG, err);
-			failures++;
-			continue;
-		}
-		if (late > late_worst)
-			late_worst = late;
-	}
-	double elapsed = (double)(bench_now_ns() - t_begin) / 1e9;
-
-	/* CSV. */
-	FILE *csv = bench_open_csv(o.out, o.truncate, "mode,wait,threads,rate_per_thread,kind,p50_ns,"
+/* CSV: appended, header when the file is new or empty, or with --truncate. */
+static bool
+write_csv(const options *o, const row *rows, int nrows, char *err)
+{
+	FILE *csv = bench_open_csv(o->f.out, o->f.truncate, "mode,wait,threads,rate_per_thread,kind,p50_ns,"
 	    "p90_ns,p99_ns,p999_ns,p9999_ns,max_ns,samples\n", err, ERR_MAX);
-	if (csv == NULL) {
-		fprintf(stderr, "%s: %s\n", PROG, err);
-		return 1;
-	}
+	if (csv == NULL)
+		return false;
 	for (int i = 0; i < nrows; i++) {
 		const row *r = &rows[i];
 		if (!r->ok)
@@ -891,24 +588,30 @@ main(int argc, char **argv)
 		}
 	}
 	if (fclose(csv) != 0) {
-		fprintf(stderr, "%s: --out '%s': write failed: %s\n", PROG, o.out, strerror(errno));
-		return 1;
+		snprintf(err, ERR_MAX, "--out '%s': write failed: %s", o->f.out, strerror(errno));
+		return false;
 	}
+	return true;
+}
 
-	/* One percentile distribution file per row and kind. */
+/* One percentile distribution file per row and kind; returns the files that failed, or -1. */
+static int
+write_distributions(const options *o, const row *rows, int nrows)
+{
 	char probe[PATH_BYTES];
-	snprintf(probe, sizeof probe, "%s/x", o.dist_dir);
+	snprintf(probe, sizeof probe, "%s/x", o->dist_dir);
 	if (!bench_make_parent_dirs(probe)) {
-		fprintf(stderr, "%s: --dist-dir '%s': cannot create it: %s\n", PROG, o.dist_dir, strerror(errno));
-		return 1;
+		fprintf(stderr, "%s: --dist-dir '%s': cannot create it: %s\n", PROG, o->dist_dir, strerror(errno));
+		return -1;
 	}
+	int failures = 0;
 	for (int i = 0; i < nrows; i++) {
 		const row *r = &rows[i];
 		if (!r->ok)
 			continue;
 		for (int k = 0; k < 2; k++) {
 			char path[PATH_BYTES];
-			dist_path(&o, r, k == 0 ? "service" : "response", path, sizeof path);
+			dist_path(o, r, k == 0 ? "service" : "response", path, sizeof path);
 			FILE *f = fopen(path, "w");
 			sr_error e;
 			if (f == NULL) {
@@ -928,33 +631,39 @@ main(int argc, char **argv)
 			}
 		}
 	}
+	return failures;
+}
 
-	/* Markdown on stdout. */
+/* Markdown on stdout: the method, the table, the target. */
+static void
+print_markdown(const options *o, const clock_choice *cc, const variant *vars, const row *rows,
+    int nrows, int64_t late_worst)
+{
 	char b[NPCTS + 1][32];
 	printf("## Logger response time, Log4j 2's method (`perf/latency`)\n\n");
 	printf("- T threads each call `SR_INFO(cat, \"%%s\", msg)` with a %" PRId64 "-character string "
 	    "(Log4j's ResponseTimeTest logs 64 characters) on a fixed schedule of R calls/s, spread "
 	    "evenly across threads; %g s measured after %g s of unrecorded warm-up on the same "
 	    "schedule. A fresh logger (defaults apart from mode and wait) and file under %s per row.\n",
-	    o.message_bytes, o.seconds, o.warmup_seconds, o.sink_dir);
+	    o->f.message_bytes, o->seconds, o->warmup_seconds, o->f.sink_dir);
 	printf("- service = return - actual start; response = return - due time, so a stall is "
 	    "charged to every call it delays (no coordinated omission). A thread sleeps until a spin "
 	    "window before a call is due (timer slack 1 ns), then spins (yielding when callers plus the "
-	    "consumer outnumber the %d CPUs). Spin window: ", o.ncpus);
-	if (o.spin_ns >= 0)
-		printf("%" PRId64 " us (--spin-us)", o.spin_ns / 1000);
+	    "consumer outnumber the %d CPUs). Spin window: ", o->ncpus);
+	if (o->spin_ns >= 0)
+		printf("%" PRId64 " us (--spin-us)", o->spin_ns / 1000);
 	else
 		printf("auto, the p99 overshoot of a 100 us sleep measured at start (%s us) + 10 us, at least "
-		    "50 us, at most one period", fmt_us(o.overshoot_ns, b[0], sizeof b[0]));
+		    "50 us, at most one period", fmt_us(o->overshoot_ns, b[0], sizeof b[0]));
 	printf(".\n- pacing rows (not in the CSV): how late a call started although its thread was "
 	    "idle and on time, i.e. the harness's own sleep overshoot and preemption; response times "
 	    "at that level measure the machine, not the logger.\n");
 	if (use_tsc)
 		printf("- Clock: rdtsc, %.4f GHz calibrated against CLOCK_MONOTONIC over 50 ms%s. ",
-		    1.0 / ns_per_tick, trusted ? "" : " (the kernel does not list tsc as a clocksource: "
+		    1.0 / ns_per_tick, cc->trusted ? "" : " (the kernel does not list tsc as a clocksource: "
 		    "vCPUs' TSCs may disagree)");
 	else
-		printf("- Clock: clock_gettime(CLOCK_MONOTONIC)%s. ", invariant && !trusted
+		printf("- Clock: clock_gettime(CLOCK_MONOTONIC)%s. ", cc->invariant && !cc->trusted
 		    ? " (the CPU reports an invariant TSC but the kernel does not list tsc as a clocksource)" : "");
 	printf("Histograms: 3 significant digits, per thread, merged. Values in microseconds.\n");
 	printf("- Latest start after a due time in any row (harness and logger stalls together): %s us.\n\n",
@@ -977,20 +686,89 @@ main(int argc, char **argv)
 			printf(" %s | %" PRId64 " |\n", fmt_us(h->max, b[NPCTS], sizeof b[NPCTS]), h->total);
 		}
 	}
-	/* Issue 6's target, for the first ring strategy (the logger's default unless --wait says otherwise). */
+	/* The target, for the first ring strategy (the logger's default unless --wait says otherwise). */
 	for (int i = 0; i < nrows; i++) {
 		const row *r = &rows[i];
-		if (r->ok && r->v->kind == V_RING && r->v == &vars[0] && r->threads == 2 && r->rate == 8000) {
+		if (r->ok && r->v->kind == LOG_BENCH_RING && r->v == &vars[0] && r->threads == 2 &&
+		    r->rate == 8000) {
 			int64_t p = hdr_hist_percentile(&r->response, 99.99);
 			printf("\nTarget: ring/%s, 2 x 8,000 msg/s, response p99.99 = %s us (goal <= 20 us): %s\n",
 			    r->v->label, fmt_us(p, b[0], sizeof b[0]), p <= 20000 ? "met" : "missed");
 		}
 	}
-	printf("\nPercentile distributions (percentile, value in ns, 1/(1-percentile)): %s\n", o.dist_dir);
+	printf("\nPercentile distributions (percentile, value in ns, 1/(1-percentile)): %s\n", o->dist_dir);
+}
+
+int
+main(int argc, char **argv)
+{
+	options o;
+	char err[ERR_MAX] = "";
+	static variant vars[LOG_BENCH_MAX_VARIANTS];
+	int nvars;
+	clock_choice cc;
+	enum bench_parsed parsed = parse_args(argc, argv, &o, err);
+	if (parsed == BENCH_PARSED_RUN &&
+	    (!log_bench_variants(o.f.wait_list, o.f.want, LOG_BENCH_MODE_COUNT, vars, &nvars, err, ERR_MAX) ||
+	    !choose_clock(o.clock_name, &cc, err)))
+		parsed = BENCH_PARSED_BAD;
+	if (parsed != BENCH_PARSED_RUN)
+		return bench_parsed_exit(parsed, PROG, err);
+
+	/* The spin window (auto) and the CPUs the callers compete for. */
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	o.ncpus = ncpus > 0 ? (int)ncpus : 1;
+	if (o.spin_ns < 0)
+		o.overshoot_ns = measure_sleep_overshoot();
+
+	static row rows[MAX_ROWS];
+	int nrows;
+	int status = build_rows(&o, vars, nvars, rows, &nrows, err);
+	if (status != 0) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return status;
+	}
+	char *msg = log_bench_message(o.f.message_bytes, 'a');
+	if (msg == NULL) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return 1;
+	}
+
+	int failures = 0;
+	int64_t late_worst = 0;
+	int64_t t_begin = sr_monotonic_ns();
+	for (int i = 0; i < nrows; i++) {
+		row *r = &rows[i];
+		char name[96];
+		bench_progress("%s: %s %dx%" PRId64 "/s row %d/%d (%g s + %g s warm-up)", PROG,
+		    log_bench_variant_name(r->v, kind_names, name, sizeof name), r->threads, r->rate, i + 1,
+		    nrows, o.seconds, o.warmup_seconds);
+		int64_t late = 0;
+		err[0] = '\0';
+		r->ok = run_row(&o, r, msg, &late, err);
+		if (!r->ok) {
+			fprintf(stderr, "%s: %s\n", PROG, err);
+			failures++;
+			continue;
+		}
+		if (late > late_worst)
+			late_worst = late;
+	}
+	double elapsed = (double)(sr_monotonic_ns() - t_begin) / 1e9;
+
+	if (!write_csv(&o, rows, nrows, err)) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		return 1;
+	}
+	int dist_failures = write_distributions(&o, rows, nrows);
+	if (dist_failures < 0)
+		return 1;
+	failures += dist_failures;
+	print_markdown(&o, &cc, vars, rows, nrows, late_worst);
 	if (failures > 0)
 		printf("\n%d row%s failed (see stderr).\n", failures, failures == 1 ? "" : "s");
 	fflush(stdout);
-	bench_progress("%s: done in %.1f s; CSV rows appended to %s", PROG, elapsed, o.out);
+	bench_progress("%s: done in %.1f s; CSV rows appended to %s", PROG, elapsed, o.f.out);
 	for (int i = 0; i < nrows; i++) {
 		hdr_hist_destroy(&rows[i].service);
 		hdr_hist_destroy(&rows[i].response);
@@ -998,7 +776,4 @@ main(int argc, char **argv)
 	}
 	free(msg);
 	return failures > 0 ? 1 : 0;
-bad:
-	fprintf(stderr, "%s: %s\n", PROG, err);
-	return 2;
 }

@@ -222,26 +222,25 @@ hdr_hist_percentile(const hdr_hist *h, double p)
 	return h->max;
 }
 
+/* The counter v is recorded in, v clamped to [0, highest] as hdr_hist_record_n does. */
+static inline int64_t
+counter_of(const hdr_hist *h, int64_t v)
+{
+	return index_of(h, v < 0 ? 0 : v > h->highest ? h->highest : v);
+}
+
 int64_t
 hdr_hist_lowest_equivalent(const hdr_hist *h, int64_t v)
 {
-	if (v < 0)
-		v = 0;
-	if (v > h->highest)
-		v = h->highest;
 	int64_t lo, width;
-	range_of(h, index_of(h, v), &lo, &width);
+	range_of(h, counter_of(h, v), &lo, &width);
 	return lo;
 }
 
 int64_t
 hdr_hist_highest_equivalent(const hdr_hist *h, int64_t v)
 {
-	if (v < 0)
-		v = 0;
-	if (v > h->highest)
-		v = h->highest;
-	return highest_of(h, index_of(h, v));
+	return highest_of(h, counter_of(h, v));
 }
 
 double

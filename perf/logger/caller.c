@@ -1,6 +1,5 @@
 /*
- * caller.c: perf/caller, what one log call costs the thread that makes it
- * (issue 4's first figure).
+ * caller.c: perf/caller, what one log call costs the thread that makes it.
  *
  * The call: SR_INFO(cat, "x=%d y=%f s=%s", i, d, s) with a 16-byte string,
  * the consumer writing the text layout to /dev/null.  Every call is timed on
@@ -14,7 +13,13 @@
  *             copy of the same number of bytes the logger's record takes,
  *             publish; a consumer thread with the logger's default wait
  *             strategy reads every record.  The floor for a ring-based logger.
- *   ring      the logger, mode ring (the default), default wait strategy
+ *   ring-va   the logger, mode ring, through sr_log_emit (the variadic entry:
+ *             arguments gathered from a va_list by the site's signature, as
+ *             every call was before the macros typed their arguments)
+ *   ring      the logger, mode ring (the default), default wait strategy,
+ *             producer shared (one multi-producer ring)
+ *   per-thread  the same with producer per_thread (a single-producer ring per
+ *             calling thread, merged by the consumer)
  *   queue     the logger, mode queue (caller formats, mutex + condvar queue)
  *   sync      the logger, mode sync (caller formats and writes under a mutex)
  *   disabled  SR_DEBUG on a category at info: the call the level check
@@ -26,11 +31,10 @@
  * everything, so a burst never finds the ring or queue full: this measures
  * the call, not the consumer's speed (perf/throughput measures that).  The
  * consumer stays awake between bursts (its wait strategy spins first), which
- * is the case the issue's target is about.
+ * is the case the caller's target is about.
  *
- * --count MODE N: make N calls of MODE (ring, per_thread: the ring row with
- * producer per_thread, bare, disabled, or loop: the empty loop) in a
- * function of its own and exit, for callgrind:
+ * --count MODE N: make N calls of MODE (ring, ring-va, per-thread, bare, disabled, or loop: the
+ * empty loop) in a function of its own and exit, for callgrind:
  * perf/run_bench.sh runs
  *   valgrind --tool=callgrind --toggle-collect='counted_calls_*' caller --count ring N
  * and divides the instructions by N (instructions are stable where time is not).
@@ -47,33 +51,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define CALLER_HAVE_TSC 1
-#endif
 
-#include "bench_util.h"
+#include "bench_args.h"
+#include "bench_output.h"
+#include "bench_stats.h"
 #include "sr_log.h"
 #include "sr_log_codec_internal.h"
 #include "sr_processor.h"
+#include "sr_time.h"
 
 #define PROG "caller"
-#define MAX_RUNS 101
+#define MAX_RUNS BENCH_MAX_RUNS
 #define ERR_MAX 512
 /* sr_log_rec, the record header (sr_log_internal.h), as perf/throughput counts it. */
 #define RECORD_HEADER_BYTES 56
 #define DISABLED_BLOCK 1000
 #define CALL_FORMAT "x=%d y=%f s=%s"
 
-enum row { ROW_EMPTY, ROW_BARE, ROW_BARE_EAGER, ROW_RING, ROW_QUEUE, ROW_SYNC, ROW_SYNC_BUFFERED,
-	ROW_DISABLED, ROW_COUNT };
-static const char *const row_names[ROW_COUNT] = { "empty", "bare", "bare-eager", "ring", "queue", "sync",
-	"sync-buffered", "disabled" };
+enum row { ROW_EMPTY, ROW_BARE, ROW_BARE_EAGER, ROW_RING_VA, ROW_RING, ROW_PER_THREAD, ROW_QUEUE,
+	ROW_SYNC, ROW_SYNC_BUFFERED, ROW_DISABLED, ROW_COUNT };
+static const char *const row_names[ROW_COUNT] = { "empty", "bare", "bare-eager", "ring-va", "ring",
+	"per-thread", "queue", "sync", "sync-buffered", "disabled" };
 static const char *const row_calls[ROW_COUNT] = {
 	"(timer only)",
 	"claim 1 slot + copy record bytes + publish",
 	"the same, consumer only reads",
+	"sr_log_emit(c, site, \"" "x=%d y=%f s=%s" "\", i, d, s): va_list path",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
+	"the same, producer per_thread",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"the same, immediate_flush off",
@@ -89,39 +94,38 @@ typedef struct options {
 	bool truncate;
 	const char *count_mode;
 	int64_t count_calls;
+	bool calls_given, runs_given;   /* --quick leaves these alone */
 	sr_log_clock clock;
 	bool clock_set;
 } options;
 
 /* ------------------------------------------------------------------ timer */
 
+/* The TSC fenced on both sides (base/sr_time.h): earlier instructions are done, later ones not started. */
 static inline uint64_t
 timer_read(void)
 {
-#ifdef CALLER_HAVE_TSC
-	/* lfence before: earlier instructions are done; after: later ones have not started. */
-	_mm_lfence();
-	uint64_t t = __rdtsc();
-	_mm_lfence();
-	return t;
+#if SR_HAVE_TSC
+	return (uint64_t)sr_tsc_read_fenced();
 #else
-	return (uint64_t)bench_now_ns();
+	return (uint64_t)sr_monotonic_ns();
 #endif
 }
 
-/* Timer ticks per nanosecond, measured against CLOCK_MONOTONIC over about 200 ms. */
+/* Timer ticks per nanosecond, measured against CLOCK_MONOTONIC over about 200 ms; 0 with err. */
 static double
-timer_ticks_per_ns(void)
+timer_ticks_per_ns(char *err)
 {
-#ifdef CALLER_HAVE_TSC
-	int64_t n0 = bench_now_ns();
-	uint64_t t0 = timer_read();
-	while (bench_now_ns() - n0 < 200 * 1000 * 1000)
-		;
-	int64_t n1 = bench_now_ns();
-	uint64_t t1 = timer_read();
-	return (double)(t1 - t0) / (double)(n1 - n0);
+#if SR_HAVE_TSC
+	double ticks_per_ns;
+	sr_error e;
+	if (sr_tsc_calibrate(INT64_C(200) * 1000 * 1000, &ticks_per_ns, &e) != SR_OK) {
+		snprintf(err, ERR_MAX, "%s", e.message);
+		return 0;
+	}
+	return ticks_per_ns;
 #else
+	(void)err;
 	return 1.0;
 #endif
 }
@@ -220,6 +224,18 @@ log_call(harness *h, sr_category *c)
 	SR_INFO(c, CALL_FORMAT, i, i * 0.5, call_string);
 }
 
+/* ring-va's call: the variadic entry, as every macro call was before arguments were typed. */
+static sr_site va_site = { .format = CALL_FORMAT, .file = __FILE__, .function = "log_call_va",
+	.line = __LINE__, .level = SR_LOG_INFO };
+
+static inline void
+log_call_va(harness *h, sr_category *c)
+{
+	int i = h->value++;
+	if (SR_LOG_ENABLED(c, SR_LOG_INFO))
+		sr_log_emit(c, &va_site, CALL_FORMAT, i, i * 0.5, call_string);
+}
+
 /* The arguments are not evaluated when the level is off: h->value stays put. */
 static inline void
 disabled_call(harness *h, sr_category *c)
@@ -264,13 +280,9 @@ open_logger(harness *h, int row, int devnull, const options *o, char *err)
 	sr_log_config_default(&cfg);
 	cfg.mode = row == ROW_QUEUE ? SR_LOG_MODE_QUEUE :
 	    row == ROW_SYNC || row == ROW_SYNC_BUFFERED ? SR_LOG_MODE_SYNC : SR_LOG_MODE_RING;
-	/* --count per_thread: the ring row with a ring per calling thread, as big as the shared one. */
-	if (o->count_mode != NULL && strcmp(o->count_mode, "per_thread") == 0) {
-		cfg.producer = SR_LOG_PRODUCER_PER_THREAD;
-		cfg.thread_ring_slots = cfg.ring_slots;
-	}
 	/* sync-buffered: lines collect in the sink's buffer (Log4j 2's immediateFlush="false"). */
 	cfg.immediate_flush = row != ROW_SYNC_BUFFERED;
+	cfg.producer = row == ROW_PER_THREAD ? SR_LOG_PRODUCER_PER_THREAD : SR_LOG_PRODUCER_SHARED;
 	sr_sink_config sink = sr_sink_fd(devnull);
 	cfg.sinks = &sink;
 	cfg.sink_count = 1;
@@ -391,6 +403,9 @@ time_row(harness *h, int row, const options *o, int64_t *samples)
 				for (int k = 0; k < DISABLED_BLOCK; k++)
 					disabled_call(h, c);
 				break;
+			case ROW_RING_VA:
+				log_call_va(h, c);
+				break;
 			default:
 				log_call(h, c);
 				break;
@@ -415,6 +430,15 @@ counted_calls_ring(harness *h, sr_category *c, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++) {
 		log_call(h, c);
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+__attribute__((noinline)) static void
+counted_calls_ring_va(harness *h, sr_category *c, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		log_call_va(h, c);
 		__asm__ volatile("" ::: "memory");
 	}
 }
@@ -445,6 +469,20 @@ counted_calls_loop(int64_t n)
 		__asm__ volatile("" ::: "memory");
 }
 
+/* One call of the row outside counted_calls_*: callgrind does not count it. */
+__attribute__((noinline)) static void
+warm_up(harness *h, int row)
+{
+	if (row == ROW_BARE)
+		bare_call(h, h->bare[row]);
+	else if (row == ROW_DISABLED)
+		disabled_call(h, h->cat[row]);
+	else if (row == ROW_RING_VA)
+		log_call_va(h, h->cat[row]);
+	else if (row != ROW_EMPTY)
+		log_call(h, h->cat[row]);
+}
+
 static void
 counted_calls(harness *h, int row, int64_t n)
 {
@@ -452,13 +490,30 @@ counted_calls(harness *h, int row, int64_t n)
 		counted_calls_bare(h, h->bare[row], n);
 	else if (row == ROW_DISABLED)
 		counted_calls_disabled(h, h->cat[row], n);
-	else if (row == ROW_RING)
+	else if (row == ROW_RING || row == ROW_PER_THREAD)
 		counted_calls_ring(h, h->cat[row], n);
+	else if (row == ROW_RING_VA)
+		counted_calls_ring_va(h, h->cat[row], n);
 	else
 		counted_calls_loop(n);
 }
 
 /* ----------------------------------------------------------------- main */
+
+/* A CSV field's text with its double quotes doubled (RFC 4180), in a static buffer. */
+static const char *
+csv_quoted(const char *text)
+{
+	static char buf[256];
+	size_t n = 0;
+	for (const char *p = text; *p != '\0' && n + 2 < sizeof buf; p++) {
+		if (*p == '"')
+			buf[n++] = '"';
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return buf;
+}
 
 static void
 usage(FILE *f)
@@ -467,7 +522,7 @@ usage(FILE *f)
 	    "usage: caller [options]\n"
 	    "  Per-call cost on the caller's thread, timed call by call with the TSC:\n"
 	    "  SR_INFO(c, \"x=%%d y=%%f s=%%s\", i, d, s) (16-byte s), consumer writing to /dev/null.\n"
-	    "  --rows LIST     empty,bare,bare-eager,ring,queue,sync,sync-buffered,\n"
+	    "  --rows LIST     empty,bare,bare-eager,ring-va,ring,per-thread,queue,sync,sync-buffered,\n"
 	    "                  disabled or all (default all)\n"
 	    "  --calls N       timed calls per row per run (default 200000)\n"
 	    "  --burst N       calls back to back before an untimed drain (default 1000)\n"
@@ -475,91 +530,81 @@ usage(FILE *f)
 	    "  --clock NAME    the loggers' clock (realtime, coarse, tsc, auto; default: the logger's, auto)\n"
 	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
 	    "  --truncate      start the CSV afresh (header included)\n"
-	    "  --count MODE N  make N calls of MODE (ring, per_thread, bare, disabled; loop: none) in a loop\n"
+	    "  --count MODE N  make N calls of MODE (ring, ring-va, per-thread, bare, disabled;\n"
+	    "                  loop: none) in a loop\n"
 	    "                  and exit: for valgrind --tool=callgrind --toggle-collect='counted_calls_*'\n"
 	    "  --quick         2,000 calls, 1 run (for CTest)\n"
 	    "  --quiet         no progress on stderr\n", MAX_RUNS);
 }
 
-static int
-parse_rows(const char *list, bool *rows, char *err)
+/* --rows: a bench_flag parser. */
+static bool
+parse_rows_flag(void *dest, char **values, char *err, size_t errsize)
 {
-	return bench_parse_name_set("--rows", "row", list, row_names, ROW_COUNT, rows, err, ERR_MAX) ? 0 : -1;
+	return bench_parse_name_set("--rows", "row", values[0], row_names, ROW_COUNT, dest, err, errsize);
 }
 
-static int
+/* --clock: a bench_flag parser. */
+static bool
+parse_clock(void *dest, char **values, char *err, size_t errsize)
+{
+	options *o = dest;
+	sr_error e;
+	if (sr_log_clock_parse(values[0], &o->clock, &e) != SR_OK) {
+		snprintf(err, errsize, "--clock: %s", e.message);
+		return false;
+	}
+	o->clock_set = true;
+	return true;
+}
+
+/* --count MODE N: a bench_flag parser of two values. */
+static bool
+parse_count_mode(void *dest, char **values, char *err, size_t errsize)
+{
+	options *o = dest;
+	const char *mode = values[0], *calls = values[1];
+	if (strcmp(mode, "ring") != 0 && strcmp(mode, "ring-va") != 0 && strcmp(mode, "per-thread") != 0 &&
+	    strcmp(mode, "bare") != 0 && strcmp(mode, "disabled") != 0 && strcmp(mode, "loop") != 0) {
+		snprintf(err, errsize, "--count: unknown mode '%.64s': expected ring, ring-va, per-thread, bare, "
+		    "disabled or loop", mode);
+		return false;
+	}
+	if (!bench_parse_count(calls, &o->count_calls) || o->count_calls > 1000000000) {
+		snprintf(err, errsize, "--count %s: call count '%.64s' is invalid: expected 1 to 1G", mode, calls);
+		return false;
+	}
+	o->count_mode = mode;
+	return true;
+}
+
+/* The options from the command line; BENCH_PARSED_BAD with err. */
+static enum bench_parsed
 parse_args(int argc, char **argv, options *o, char *err)
 {
 	*o = (options){ .runs = 5, .calls = 200000, .burst = 1000, .out = "perf/results/caller.csv" };
-	parse_rows("all", o->rows, err);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int64_t n;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
-			exit(0);
-		} else if (strcmp(a, "--quick") == 0) {
+	for (int r = 0; r < ROW_COUNT; r++)
+		o->rows[r] = true;
+	const bench_flag flags[] = {
+		{ BENCH_FLAG("--rows", BENCH_CUSTOM, o->rows), .parse = parse_rows_flag },
+		{ BENCH_FLAG("--calls", BENCH_COUNT, &o->calls), .max = 100000000, .given = &o->calls_given },
+		{ BENCH_FLAG("--burst", BENCH_COUNT, &o->burst), .max = 100000000 },
+		{ BENCH_FLAG("--runs", BENCH_INT, &o->runs), .max = MAX_RUNS, .given = &o->runs_given },
+		{ BENCH_FLAG("--clock", BENCH_CUSTOM, o), .parse = parse_clock },
+		{ BENCH_FLAG("--out", BENCH_TEXT, &o->out) },
+		{ BENCH_FLAG("--truncate", BENCH_SWITCH, &o->truncate), .switch_to = true },
+		{ BENCH_FLAG("--count", BENCH_CUSTOM, o), .parse = parse_count_mode, .values = 2 },
+	};
+	bool quick = false;
+	enum bench_parsed parsed = bench_parse_flags(argc, argv, flags, (int)(sizeof flags / sizeof flags[0]),
+	    &quick, usage, err, ERR_MAX);
+	if (parsed == BENCH_PARSED_RUN && quick) {
+		if (!o->calls_given)
 			o->calls = 2000;
+		if (!o->runs_given)
 			o->runs = 1;
-		} else if (strcmp(a, "--quiet") == 0) {
-			bench_quiet = true;
-		} else if (strcmp(a, "--truncate") == 0) {
-			o->truncate = true;
-		} else if (v == NULL) {
-			snprintf(err, ERR_MAX, "%.64s: unknown option or missing value (see --help)", a);
-			return -1;
-		} else if (strcmp(a, "--rows") == 0) {
-			if (parse_rows(v, o->rows, err) != 0)
-				return -1;
-			i++;
-		} else if (strcmp(a, "--clock") == 0) {
-			sr_error e;
-			if (sr_log_clock_parse(v, &o->clock, &e) != SR_OK) {
-				snprintf(err, ERR_MAX, "--clock: %s", e.message);
-				return -1;
-			}
-			o->clock_set = true;
-			i++;
-		} else if (strcmp(a, "--out") == 0) {
-			o->out = v;
-			i++;
-		} else if (strcmp(a, "--calls") == 0 || strcmp(a, "--burst") == 0 || strcmp(a, "--runs") == 0) {
-			int64_t max = strcmp(a, "--runs") == 0 ? MAX_RUNS : 100000000;
-			if (!bench_parse_count(v, &n) || n < 1 || n > max) {
-				snprintf(err, ERR_MAX, "%s '%.64s' is invalid: expected a count from 1 to %" PRId64,
-				    a, v, max);
-				return -1;
-			}
-			if (strcmp(a, "--calls") == 0)
-				o->calls = n;
-			else if (strcmp(a, "--burst") == 0)
-				o->burst = n;
-			else
-				o->runs = (int)n;
-			i++;
-		} else if (strcmp(a, "--count") == 0) {
-			const char *cv = i + 2 < argc ? argv[i + 2] : NULL;
-			if (strcmp(v, "ring") != 0 && strcmp(v, "per_thread") != 0 && strcmp(v, "bare") != 0 &&
-			    strcmp(v, "disabled") != 0 && strcmp(v, "loop") != 0) {
-				snprintf(err, ERR_MAX, "--count: unknown mode '%.64s': expected ring, per_thread, bare, "
-				    "disabled or loop", v);
-				return -1;
-			}
-			if (cv == NULL || !bench_parse_count(cv, &n) || n < 1 || n > 1000000000) {
-				snprintf(err, ERR_MAX, "--count %s: call count '%.64s' is invalid: expected 1 to 1G",
-				    v, cv != NULL ? cv : "");
-				return -1;
-			}
-			o->count_mode = v;
-			o->count_calls = n;
-			i += 2;
-		} else {
-			snprintf(err, ERR_MAX, "%.64s: unknown option (see --help)", a);
-			return -1;
-		}
 	}
-	return 0;
+	return parsed;
 }
 
 typedef struct row_result {
@@ -569,9 +614,10 @@ typedef struct row_result {
 static int
 run_count(harness *h, const options *o, int devnull, char *err)
 {
-	bool per_thread = strcmp(o->count_mode, "per_thread") == 0;
 	int row = strcmp(o->count_mode, "bare") == 0 ? ROW_BARE :
-	    strcmp(o->count_mode, "ring") == 0 || per_thread ? ROW_RING :
+	    strcmp(o->count_mode, "ring") == 0 ? ROW_RING :
+	    strcmp(o->count_mode, "ring-va") == 0 ? ROW_RING_VA :
+	    strcmp(o->count_mode, "per-thread") == 0 ? ROW_PER_THREAD :
 	    strcmp(o->count_mode, "disabled") == 0 ? ROW_DISABLED : ROW_EMPTY;
 	if (row == ROW_BARE ? open_bare(h, row, devnull, err) :
 	    row == ROW_EMPTY ? 0 : open_logger(h, row, devnull, o, err))
@@ -586,9 +632,9 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	 */
 	sr_log_config defaults;
 	sr_log_config_default(&defaults);
-	int64_t burst = 1000, room = defaults.ring_slots / 4, since_drain = 0;
-	drain(h, row);              /* per_thread: the flush makes this thread's ring, outside the count */
-	counted_calls(h, row, 1);   /* the site's first call parses its format */
+	int64_t slots = row == ROW_PER_THREAD ? defaults.thread_ring_slots : defaults.ring_slots;
+	int64_t burst = 1000, room = slots / 4, since_drain = 0;
+	warm_up(h, row);   /* the site's first call parses its format, per-thread's makes its ring */
 	drain(h, row);
 	/* A marker for strace: the calls' system calls are the ones between two getppid(). */
 	(void)getppid();
@@ -612,10 +658,9 @@ main(int argc, char **argv)
 {
 	char err[ERR_MAX];
 	options o;
-	if (parse_args(argc, argv, &o, err) != 0) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 2;
-	}
+	enum bench_parsed parsed = parse_args(argc, argv, &o, err);
+	if (parsed != BENCH_PARSED_RUN)
+		return bench_parsed_exit(parsed, PROG, err);
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (devnull < 0) {
 		fprintf(stderr, PROG ": cannot open /dev/null: %s\n", strerror(errno));
@@ -644,7 +689,12 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	double tpn = timer_ticks_per_ns();
+	double tpn = timer_ticks_per_ns(err);
+	if (tpn <= 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		close_all(&h);
+		return 1;
+	}
 	int64_t *samples = malloc((size_t)o.calls * sizeof *samples);
 	row_result *res = calloc(ROW_COUNT, sizeof *res);
 	if (samples == NULL || res == NULL) {
@@ -687,7 +737,7 @@ main(int argc, char **argv)
 			status = 1;
 		}
 	}
-	for (int r = ROW_RING; r <= ROW_SYNC_BUFFERED; r++) {
+	for (int r = ROW_RING_VA; r <= ROW_SYNC_BUFFERED; r++) {
 		if (!o.rows[r])
 			continue;
 		sr_log_flush(h.log[r]);
@@ -734,14 +784,14 @@ main(int argc, char **argv)
 			continue;
 		double net = r == ROW_DISABLED ? p50[r] : p50[r] - timer;
 		char vs_bare[32] = "", ring_is[32] = "";
-		if (o.rows[ROW_BARE] && r >= ROW_RING && r <= ROW_SYNC_BUFFERED && net_bare > 0)
+		if (o.rows[ROW_BARE] && r >= ROW_RING_VA && r <= ROW_SYNC_BUFFERED && net_bare > 0)
 			snprintf(vs_bare, sizeof vs_bare, "%.2fx", net / net_bare);
 		if (o.rows[ROW_RING] && (r == ROW_QUEUE || r == ROW_SYNC || r == ROW_SYNC_BUFFERED) && net_ring > 0)
 			snprintf(ring_is, sizeof ring_is, "%.1fx lower", net / net_ring);
 		printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", row_names[r], row_calls[r],
 		    p50[r], p99[r], p999[r], net, vs_bare, ring_is);
 		if (csv != NULL)
-			fprintf(csv, "%s,\"%s\",%d,%" PRId64 ",%.1f,%.1f,%.1f,%.1f,%.4f\n", row_names[r], row_calls[r],
+			fprintf(csv, "%s,\"%s\",%d,%" PRId64 ",%.1f,%.1f,%.1f,%.1f,%.4f\n", row_names[r], csv_quoted(row_calls[r]),
 			    o.runs, o.calls, p50[r], p99[r], p999[r], r == ROW_DISABLED ? 0.0 : timer, tpn);
 	}
 	if (csv != NULL && fclose(csv) != 0) {

@@ -1,7 +1,8 @@
 /*
  * topology.h: the Disruptor's classic throughput tests on the seqring ring,
- * and the baselines run beside them (Concurrency Kit's ck_ring, a mutex +
- * condition-variable bounded queue, and a minimal "ceiling" SPSC ring).
+ * and the baselines run beside them (perf/baselines/baseline_queue.h:
+ * Concurrency Kit's ck_ring, a mutex + condition-variable bounded queue, and
+ * a minimal "ceiling" SPSC ring).
  *
  * One call to topo_run is one measured run: it builds the ring and its
  * consumers, starts the threads (not timed), then times from the moment the
@@ -28,17 +29,17 @@ enum topo_kind {
 	TOPO_COUNT
 };
 
+/* seqring, then the baseline queues of perf/baselines/baseline_queue.h, in its order. */
 enum impl_kind {
 	IMPL_SEQRING = 0,    /* sr_sequencer + sr_processor with a wait strategy */
-	IMPL_CK_SPSC,        /* ck_ring_enqueue_spsc / ck_ring_dequeue_spsc */
-	IMPL_CK_MPMC,        /* ck_ring_enqueue_mpmc / ck_ring_dequeue_mpmc */
-	IMPL_MUTEX,          /* mutex + two condition variables, one item per lock */
-	IMPL_CEILING,        /* minimal SPSC ring: cached indices, index published every 64 */
+	IMPL_CK_SPSC,        /* BASELINE_CK_SPSC */
+	IMPL_CK_MPMC,        /* BASELINE_CK_MPMC */
+	IMPL_MUTEX,          /* BASELINE_MUTEX */
+	IMPL_CEILING,        /* BASELINE_CEILING */
 	IMPL_COUNT
 };
 
 #define TOPO_BATCH 10            /* events per claim in TOPO_1_1_BATCH */
-#define TOPO_CEILING_PUBLISH 64  /* the ceiling ring publishes its indices every 64 items */
 
 typedef struct topo_variant {
 	enum topo_kind topo;
@@ -50,8 +51,6 @@ typedef struct topo_variant {
 
 /* "1-1", "1-1-batch", "1-3-pipeline", "1-3-multicast", "3-1", "1-3-diamond" */
 const char *topo_name(enum topo_kind t);
-/* Parses a topology name (as above); false when unknown. */
-bool topo_from_name(const char *name, size_t len, enum topo_kind *out);
 int topo_producers(enum topo_kind t);
 int topo_consumers(enum topo_kind t);
 int topo_batch(enum topo_kind t);
@@ -83,13 +82,5 @@ typedef struct topo_result {
  */
 int topo_run(const topo_variant *v, int64_t events, double timeout_s, topo_result *res,
     char *err, size_t errlen);
-
-/*
- * Parses a --wait list into out (at most max specs): "all", or comma-separated
- * specs as sr_wait_config_parse takes them; an item with '=' but no ':'
- * continues the previous spec ("sleep:spin=10,yield=5,busyspin" is two).
- * Returns the count, or -1 after printing the error prefixed with prog.
- */
-int perf_parse_waits(const char *list, sr_wait_config *out, int max, const char *prog);
 
 #endif /* SR_PERF_TOPOLOGY_H */

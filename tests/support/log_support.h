@@ -1,0 +1,67 @@
+/*
+ * log_support.h: helpers of the logger's tests that need no Criterion, so
+ * that the plain stress programs use them too (seqring_test_support).  The
+ * Criterion suites include test_log_support.h, which includes this.
+ */
+#ifndef TL_LOG_SUPPORT_H
+#define TL_LOG_SUPPORT_H
+
+#include <stddef.h>
+
+#include "sr_log.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* A test's configuration (log_config.c)                                                    */
+
+/* Removes every SEQRING_LOG* variable, so a developer's shell cannot change a test. */
+void tl_clear_env(void);
+
+/* sr_log_config_default(c), with *sink as its one sink (c keeps the pointer). */
+void tl_config_sink(sr_log_config *c, sr_sink_config *sink);
+
+/*
+ * The settings the logger tests choose most, for a designated initializer
+ * that names only those a test depends on: a zero field keeps
+ * sr_log_config_default's value (for the mode, policy and layout, zero is
+ * the default anyway: ring, block, text).
+ */
+typedef struct tl_settings {
+	sr_log_mode mode;
+	sr_log_full_policy full_policy;
+	int64_t ring_slots;
+	size_t slot_size;
+	size_t max_message_bytes;
+	sr_log_layout layout;
+	const char *wait_strategy;
+	bool ignore_environment;
+} tl_settings;
+
+/* tl_config_sink, then every non-zero setting. */
+void tl_configure(sr_log_config *c, sr_sink_config *sink, tl_settings settings);
+
+/*
+ * Tables of bad configurations: each case is a change to a valid config, a
+ * TL_MUTATION, applied by tl_mutated_config to a config of 64 slots and one
+ * file sink on path.
+ */
+typedef void tl_mutation(sr_log_config *c, sr_sink_config *s);
+#define TL_MUTATION(name, body) \
+	static void name(sr_log_config *c, sr_sink_config *s) { (void)c; (void)s; body; }
+void tl_mutated_config(sr_log_config *c, sr_sink_config *sink, const char *path, tl_mutation *mutate);
+
+/* ---------------------------------------------------------------------------------------- */
+/* What a logger wrote (log_text.c)                                                         */
+
+/* The whole file (NUL-terminated, malloc'd), or NULL when it does not exist. */
+char *tl_read_file(const char *path, size_t *len);
+
+/* The line of text that contains needle (copied into buf), or NULL. */
+const char *tl_line_with(const char *text, const char *needle, char *buf, size_t size);
+
+/* The line of text that starts with "  key " (a row of sr_log_describe), copied into buf. */
+const char *tl_row(const char *text, const char *key, char *buf, size_t size);
+
+/* Sleeps about ms milliseconds (clock.c). */
+void tl_sleep_ms(int ms);
+
+#endif /* TL_LOG_SUPPORT_H */

@@ -1,0 +1,72 @@
+/*
+ * log_text.c: reading what a logger wrote: whole files, and lines of
+ * sr_log_describe's text.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log_support.h"
+
+char *
+tl_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (n + 4096 > cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+		if (r == 0)
+			break;
+		n += r;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return buf;
+}
+
+const char *
+tl_line_with(const char *text, const char *needle, char *buf, size_t size)
+{
+	const char *hit = strstr(text, needle);
+	if (hit == NULL)
+		return NULL;
+	const char *start = hit;
+	while (start > text && start[-1] != '\n')
+		start--;
+	const char *end = strchr(hit, '\n');
+	size_t n = end != NULL ? (size_t)(end - start) : strlen(start);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, start, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+const char *
+tl_row(const char *text, const char *key, char *buf, size_t size)
+{
+	size_t klen = strlen(key);
+	for (const char *line = text; line != NULL && *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t n = end != NULL ? (size_t)(end - line) : strlen(line);
+		if (n > klen + 2 && strncmp(line, "  ", 2) == 0 && strncmp(line + 2, key, klen) == 0 &&
+		    line[2 + klen] == ' ') {
+			if (n >= size)
+				n = size - 1;
+			memcpy(buf, line, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		line = end != NULL ? end + 1 : NULL;
+	}
+	return NULL;
+}

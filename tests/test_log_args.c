@@ -1,0 +1,259 @@
+/*
+ * test_log_args.c: the logging macros' arguments, typed at compile time
+ * (sr_log_args.h): every conversion and length modifier the codec supports
+ * comes out of SR_INFO as snprintf prints it, whether the site copies its
+ * arguments by C type (the fast path) or converts them by the format (a
+ * '*' precision, types that differ from the format's); each argument is
+ * evaluated once; records to cut, a full ring and the baseline modes leave
+ * the fast path with the same text.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_log_support.h"
+
+static tl_setup setup;
+static sr_log *logger;
+static sr_category *cat;
+
+static void
+open_message_logger(sr_log_mode mode)
+{
+	sr_log_config *c = tl_setup_begin(&setup);
+	c->layout = SR_LOG_LAYOUT_MESSAGE;
+	c->mode = mode;
+	logger = tl_open(c);
+	cat = sr_log_root(logger);
+}
+
+static void
+open_ring(void)
+{
+	open_message_logger(SR_LOG_MODE_RING);
+}
+
+static void
+close_logger(void)
+{
+	sr_log_close(&logger);
+	tl_setup_end(&setup);
+}
+
+/* The last line written, after a flush. */
+static const char *
+last_line(void)
+{
+	cr_assert_eq(sr_log_flush(logger), SR_OK);
+	cr_assert_gt(setup.cap.count, 0, "no line written");
+	return setup.cap.lines[setup.cap.count - 1];
+}
+
+/* SR_INFO(fmt, ...) must print what snprintf(fmt, ...) prints. */
+#define EXPECT_AS_SNPRINTF(...) do { \
+	char want_[1024]; \
+	snprintf(want_, sizeof want_, __VA_ARGS__); \
+	SR_INFO(cat, __VA_ARGS__); \
+	cr_expect_str_eq(last_line(), want_, "format %s", #__VA_ARGS__); \
+} while (0)
+
+TestSuite(log_args, .init = open_ring, .fini = close_logger);
+
+Test(log_args, integers_of_every_size_print_as_snprintf_prints_them)
+{
+	signed char sc = -5;
+	unsigned char uc = 250;
+	short sh = -1234;
+	unsigned short us = 65000;
+	long l = -1234567890123L;
+	unsigned long ul = 18446744073709551615UL;
+	long long ll = -9223372036854775807LL - 1;
+	size_t z = (size_t)-1;
+	ptrdiff_t t = -42;
+	intmax_t j = INTMAX_MIN;
+	_Bool b = 1;
+	enum { RED = 3 } e = RED;
+	EXPECT_AS_SNPRINTF("%d %i %u %x %X %o", -7, 42, 4000000000u, 0xbeefu, 0xbeefu, 0755u);
+	EXPECT_AS_SNPRINTF("%hhd %hhu %hd %hu", sc, uc, sh, us);
+	EXPECT_AS_SNPRINTF("%ld %lu %lld %zu %td %jd", l, ul, ll, z, t, j);
+	EXPECT_AS_SNPRINTF("%d %d %c", b, e, 'q');
+	EXPECT_AS_SNPRINTF("[%-6d|%+d|% d|%06d|%#x|%#o]", 42, 42, 42, -42, 255u, 8u);
+	EXPECT_AS_SNPRINTF("%*d|%-*d|%.*d", 8, 5, 6, 7, 4, 3);
+}
+
+Test(log_args, floating_point_prints_as_snprintf_prints_it)
+{
+	float f = 1.5f;
+	double d = 3.14159265358979;
+	long double ld = 2.718281828459045235L;
+	EXPECT_AS_SNPRINTF("%f %e %E %g %G %a %A", d, d, d, d, d, d, d);
+	EXPECT_AS_SNPRINTF("%f %.2f %10.3f %-10.1e|", f, d, d, d);
+	EXPECT_AS_SNPRINTF("%Lf %Le %Lg %.3Lf", ld, ld, ld, ld);
+	EXPECT_AS_SNPRINTF("%d %f %s %Lf %d", 1, d, "mixed", ld, 2);
+}
+
+Test(log_args, strings_pointers_and_characters_print_as_snprintf_prints_them)
+{
+	const char *s = "sixteen chars ok";
+	char array[] = "an array decays";
+	unsigned char ubytes[] = "unsigned bytes";
+	int x = 0;
+	EXPECT_AS_SNPRINTF("s=%s a=%s u=%s", s, array, ubytes);
+	EXPECT_AS_SNPRINTF("[%10s][%-10s][%.3s][%.0s]", "right", "left", "truncate", "none");
+	EXPECT_AS_SNPRINTF("%p %p", (void *)&x, (void *)NULL);
+	/* A character pointer given to %p is a pointer, not a string. */
+	EXPECT_AS_SNPRINTF("%p", (void *)s);
+	SR_INFO(cat, "%p", s);
+	char want[64];
+	snprintf(want, sizeof want, "%p", (const void *)s);
+	cr_expect_str_eq(last_line(), want);
+	EXPECT_AS_SNPRINTF("%c%c%c %%", 'a', 'b', 'c');
+	EXPECT_AS_SNPRINTF("no arguments at all");
+}
+
+Test(log_args, a_null_string_prints_as_glibc_prints_it)
+{
+	const char *none = NULL;
+	SR_INFO(cat, "[%s] [%.2s]", none, none);
+	char want[64];
+	/* glibc prints "(null)" for a NULL %s, and nothing of it past a precision below 6. */
+	snprintf(want, sizeof want, "[%s] [%.2s]", "(null)", "");
+	cr_expect_str_eq(last_line(), want);
+}
+
+Test(log_args, a_star_precision_bounds_the_string_through_the_converting_path)
+{
+	/* The bound of %.*s is another argument: such a site converts instead of copying by type. */
+	EXPECT_AS_SNPRINTF("[%.*s] [%.*s] [%.*s]", 3, "abcdef", 0, "xyz", -1, "negative means none");
+}
+
+/* %m and the ' flag are glibc's, which -Wpedantic reports as not ISO C. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
+Test(log_args, glibc_extensions_print_as_glibc_prints_them)
+{
+	EXPECT_AS_SNPRINTF("%'d %'.2f", 1234567, 9876543.21);
+}
+
+Test(log_args, percent_m_prints_the_callers_errno)
+{
+	errno = ENOENT;
+	SR_INFO(cat, "open: %m");
+	char want[128];
+	snprintf(want, sizeof want, "open: %s", strerror(ENOENT));
+	cr_expect_str_eq(last_line(), want);
+	cr_expect_eq(errno, ENOENT, "logging never changes errno");
+}
+#pragma GCC diagnostic pop
+
+static int evaluations;
+
+static int
+counted(int v)
+{
+	evaluations++;
+	return v;
+}
+
+Test(log_args, each_argument_is_evaluated_once_and_not_at_all_when_disabled)
+{
+	evaluations = 0;
+	SR_INFO(cat, "%d %d %s", counted(1), counted(2), counted(3) ? "three" : "none");
+	cr_expect_eq(evaluations, 3);
+	cr_expect_str_eq(last_line(), "1 2 three");
+	evaluations = 0;
+	SR_DEBUG(cat, "%d", counted(4));
+	cr_expect_eq(evaluations, 0, "a disabled level evaluates nothing");
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
+#pragma GCC diagnostic ignored "-Wformat-extra-args"
+Test(log_args, arguments_whose_types_differ_from_the_format_are_converted_by_the_format)
+{
+	/* The compiler warns about each of these; the logger still prints values, never garbage. */
+	long big = 7;
+	SR_INFO(cat, "%d|%ld|%f", big, 5, 2);
+	cr_expect_str_eq(last_line(), "7|5|2.000000");
+	SR_INFO(cat, "%d and %d", 1);
+	cr_expect_str_eq(last_line(), "1 and 0", "a missing argument reads as zero");
+	SR_INFO(cat, "%s", 12);
+	cr_expect_str_eq(last_line(), "(null)", "a number given to %%s reads as NULL");
+	SR_INFO(cat, "%d", 1, 2, 3);
+	cr_expect_str_eq(last_line(), "1", "extra arguments are ignored");
+}
+#pragma GCC diagnostic pop
+
+Test(log_args, a_record_too_long_is_cut_with_the_marker_as_before)
+{
+	static char huge[8192];
+	memset(huge, 'h', sizeof huge - 1);
+	SR_INFO(cat, "<%s>", huge);
+	const char *line = last_line();
+	cr_expect(strstr(line, SR_FMT_TRUNCATION_MARKER ">") != NULL, "%.80s...", line);
+	cr_expect_lt(strlen(line), sizeof huge);
+	cr_expect_eq(tl_stats(logger).truncated_records, 1);
+}
+
+Test(log_args, a_full_ring_applies_the_policy_to_macro_calls)
+{
+	sr_log_close(&logger);
+	tl_setup_end(&setup);
+	sr_log_config *c = tl_setup_begin(&setup);
+	c->layout = SR_LOG_LAYOUT_MESSAGE;
+	c->ring_slots = 64;
+	c->full_policy = SR_LOG_FULL_DROP;
+	logger = tl_open(c);
+	cat = sr_log_root(logger);
+	tl_capture_pause(&setup.cap);
+	SR_INFO(cat, "%s", "stuck");
+	tl_capture_wait_stuck(&setup.cap);
+	for (int i = 0; i < 200; i++)
+		SR_INFO(cat, "fill %d", i);
+	tl_capture_resume(&setup.cap);
+	cr_assert_eq(sr_log_flush(logger), SR_OK);
+	sr_log_counters st = tl_stats(logger);
+	cr_expect_gt(st.dropped, 0, "64 slots cannot hold 200 records while the sink is stuck");
+	cr_expect_eq(st.accepted + st.dropped, 201, "every call accepted or counted as dropped");
+}
+
+static void
+baseline_mode(sr_log_mode mode)
+{
+	sr_log_close(&logger);
+	tl_setup_end(&setup);
+	open_message_logger(mode);
+	EXPECT_AS_SNPRINTF("%s=%d %.2f %p", "queue or sync", 3, 0.5, (void *)&setup);
+}
+
+Test(log_args, the_queue_and_sync_modes_print_the_same_text)
+{
+	baseline_mode(SR_LOG_MODE_QUEUE);
+	baseline_mode(SR_LOG_MODE_SYNC);
+}
+
+Test(log_args, a_thread_prepared_for_per_thread_rings_logs_as_any_other)
+{
+	sr_log_close(&logger);
+	tl_setup_end(&setup);
+	sr_log_config *c = tl_setup_begin(&setup);
+	c->layout = SR_LOG_LAYOUT_MESSAGE;
+	c->producer = SR_LOG_PRODUCER_PER_THREAD;
+	logger = tl_open(c);
+	cat = sr_log_root(logger);
+	cr_expect_eq(sr_log_thread_prepare(logger), SR_OK);
+	cr_expect_eq(sr_log_thread_prepare(logger), SR_OK, "a second prepare finds the ring made");
+	EXPECT_AS_SNPRINTF("%s %d %f", "per thread", 42, 0.25);
+	cr_expect_eq(sr_log_thread_prepare(NULL), SR_EINVAL);
+}
+
+Test(log_args, prepare_is_a_no_op_where_there_is_nothing_to_make)
+{
+	cr_expect_eq(sr_log_thread_prepare(logger), SR_OK, "shared producer");
+	sr_log_shutdown(logger);
+	cr_expect_eq(sr_log_thread_prepare(logger), SR_ESTATE, "after shutdown");
+}
