@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "scenarios.h"
 #include "sr_log.h"
 #include "sr_log_threads_internal.h"
 #include "sr_time.h"
@@ -43,16 +44,6 @@ enum { WRITERS = 8, EACH = 30000, SHORT_LIVED = 200, SHORT_EACH = 300 };
 enum { MAX_STRING = 300, MAX_THREADS = WRITERS + SHORT_LIVED };
 
 static char pattern[MAX_STRING + 1];
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "stress_log_producer: FAILED %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		failures++; \
-	} \
-} while (0)
 
 static int
 each_of(int t)
@@ -214,18 +205,18 @@ run_block(const char *wait)
 	sr_atomic_store_release_i32(&stop, 1);
 	for (int i = 0; i < 2; i++)
 		pthread_join(pokers[i], NULL);
-	CHECK(sr_log_flush(log) == SR_OK, "flush");
+	SC_EXPECT(sr_log_flush(log) == SR_OK, "flush");
 	sr_log_counters st;
 	sr_log_stats(log, &st);
 	long total = (long)WRITERS * EACH + (long)SHORT_LIVED * SHORT_EACH;
-	CHECK(s->bad_lines == 0, "%s: %ld bad lines", wait, s->bad_lines);
-	CHECK(s->out_of_order == 0, "%s: %ld out of order", wait, s->out_of_order);
-	CHECK(s->lines == total, "%s: %ld of %ld lines", wait, s->lines, total);
+	SC_EXPECT(s->bad_lines == 0, "%s: %ld bad lines", wait, s->bad_lines);
+	SC_EXPECT(s->out_of_order == 0, "%s: %ld out of order", wait, s->out_of_order);
+	SC_EXPECT(s->lines == total, "%s: %ld of %ld lines", wait, s->lines, total);
 	for (int t = 0; t < MAX_THREADS; t++)
-		CHECK(s->next[t] == each_of(t), "%s: thread %d: %ld of %d", wait, t, s->next[t], each_of(t));
-	CHECK(st.accepted == (uint64_t)total && st.written == (uint64_t)total && st.dropped == 0,
+		SC_EXPECT(s->next[t] == each_of(t), "%s: thread %d: %ld of %d", wait, t, s->next[t], each_of(t));
+	SC_EXPECT(st.accepted == (uint64_t)total && st.written == (uint64_t)total && st.dropped == 0,
 	    "%s: accepted %" PRIu64 " written %" PRIu64 " dropped %" PRIu64, wait, st.accepted, st.written, st.dropped);
-	CHECK(st.max_occupancy <= st.capacity, "max_occupancy %" PRId64 " > %" PRId64, st.max_occupancy, st.capacity);
+	SC_EXPECT(st.max_occupancy <= st.capacity, "max_occupancy %" PRId64 " > %" PRId64, st.max_occupancy, st.capacity);
 	/* Every thread but main (which flushed) has exited: its ring is freed once drained. */
 	int64_t live = -1, made = -1, freed = -1;
 	for (int tries = 0; tries < 5000; tries++) {
@@ -234,7 +225,7 @@ run_block(const char *wait)
 			break;
 		sr_sleep_ns(1000000);
 	}
-	CHECK(made == MAX_THREADS + 3 && freed == MAX_THREADS + 2 && live == 1,
+	SC_EXPECT(made == MAX_THREADS + 3 && freed == MAX_THREADS + 2 && live == 1,
 	    "%s: rings %" PRId64 " made (expected %d: writers, pokers, main), %" PRId64 " freed, %" PRId64 " live",
 	    wait, made, MAX_THREADS + 3, freed, live);
 	printf("block (%s): %ld lines from %d threads, %ld + %ld flushes, %" PRIu64 " batches, rings %" PRId64
@@ -257,14 +248,14 @@ run_drop(void)
 	}
 	for (int i = 0; i < WRITERS; i++)
 		pthread_join(w[i].thread, NULL);
-	CHECK(sr_log_flush(log) == SR_OK, "flush");
+	SC_EXPECT(sr_log_flush(log) == SR_OK, "flush");
 	sr_log_counters st;
 	sr_log_stats(log, &st);
 	long attempted = (long)WRITERS * EACH;
-	CHECK(s->bad_lines == 0 && s->out_of_order == 0, "drop: %ld bad, %ld out of order", s->bad_lines, s->out_of_order);
-	CHECK(st.accepted + st.dropped == (uint64_t)attempted, "drop: %" PRIu64 " + %" PRIu64 " != %ld",
+	SC_EXPECT(s->bad_lines == 0 && s->out_of_order == 0, "drop: %ld bad, %ld out of order", s->bad_lines, s->out_of_order);
+	SC_EXPECT(st.accepted + st.dropped == (uint64_t)attempted, "drop: %" PRIu64 " + %" PRIu64 " != %ld",
 	    st.accepted, st.dropped, attempted);
-	CHECK(st.written == st.accepted && (long)st.written == s->lines, "drop: written %" PRIu64 ", %ld seen",
+	SC_EXPECT(st.written == st.accepted && (long)st.written == s->lines, "drop: written %" PRIu64 ", %ld seen",
 	    st.written, s->lines);
 	printf("drop: %ld attempted, %" PRIu64 " written, %" PRIu64 " dropped\n", attempted, st.written, st.dropped);
 	sr_log_close(&log);
@@ -285,7 +276,7 @@ run_shutdown(void)
 		pthread_create(&w[i].thread, NULL, writer_main, &w[i]);
 	}
 	sr_sleep_ns(30 * 1000000);
-	CHECK(sr_log_shutdown(log) == SR_OK, "shutdown");
+	SC_EXPECT(sr_log_shutdown(log) == SR_OK, "shutdown");
 	sr_sleep_ns(10 * 1000000);
 	/* pairs with the writers' load-acquire */
 	sr_atomic_store_release_i32(&stop, 1);
@@ -293,17 +284,17 @@ run_shutdown(void)
 		pthread_join(w[i].thread, NULL);
 	sr_log_counters st;
 	sr_log_stats(log, &st);
-	CHECK(s->bad_lines == 0 && s->out_of_order == 0, "shutdown: %ld bad, %ld out of order", s->bad_lines,
+	SC_EXPECT(s->bad_lines == 0 && s->out_of_order == 0, "shutdown: %ld bad, %ld out of order", s->bad_lines,
 	    s->out_of_order);
-	CHECK(st.written == st.accepted && (long)st.written == s->lines, "shutdown: written %" PRIu64 ", %ld seen",
+	SC_EXPECT(st.written == st.accepted && (long)st.written == s->lines, "shutdown: written %" PRIu64 ", %ld seen",
 	    st.written, s->lines);
 	long sum = 0;
 	for (int i = 0; i < WRITERS; i++) {
-		CHECK(s->next[i] <= w[i].made, "thread %d: %ld written of %ld", i, s->next[i], w[i].made);
+		SC_EXPECT(s->next[i] <= w[i].made, "thread %d: %ld written of %ld", i, s->next[i], w[i].made);
 		sum += s->next[i];
 	}
 	/* Gap-free prefixes: the count per thread is the last number seen plus one. */
-	CHECK(sum == s->lines, "shutdown: %ld lines but prefixes of %ld", s->lines, sum);
+	SC_EXPECT(sum == s->lines, "shutdown: %ld lines but prefixes of %ld", s->lines, sum);
 	printf("shutdown: %ld lines written before the logger stopped\n", s->lines);
 	sr_log_close(&log);
 	free(s);
@@ -348,8 +339,7 @@ measure_idle(sr_log_producer producer, const char *wait)
 	c.sink_count = 1;
 	sr_log *log = sr_log_open(&c, NULL);
 	if (log == NULL) {
-		fprintf(stderr, "stress_log_producer: cannot open with %s\n", wait);
-		failures++;
+		SC_EXPECT(false, "cannot open with %s", wait);
 		return;
 	}
 	sr_category *cat = sr_log_category(log, "idle");
@@ -398,15 +388,15 @@ main(int argc, char **argv)
 		measure_idle(SR_LOG_PRODUCER_SHARED, "liteblock");
 		measure_idle(SR_LOG_PRODUCER_PER_THREAD, "liteblock");
 		measure_idle(SR_LOG_PRODUCER_PER_THREAD, "sleep");
-		return failures == 0 ? 0 : 1;
+		return sc_expect_failures() == 0 ? 0 : 1;
 	}
 	alarm(120);
 	run_block(SR_LOG_DEFAULT_WAIT);
 	run_block("liteblock");
 	run_drop();
 	run_shutdown();
-	if (failures != 0) {
-		fprintf(stderr, "stress_log_producer: %d check(s) failed\n", failures);
+	if (sc_expect_failures() != 0) {
+		fprintf(stderr, "stress_log_producer: %d check(s) failed\n", sc_expect_failures());
 		return 1;
 	}
 	printf("stress_log_producer: ok\n");

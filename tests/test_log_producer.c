@@ -13,59 +13,23 @@
  *
  * Self-contained: its helpers are its own.
  */
-#include <criterion/criterion.h>
+#include "test_log_support.h"
+
 #include <criterion/logging.h>
 
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "sr_log.h"
 #include "sr_log_backend_internal.h"
 #include "sr_time.h"
-
-/* Criterion's runner may leak its own bookkeeping; the workers' leaks stay visible (as test_log.c). */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-ReportHook(PRE_ALL)(struct criterion_test_set *tests)
-{
-	(void)tests;
-	__lsan_disable();
-}
-#endif
 
 /* ---------------------------------------------------------------------------------------- */
 /* Helpers                                                                                  */
 
 /* An assertion for per-line loops: Criterion reports every cr_assert it runs, so check first. */
 #define CHECK(cond, ...) do { if (!(cond)) cr_assert_fail(__VA_ARGS__); } while (0)
-
-/* Unsets every SEQRING_LOG* variable, so that the developer's shell changes nothing. */
-static void
-unset_seqring_env(void)
-{
-	for (bool again = true; again;) {
-		again = false;
-		for (char **e = environ; *e != NULL; e++) {
-			if (strncmp(*e, "SEQRING_LOG", 11) != 0)
-				continue;
-			char name[128];
-			size_t n = strcspn(*e, "=");
-			snprintf(name, sizeof name, "%.*s", (int)n, *e);
-			unsetenv(name);
-			again = true;
-			break;
-		}
-	}
-}
 
 /* A config with per-thread rings, the environment ignored, the message layout. */
 static void
@@ -77,77 +41,16 @@ per_thread_config(sr_log_config *c)
 	c->layout = SR_LOG_LAYOUT_MESSAGE;
 }
 
-static sr_log *
-open_or_fail(const sr_log_config *c)
-{
-	sr_error err;
-	sr_error_clear(&err);
-	sr_log *log = sr_log_open(c, &err);
-	cr_assert_not_null(log, "sr_log_open: %s", err.message);
-	return log;
-}
-
-static void
-temp_path(char *buf, size_t size, const char *tag)
-{
-	snprintf(buf, size, "/tmp/seqring_producer_%s_XXXXXX", tag);
-	int fd = mkstemp(buf);
-	cr_assert_geq(fd, 0);
-	close(fd);
-	unlink(buf);
-}
-
-/* The file's text (malloc'd, NUL-terminated), or NULL. */
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (f == NULL)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	size_t r;
-	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (cap - n < 4096) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-		}
-	}
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
-static char *
-describe_text(sr_log *log)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	cr_assert_not_null(f);
-	cr_assert_eq(sr_log_describe(log, f), SR_OK);
-	fclose(f);
-	return text;
-}
-
 /* The "per-thread rings" line of describe: live, made, freed. */
 static void
 ring_counts(sr_log *log, long *live, long *made, long *freed)
 {
-	char *text = describe_text(log);
+	char *text = tl_describe(log);
 	const char *line = strstr(text, "per-thread rings");
 	cr_assert_not_null(line, "describe has no per-thread rings line:\n%s", text);
 	line += strlen("per-thread rings");
 	cr_assert_eq(sscanf(line, " %ld live (%ld made, %ld freed)", live, made, freed), 3, "%s", line);
 	free(text);
-}
-
-static void
-sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
 }
 
 /*
@@ -199,87 +102,9 @@ expect_each_thread_in_order(const char *text, int nthreads, int n)
 	return lines;
 }
 
-/*
- * A callback sink that keeps every line, and a gate: the first line that
- * contains "gate" holds the consumer inside the sink until gate_open.
- */
-typedef struct capture {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	char **lines;
-	size_t count, cap;
-	bool gate_entered, gate_open;
-	int slow_us;              /* sleep per line */
-	pthread_t count_thread;   /* lines written on this thread are counted in by_count_thread */
-	size_t by_count_thread;
-} capture;
-
-static void
-capture_init(capture *c)
-{
-	memset(c, 0, sizeof *c);
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->cond, NULL);
-}
-
-static void
-capture_free(capture *c)
-{
-	for (size_t i = 0; i < c->count; i++)
-		free(c->lines[i]);
-	free(c->lines);
-	pthread_cond_destroy(&c->cond);
-	pthread_mutex_destroy(&c->lock);
-}
-
-static int
-capture_write(void *ctx, sr_log_level level, const char *line, size_t len)
-{
-	(void)level;
-	capture *c = ctx;
-	if (c->slow_us > 0) {
-		struct timespec ts = { 0, (long)c->slow_us * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	pthread_mutex_lock(&c->lock);
-	if (c->count == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		c->lines = realloc(c->lines, c->cap * sizeof *c->lines);
-	}
-	c->lines[c->count++] = strndup(line, len > 0 && line[len - 1] == '\n' ? len - 1 : len);
-	if (pthread_equal(pthread_self(), c->count_thread))
-		c->by_count_thread++;
-	if (!c->gate_entered && memmem(line, len, "gate", 4) != NULL) {
-		c->gate_entered = true;
-		pthread_cond_broadcast(&c->cond);
-		while (!c->gate_open)
-			pthread_cond_wait(&c->cond, &c->lock);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return 0;
-}
-
-static void
-gate_wait_entered(capture *c)
-{
-	pthread_mutex_lock(&c->lock);
-	while (!c->gate_entered)
-		pthread_cond_wait(&c->cond, &c->lock);
-	pthread_mutex_unlock(&c->lock);
-}
-
-static void
-gate_release(capture *c)
-{
-	pthread_mutex_lock(&c->lock);
-	c->gate_open = true;
-	pthread_cond_broadcast(&c->cond);
-	pthread_mutex_unlock(&c->lock);
-}
-
-/* The captured lines joined with newlines (malloc'd). */
+/* The lines of a capture joined with newlines (malloc'd), for the per-thread checks. */
 static char *
-capture_text(capture *c)
+capture_text(tl_capture *c)
 {
 	pthread_mutex_lock(&c->lock);
 	size_t n = 1;
@@ -297,24 +122,25 @@ capture_text(capture *c)
 	return text;
 }
 
-static size_t
-capture_count(capture *c)
-{
-	pthread_mutex_lock(&c->lock);
-	size_t n = c->count;
-	pthread_mutex_unlock(&c->lock);
-	return n;
-}
+/* A capture behind a slow sink, which also counts the lines its creator (the caller) wrote. */
+typedef struct slow_capture {
+	tl_capture cap;
+	int slow_us;              /* sleep per line */
+	size_t by_caller;         /* under cap.lock */
+} slow_capture;
 
-static size_t
-capture_grep(capture *c, const char *needle)
+static int
+slow_write(void *ctx, sr_log_level level, const char *line, size_t len)
 {
-	size_t n = 0;
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->count; i++)
-		n += strstr(c->lines[i], needle) != NULL;
-	pthread_mutex_unlock(&c->lock);
-	return n;
+	slow_capture *s = ctx;
+	struct timespec ts = { 0, (long)s->slow_us * 1000 };
+	nanosleep(&ts, NULL);
+	if (pthread_equal(pthread_self(), s->cap.caller)) {
+		pthread_mutex_lock(&s->cap.lock);
+		s->by_caller++;
+		pthread_mutex_unlock(&s->cap.lock);
+	}
+	return tl_capture_write(&s->cap, level, line, len);
 }
 
 /* Threads that each log "t<T> m<M>" for M in 0..n-1. */
@@ -387,7 +213,7 @@ Test(log_producer, defaults_and_ranges)
 	cr_expect_str_eq(err.message, "config.max_message_bytes 4096 exceeds the thread's ring (8 slots x 128 "
 	    "bytes): expected at most 1024");
 	c.max_message_bytes = 1024;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_log_counters st;
 	sr_log_stats(log, &st);
 	cr_expect_eq(st.capacity, 8, "capacity is each thread's ring");
@@ -408,7 +234,7 @@ Test(log_producer, defaults_and_ranges)
 
 Test(log_producer, environment_and_describe)
 {
-	unset_seqring_env();
+	tl_clear_env();
 	sr_log_config c;
 	sr_log_config_default(&c);
 	sr_sink_config s = sr_sink_null();
@@ -425,8 +251,8 @@ Test(log_producer, environment_and_describe)
 	cr_expect_str_eq(err.message, "SEQRING_LOG_THREAD_RING_SLOTS '3k' is invalid: expected a power of two "
 	    "from 2 to 1073741824 (suffix k or m: x1024)");
 	setenv("SEQRING_LOG_THREAD_RING_SLOTS", "4k", 1);
-	sr_log *log = open_or_fail(&c);
-	char *text = describe_text(log);
+	sr_log *log = tl_open(&c);
+	char *text = tl_describe(log);
 	cr_expect(strstr(text, "  producer                       per_thread                           environment "
 	    "(SEQRING_LOG_PRODUCER='PER_THREAD')") != NULL, "%s", text);
 	cr_expect(strstr(text, "  thread_ring_slots              4096                                 environment "
@@ -441,12 +267,12 @@ Test(log_producer, environment_and_describe)
 	cr_expect(strstr(err.message, "config.producer per_thread needs mode ring (mode is queue)") == err.message &&
 	    strstr(err.message, "SEQRING_LOG_MODE=queue") != NULL && strstr(err.message, "SEQRING_LOG_PRODUCER=PER_THREAD"),
 	    "%s", err.message);
-	unset_seqring_env();
+	tl_clear_env();
 
 	/* The shared ring describes itself as such, without the rings line. */
 	c.ignore_environment = true;
-	log = open_or_fail(&c);
-	text = describe_text(log);
+	log = tl_open(&c);
+	text = tl_describe(log);
 	cr_expect(strstr(text, "  producer                       shared                               default") != NULL,
 	    "%s", text);
 	cr_expect(strstr(text, "per-thread rings") == NULL);
@@ -460,13 +286,13 @@ Test(log_producer, environment_and_describe)
 Test(log_producer, eight_threads_every_line_once_in_order, .timeout = 60)
 {
 	char path[96];
-	temp_path(path, sizeof path, "eight");
+	tl_temp_path(path, sizeof path, "eight");
 	sr_log_config c;
 	per_thread_config(&c);
 	sr_sink_config s = sr_sink_file(path);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	enum { THREADS = 8, N = 20000 };
 	writer w[THREADS];
@@ -482,7 +308,7 @@ Test(log_producer, eight_threads_every_line_once_in_order, .timeout = 60)
 	cr_expect(st.max_occupancy > 0 && st.max_occupancy <= st.capacity, "max_occupancy %" PRId64, st.max_occupancy);
 	cr_expect_gt(st.batches, 0);
 	sr_log_close(&log);
-	char *text = slurp(path);
+	char *text = tl_read_file(path, NULL);
 	cr_assert_not_null(text);
 	cr_expect_eq(expect_each_thread_in_order(text, THREADS, N), (long)THREADS * N);
 	free(text);
@@ -520,14 +346,14 @@ churn_main(void *arg)
 Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 {
 	char path[96];
-	temp_path(path, sizeof path, "churn");
+	tl_temp_path(path, sizeof path, "churn");
 	sr_log_config c;
 	per_thread_config(&c);
 	c.thread_ring_slots = 256;     /* small rings: many of them */
 	sr_sink_config s = sr_sink_file(path);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	/* Two long-lived writers log while 2 x 10 waves of 4 short-lived threads come and go. */
 	enum { LONG = 2, WAVES = 10, PER_WAVE = 4, SHORT_N = 500, LONG_N = 20000 };
@@ -556,7 +382,7 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 		ring_counts(log, &live, &made, &freed);
 		if (live == 1)
 			break;
-		sleep_ms(1);
+		tl_sleep_ms(1);
 	}
 	long threads = LONG + 2 * WAVES * PER_WAVE;
 	cr_expect_eq(made, threads + 1, "one ring per thread that logged, and the flusher's");
@@ -564,7 +390,7 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 	cr_expect_eq(live, 1);
 	sr_log_close(&log);
 	/* Each thread's lines: the long ones have LONG_N, the short ones SHORT_N. */
-	char *text = slurp(path);
+	char *text = tl_read_file(path, NULL);
 	cr_assert_not_null(text);
 	int *next = calloc((size_t)threads, sizeof *next);
 	for (const char *line = text; *line != '\0'; line = strchr(line, '\n') + 1) {
@@ -588,18 +414,18 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 
 Test(log_producer, block_with_a_tiny_ring_and_a_slow_sink_loses_nothing, .timeout = 60)
 {
-	capture cap;
-	capture_init(&cap);
-	cap.slow_us = 20;
+	slow_capture slow;
+	tl_capture_init(&slow.cap);
+	slow.slow_us = 20;
 	sr_log_config c;
 	per_thread_config(&c);
 	c.thread_ring_slots = 16;
 	c.slot_size = 64;
 	c.max_message_bytes = 1024;
-	sr_sink_config s = sr_sink_callback(capture_write, &cap);
+	sr_sink_config s = sr_sink_callback(slow_write, &slow);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	enum { THREADS = 4, N = 1500 };
 	writer w[THREADS];
@@ -612,19 +438,19 @@ Test(log_producer, block_with_a_tiny_ring_and_a_slow_sink_loses_nothing, .timeou
 	cr_expect_eq(st.written, (uint64_t)THREADS * N);
 	cr_expect(st.max_occupancy <= 16, "max_occupancy %" PRId64 " of 16", st.max_occupancy);
 	sr_log_close(&log);
-	char *text = capture_text(&cap);
+	char *text = capture_text(&slow.cap);
 	cr_expect_eq(expect_each_thread_in_order(text, THREADS, N), (long)THREADS * N);
 	free(text);
-	capture_free(&cap);
+	tl_capture_free(&slow.cap);
 }
 
 /*
- * A logger whose consumer is held in the sink by a "gate" line: a record of
- * one slot ("m<i>" with 64-byte slots) leaves 16 - 1 = 15 slots of the
- * caller's ring free, whatever the policy then does with the rest.
+ * A logger whose consumer is held in the paused sink by its first line: a
+ * record of one slot ("m<i>" with 64-byte slots) leaves 16 - 1 = 15 slots of
+ * the caller's ring free, whatever the policy then does with the rest.
  */
 typedef struct gated {
-	capture cap;
+	tl_capture cap;
 	sr_sink_config sink;
 	sr_log *log;
 	sr_category *cat;
@@ -633,27 +459,28 @@ typedef struct gated {
 static void
 gated_open(gated *g, sr_log_full_policy policy)
 {
-	capture_init(&g->cap);
+	tl_capture_init(&g->cap);
 	sr_log_config c;
 	per_thread_config(&c);
 	c.thread_ring_slots = 16;
 	c.slot_size = 64;
 	c.max_message_bytes = 1024;
 	c.full_policy = policy;
-	g->sink = sr_sink_callback(capture_write, &g->cap);
+	g->sink = sr_sink_callback(tl_capture_write, &g->cap);
 	c.sinks = &g->sink;
 	c.sink_count = 1;
-	g->log = open_or_fail(&c);
+	g->log = tl_open(&c);
 	g->cat = sr_log_category(g->log, "t");
+	tl_capture_pause(&g->cap);
 	SR_INFO(g->cat, "gate");
-	gate_wait_entered(&g->cap);
+	tl_capture_wait_stuck(&g->cap);
 }
 
 static void
 gated_close(gated *g)
 {
 	sr_log_close(&g->log);
-	capture_free(&g->cap);
+	tl_capture_free(&g->cap);
 }
 
 Test(log_producer, drop_is_exact)
@@ -662,7 +489,7 @@ Test(log_producer, drop_is_exact)
 	gated_open(&g, SR_LOG_FULL_DROP);
 	for (int i = 0; i < 100; i++)
 		SR_INFO(g.cat, "m%d", i);
-	gate_release(&g.cap);
+	tl_capture_resume(&g.cap);
 	cr_assert_eq(sr_log_flush(g.log), SR_OK);
 	sr_log_counters st;
 	sr_log_stats(g.log, &st);
@@ -673,9 +500,9 @@ Test(log_producer, drop_is_exact)
 	for (int i = 0; i < 15; i++) {
 		char want[16];
 		snprintf(want, sizeof want, "m%d", i);
-		cr_expect_eq(capture_grep(&g.cap, want), i == 1 ? 6 : 1, "%s", want); /* m1 also in m10..m14 */
+		cr_expect_eq(tl_capture_grep(&g.cap, want), i == 1 ? 6 : 1, "%s", want); /* m1 also in m10..m14 */
 	}
-	cr_expect_eq(capture_grep(&g.cap, "85 message(s) dropped because the queue was full (85 at info)"), 1);
+	cr_expect_eq(tl_capture_grep(&g.cap, "85 message(s) dropped because the queue was full (85 at info)"), 1);
 	gated_close(&g);
 }
 
@@ -711,33 +538,33 @@ Test(log_producer, discard_drops_at_or_below_its_level_and_waits_above)
 	sr_log_stats(g.log, &st);
 	cr_expect_eq(st.dropped, 85);
 	cr_expect_eq(st.dropped_by_level[SR_LOG_INFO], 85);
-	gate_release(&g.cap);
+	tl_capture_resume(&g.cap);
 	SR_ERROR(g.cat, "an error from the full thread waited");
 	cr_assert_eq(sr_log_flush(g.log), SR_OK);
 	sr_log_stats(g.log, &st);
 	cr_expect_eq(st.dropped, 85, "nothing above discard_level was dropped");
-	cr_expect_eq(capture_grep(&g.cap, "a warning waits for room"), 1);
-	cr_expect_eq(capture_grep(&g.cap, "an error from the full thread waited"), 1);
+	cr_expect_eq(tl_capture_grep(&g.cap, "a warning waits for room"), 1);
+	cr_expect_eq(tl_capture_grep(&g.cap, "an error from the full thread waited"), 1);
 	gated_close(&g);
 }
 
 Test(log_producer, sync_writes_on_the_caller_when_full, .timeout = 30)
 {
-	/* A slow sink holds the consumer back (a gate would hold the sink's lock the caller needs). */
-	capture cap;
-	capture_init(&cap);
-	cap.slow_us = 2000;
-	cap.count_thread = pthread_self();
+	/* A slow sink holds the consumer back (a paused one would hold the sink's lock the caller needs). */
+	slow_capture slow;
+	tl_capture_init(&slow.cap);
+	slow.slow_us = 2000;
+	slow.by_caller = 0;
 	sr_log_config c;
 	per_thread_config(&c);
 	c.thread_ring_slots = 16;
 	c.slot_size = 64;
 	c.max_message_bytes = 1024;
 	c.full_policy = SR_LOG_FULL_SYNC;
-	sr_sink_config s = sr_sink_callback(capture_write, &cap);
+	sr_sink_config s = sr_sink_callback(slow_write, &slow);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	for (int i = 0; i < 200; i++)
 		SR_INFO(cat, "m%d", i);
@@ -746,12 +573,12 @@ Test(log_producer, sync_writes_on_the_caller_when_full, .timeout = 30)
 	sr_log_stats(log, &st);
 	cr_expect_eq(st.dropped, 0);
 	cr_expect_eq(st.written, 200);
-	cr_expect_eq(capture_count(&cap), 200);
+	cr_expect_eq(tl_capture_count(&slow.cap), 200);
 	cr_expect_gt(st.written_by_caller, 0, "a full ring made the caller write");
-	cr_expect_eq(st.written_by_caller, cap.by_count_thread, "written by the caller: %" PRIu64 " counted, %zu seen",
-	    st.written_by_caller, cap.by_count_thread);
+	cr_expect_eq(st.written_by_caller, slow.by_caller, "written by the caller: %" PRIu64 " counted, %zu seen",
+	    st.written_by_caller, slow.by_caller);
 	sr_log_close(&log);
-	capture_free(&cap);
+	tl_capture_free(&slow.cap);
 }
 
 /* A sink that logs 100 messages from the consumer thread on its first line. */
@@ -784,7 +611,7 @@ Test(log_producer, the_consumer_never_waits_on_its_own_ring, .timeout = 30)
 	sr_sink_config s = sr_sink_callback(echo_write, &e);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	e.cat = sr_log_category(log, "t");
 	SR_INFO(e.cat, "echo");
 	cr_assert_eq(sr_log_flush(log), SR_OK);
@@ -803,7 +630,7 @@ Test(log_producer, the_consumer_never_waits_on_its_own_ring, .timeout = 30)
 typedef struct handoff {
 	sr_log *log;
 	sr_category *cat;
-	capture *cap;
+	tl_capture *cap;
 	int id, n;
 	sr_atomic_i32 *logged;    /* threads that have logged their n */
 	int threads;
@@ -826,32 +653,32 @@ handoff_main(void *arg)
 	for (int t = 0; t < h->threads; t++) {
 		char want[32];
 		snprintf(want, sizeof want, "t%d m%d", t, h->n - 1);
-		if (capture_grep(h->cap, want) != 1)
+		if (tl_capture_grep(h->cap, want) != 1)
 			h->ok = false;
 	}
-	if (capture_count(h->cap) < (size_t)h->threads * (size_t)h->n)
+	if (tl_capture_count(h->cap) < (size_t)h->threads * (size_t)h->n)
 		h->ok = false;
 	return NULL;
 }
 
 Test(log_producer, flush_from_several_threads_covers_every_ring, .timeout = 60)
 {
-	capture cap;
-	capture_init(&cap);
-	cap.slow_us = 5;
+	slow_capture slow;
+	tl_capture_init(&slow.cap);
+	slow.slow_us = 5;
 	sr_log_config c;
 	per_thread_config(&c);
-	sr_sink_config s = sr_sink_callback(capture_write, &cap);
+	sr_sink_config s = sr_sink_callback(slow_write, &slow);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	enum { THREADS = 4, N = 3000 };
 	sr_atomic_i32 logged = 0;
 	handoff h[THREADS];
 	pthread_t t[THREADS];
 	for (int i = 0; i < THREADS; i++) {
-		h[i] = (handoff){ log, cat, &cap, i, N, &logged, THREADS, false };
+		h[i] = (handoff){ log, cat, &slow.cap, i, N, &logged, THREADS, false };
 		pthread_create(&t[i], NULL, handoff_main, &h[i]);
 	}
 	for (int i = 0; i < THREADS; i++) {
@@ -859,10 +686,10 @@ Test(log_producer, flush_from_several_threads_covers_every_ring, .timeout = 60)
 		cr_expect(h[i].ok, "thread %d's flush returned before every ring's records were written", i);
 	}
 	sr_log_close(&log);
-	char *text = capture_text(&cap);
+	char *text = capture_text(&slow.cap);
 	cr_expect_eq(expect_each_thread_in_order(text, THREADS, N), (long)THREADS * N);
 	free(text);
-	capture_free(&cap);
+	tl_capture_free(&slow.cap);
 }
 
 typedef struct kept {
@@ -881,15 +708,15 @@ debug_main(void *arg)
 
 Test(log_producer, dump_backtrace_includes_every_thread_before_the_call)
 {
-	capture cap;
-	capture_init(&cap);
+	tl_capture cap;
+	tl_capture_init(&cap);
 	sr_log_config c;
 	per_thread_config(&c);
 	c.backtrace_size = 100;
-	sr_sink_config s = sr_sink_callback(capture_write, &cap);
+	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	kept k[3];
 	pthread_t t[3];
@@ -901,14 +728,14 @@ Test(log_producer, dump_backtrace_includes_every_thread_before_the_call)
 		pthread_join(t[i], NULL);
 	cr_assert_eq(sr_log_dump_backtrace(log), SR_OK);
 	/* At return, every kept message of the three (exited) threads was dumped. */
-	cr_expect_eq(capture_grep(&cap, "[backtrace] kept t"), 30, "%zu", capture_grep(&cap, "[backtrace] kept t"));
+	cr_expect_eq(tl_capture_grep(&cap, "[backtrace] kept t"), 30, "%zu", tl_capture_grep(&cap, "[backtrace] kept t"));
 	for (int i = 0; i < 3; i++) {
 		char want[64];
 		snprintf(want, sizeof want, "[backtrace] kept t%d m9", i);
-		cr_expect_eq(capture_grep(&cap, want), 1, "%s", want);
+		cr_expect_eq(tl_capture_grep(&cap, want), 1, "%s", want);
 	}
 	sr_log_close(&log);
-	capture_free(&cap);
+	tl_capture_free(&cap);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -937,14 +764,14 @@ runner_main(void *arg)
 Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 {
 	char path[96];
-	temp_path(path, sizeof path, "shut");
+	tl_temp_path(path, sizeof path, "shut");
 	sr_log_config c;
 	per_thread_config(&c);
 	c.thread_ring_slots = 1024;
 	sr_sink_config s = sr_sink_file(path);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	enum { THREADS = 4 };
 	sr_atomic_i32 stop = 0;
@@ -953,10 +780,10 @@ Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 		r[i] = (runner){ 0, cat, i, &stop, 0 };
 		pthread_create(&r[i].thread, NULL, runner_main, &r[i]);
 	}
-	sleep_ms(50);
+	tl_sleep_ms(50);
 	cr_assert_eq(sr_log_shutdown(log), SR_OK);
 	/* They keep calling: the level check stops them now. */
-	sleep_ms(20);
+	tl_sleep_ms(20);
 	sr_atomic_store_release_i32(&stop, 1);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(r[i].thread, NULL);
@@ -966,7 +793,7 @@ Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 	cr_expect_eq(sr_log_flush(log), SR_ESTATE);
 	sr_log_close(&log);
 	/* Each thread's lines are a gap-free prefix of what it logged; the total is what was written. */
-	char *text = slurp(path);
+	char *text = tl_read_file(path, NULL);
 	cr_assert_not_null(text);
 	long next[THREADS] = { 0 }, total = 0;
 	for (const char *line = text; *line != '\0'; line = strchr(line, '\n') + 1) {
@@ -1046,7 +873,7 @@ static void
 crash_and_check(bool stuck)
 {
 	char path[96];
-	temp_path(path, sizeof path, "crash");
+	tl_temp_path(path, sizeof path, "crash");
 	fflush(NULL);
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
@@ -1061,7 +888,7 @@ crash_and_check(bool stuck)
 #else
 	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status 0x%x", status);
 #endif
-	char *text = slurp(path);
+	char *text = tl_read_file(path, NULL);
 	cr_assert_not_null(text, "no log file");
 	cr_expect_eq(expect_each_thread_in_order(text, CRASH_THREADS, CRASH_N), (long)CRASH_THREADS * CRASH_N);
 	if (stuck)
@@ -1109,18 +936,19 @@ turn_main(void *arg)
 Test(log_producer, records_published_before_the_pass_come_out_in_timestamp_order, .timeout = 60)
 {
 	gated g;
-	capture_init(&g.cap);
+	tl_capture_init(&g.cap);
 	sr_log_config c;
 	per_thread_config(&c);
 	c.clock = SR_LOG_CLOCK_REALTIME;
-	g.sink = sr_sink_callback(capture_write, &g.cap);
+	g.sink = sr_sink_callback(tl_capture_write, &g.cap);
 	c.sinks = &g.sink;
 	c.sink_count = 1;
-	g.log = open_or_fail(&c);
+	g.log = tl_open(&c);
 	g.cat = sr_log_category(g.log, "t");
 	/* The consumer waits in the sink while four threads take turns: all of it is in the rings. */
+	tl_capture_pause(&g.cap);
 	SR_INFO(g.cat, "gate");
-	gate_wait_entered(&g.cap);
+	tl_capture_wait_stuck(&g.cap);
 	enum { THREADS = 4, N = 500 };
 	sr_atomic_i32 turn = 0;
 	turn_taker t[THREADS];
@@ -1130,7 +958,7 @@ Test(log_producer, records_published_before_the_pass_come_out_in_timestamp_order
 	}
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i].thread, NULL);
-	gate_release(&g.cap);
+	tl_capture_resume(&g.cap);
 	cr_assert_eq(sr_log_flush(g.log), SR_OK);
 	/* Exactly the order they were logged in: t0 m0, t1 m0, t2 m0, t3 m0, t0 m1, ... */
 	cr_assert_eq(g.cap.count, 1 + THREADS * N);
@@ -1157,7 +985,7 @@ parse_ts(const char *s, const char **end)
 Test(log_producer, free_running_threads_stay_within_the_bound, .timeout = 60)
 {
 	char path[96];
-	temp_path(path, sizeof path, "order");
+	tl_temp_path(path, sizeof path, "order");
 	sr_log_config c;
 	per_thread_config(&c);
 	c.clock = SR_LOG_CLOCK_REALTIME;
@@ -1166,7 +994,7 @@ Test(log_producer, free_running_threads_stay_within_the_bound, .timeout = 60)
 	sr_sink_config s = sr_sink_file(path);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	enum { THREADS = 4, N = 20000 };
 	writer w[THREADS];
@@ -1176,7 +1004,7 @@ Test(log_producer, free_running_threads_stay_within_the_bound, .timeout = 60)
 	run_writers(w, THREADS, cat, N);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	sr_log_close(&log);
-	char *text = slurp(path);
+	char *text = tl_read_file(path, NULL);
 	cr_assert_not_null(text);
 	/*
 	 * The bound: a line y that comes after a line stamped later (the
@@ -1260,17 +1088,17 @@ claimer_main(void *arg)
 
 Test(log_producer, try_claim_and_commit)
 {
-	capture cap;
-	capture_init(&cap);
+	tl_capture cap;
+	tl_capture_init(&cap);
 	sr_log_config c;
 	per_thread_config(&c);
 	c.thread_ring_slots = 16;
 	c.slot_size = 64;
 	c.max_message_bytes = 1024;
-	sr_sink_config s = sr_sink_callback(capture_write, &cap);
+	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
 	c.sinks = &s;
 	c.sink_count = 1;
-	sr_log *log = open_or_fail(&c);
+	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "t");
 	cr_assert_not_null(log->backend->try_claim);
 	cr_assert_not_null(log->backend->commit);
@@ -1291,7 +1119,7 @@ Test(log_producer, try_claim_and_commit)
 	sr_log__record_encode(&b.w, &h, NULL);
 	log->backend->commit(log, &b);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	cr_expect_eq(capture_grep(&cap, "claimed and committed"), 2);
+	cr_expect_eq(tl_capture_grep(&cap, "claimed and committed"), 2);
 
 	claimer other = { log, NULL };
 	pthread_t t;
@@ -1301,8 +1129,9 @@ Test(log_producer, try_claim_and_commit)
 
 	/* A full ring: try_claim fails at once instead of waiting. */
 	h.size = sizeof h;
+	tl_capture_pause(&cap);
 	SR_INFO(cat, "gate");
-	gate_wait_entered(&cap);
+	tl_capture_wait_stuck(&cap);
 	int claimed = 0;
 	sr_log_claim x;
 	while (claimed < 100 && log->backend->try_claim(log, sizeof h, &x)) {
@@ -1312,12 +1141,12 @@ Test(log_producer, try_claim_and_commit)
 	}
 	/* The consumer passed sequences 0..2 and holds the gate (3): 3 + 16 = 18 is the last claimable. */
 	cr_expect_eq(claimed, 15, "%d", claimed);
-	gate_release(&cap);
+	tl_capture_resume(&cap);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	sr_log_counters st;
 	sr_log_stats(log, &st);
 	cr_expect_eq(st.dropped, 0, "try_claim never drops: the caller then calls emit");
-	cr_expect_eq(capture_grep(&cap, "claimed and committed"), 2 + (size_t)claimed);
+	cr_expect_eq(tl_capture_grep(&cap, "claimed and committed"), 2 + (size_t)claimed);
 	sr_log_close(&log);
-	capture_free(&cap);
+	tl_capture_free(&cap);
 }
