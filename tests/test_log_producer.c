@@ -11,7 +11,8 @@
  * before the next is stamped, and within the stated bound otherwise; the
  * caller's try_claim and commit.
  *
- * Self-contained: its helpers are its own.
+ * The logger suites' helpers (tests/support/test_log_support.h) and a few of
+ * its own: the per-thread order check, a slow capture, the rings' count.
  */
 #include "test_log_support.h"
 
