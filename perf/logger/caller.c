@@ -283,6 +283,8 @@ open_logger(harness *h, int row, int devnull, const options *o, char *err)
 	/* sync-buffered: lines collect in the sink's buffer (Log4j 2's immediateFlush="false"). */
 	cfg.immediate_flush = row != ROW_SYNC_BUFFERED;
 	cfg.producer = row == ROW_PER_THREAD ? SR_LOG_PRODUCER_PER_THREAD : SR_LOG_PRODUCER_SHARED;
+	/* The calling thread's ring as large as the shared one: the rows differ in the producer only. */
+	cfg.thread_ring_slots = cfg.ring_slots;
 	sr_sink_config sink = sr_sink_fd(devnull);
 	cfg.sinks = &sink;
 	cfg.sink_count = 1;
@@ -632,8 +634,7 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	 */
 	sr_log_config defaults;
 	sr_log_config_default(&defaults);
-	int64_t slots = row == ROW_PER_THREAD ? defaults.thread_ring_slots : defaults.ring_slots;
-	int64_t burst = 1000, room = slots / 4, since_drain = 0;
+	int64_t burst = 1000, room = defaults.ring_slots / 4, since_drain = 0;
 	warm_up(h, row);   /* the site's first call parses its format, per-thread's makes its ring */
 	drain(h, row);
 	/* A marker for strace: the calls' system calls are the ones between two getppid(). */
