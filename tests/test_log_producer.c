@@ -25,6 +25,7 @@
 
 #include "sr_log_backend_internal.h"
 #include "sr_time.h"
+#include "test_support.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Helpers                                                                                  */
@@ -390,6 +391,8 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 	cr_expect_eq(freed, threads, "the rings of exited threads are freed");
 	cr_expect_eq(live, 1);
 	sr_log_close(&log);
+	/* Every ring is freed: the exited threads' by the consumer, the flusher's by the close. */
+	SC_ASSERT_NO_LEAKS();
 	/* Each thread's lines: the long ones have LONG_N, the short ones SHORT_N. */
 	char *text = tl_read_file(path, NULL);
 	cr_assert_not_null(text);
