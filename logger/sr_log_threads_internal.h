@@ -12,7 +12,9 @@
  * allocation and page touching on that thread), found on later calls in a
  * thread-local cache keyed by the logger's id (one load and compare), put on
  * the logger's list of rings under the logger's lock, and gated on the
- * consumer's sequence for that ring.  When the thread exits, a pthread key
+ * consumer's sequence for that ring.  The cache holds one logger: a thread
+ * that alternates between two loggers finds its ring in its list, under a
+ * process-wide mutex, at every switch.  When the thread exits, a pthread key
  * destructor marks its rings finished; the consumer frees a finished ring
  * once it has drained it.
  *

@@ -153,6 +153,23 @@ poke_main(void *arg)
 	return NULL;
 }
 
+/* Starts one writer per slot of w (n messages each; 0: until *stop). */
+static void
+start_writers(writer *w, sr_category *cat, int n, sr_atomic_i32 *stop)
+{
+	for (int i = 0; i < WRITERS; i++) {
+		w[i] = (writer){ 0, cat, i, n, stop, 0 };
+		pthread_create(&w[i].thread, NULL, writer_main, &w[i]);
+	}
+}
+
+static void
+join_writers(writer *w)
+{
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(w[i].thread, NULL);
+}
+
 static sr_log *
 open_logger(seen *s, sr_sink_config *sink, sr_log_full_policy policy, const char *wait)
 {
@@ -179,48 +196,65 @@ open_logger(seen *s, sr_sink_config *sink, sr_log_full_policy policy, const char
 	return log;
 }
 
+/* A run's logger and what its sink saw. */
+typedef struct stress_run {
+	seen *s;
+	sr_sink_config sink;
+	sr_log *log;
+	sr_category *cat;
+} stress_run;
+
+static void
+run_begin(stress_run *r, sr_log_full_policy policy, const char *wait)
+{
+	r->s = calloc(1, sizeof *r->s);
+	r->log = open_logger(r->s, &r->sink, policy, wait);
+	r->cat = sr_log_category(r->log, "stress");
+}
+
+static void
+run_end(stress_run *r)
+{
+	sr_log_close(&r->log);
+	free(r->s);
+}
+
 static void
 run_block(const char *wait)
 {
-	seen *s = calloc(1, sizeof *s);
-	sr_sink_config sink;
-	sr_log *log = open_logger(s, &sink, SR_LOG_FULL_BLOCK, wait);
-	sr_category *cat = sr_log_category(log, "stress");
+	stress_run r;
+	run_begin(&r, SR_LOG_FULL_BLOCK, wait);
 	sr_atomic_i32 stop = 0;
 	writer w[WRITERS];
-	poker pk[2] = { { log, &stop, 0 }, { log, &stop, 0 } };
+	poker pk[2] = { { r.log, &stop, 0 }, { r.log, &stop, 0 } };
 	pthread_t pokers[2], churn;
-	churner ch = { cat };
-	for (int i = 0; i < WRITERS; i++) {
-		w[i] = (writer){ 0, cat, i, EACH, NULL, 0 };
-		pthread_create(&w[i].thread, NULL, writer_main, &w[i]);
-	}
+	churner ch = { r.cat };
+	start_writers(w, r.cat, EACH, NULL);
 	for (int i = 0; i < 2; i++)
 		pthread_create(&pokers[i], NULL, poke_main, &pk[i]);
 	pthread_create(&churn, NULL, churn_main, &ch);
 	pthread_join(churn, NULL);
-	for (int i = 0; i < WRITERS; i++)
-		pthread_join(w[i].thread, NULL);
+	join_writers(w);
 	/* pairs with the pokers' load-acquire */
 	sr_atomic_store_release_i32(&stop, 1);
 	for (int i = 0; i < 2; i++)
 		pthread_join(pokers[i], NULL);
-	SC_EXPECT(sr_log_flush(log) == SR_OK, "flush");
+	SC_EXPECT(sr_log_flush(r.log) == SR_OK, "flush");
 	sr_log_counters st;
-	sr_log_stats(log, &st);
+	sr_log_stats(r.log, &st);
 	long total = (long)WRITERS * EACH + (long)SHORT_LIVED * SHORT_EACH;
-	SC_EXPECT(s->bad_lines == 0, "%s: %ld bad lines", wait, s->bad_lines);
-	SC_EXPECT(s->out_of_order == 0, "%s: %ld out of order", wait, s->out_of_order);
-	SC_EXPECT(s->lines == total, "%s: %ld of %ld lines", wait, s->lines, total);
+	SC_EXPECT(r.s->bad_lines == 0, "%s: %ld bad lines", wait, r.s->bad_lines);
+	SC_EXPECT(r.s->out_of_order == 0, "%s: %ld out of order", wait, r.s->out_of_order);
+	SC_EXPECT(r.s->lines == total, "%s: %ld of %ld lines", wait, r.s->lines, total);
 	for (int t = 0; t < MAX_THREADS; t++)
-		SC_EXPECT(s->next[t] == each_of(t), "%s: thread %d: %ld of %d", wait, t, s->next[t], each_of(t));
+		SC_EXPECT(r.s->next[t] == each_of(t), "%s: thread %d: %ld of %d", wait, t, r.s->next[t], each_of(t));
 	SC_EXPECT(st.accepted == (uint64_t)total && st.written == (uint64_t)total && st.dropped == 0,
 	    "%s: accepted %" PRIu64 " written %" PRIu64 " dropped %" PRIu64, wait, st.accepted, st.written, st.dropped);
 	SC_EXPECT(st.max_occupancy <= st.capacity, "max_occupancy %" PRId64 " > %" PRId64, st.max_occupancy, st.capacity);
 	/* Every thread but main (which flushed) has exited: its ring is freed once drained. */
 	int64_t live = -1, made = -1, freed = -1;
 	for (int tries = 0; tries < 5000; tries++) {
-		sr_log__threads_counts(log, &live, &made, &freed);
+		sr_log__threads_counts(r.log, &live, &made, &freed);
 		if (live == 1)
 			break;
 		sr_sleep_ns(1000000);
@@ -229,75 +263,60 @@ run_block(const char *wait)
 	    "%s: rings %" PRId64 " made (expected %d: writers, pokers, main), %" PRId64 " freed, %" PRId64 " live",
 	    wait, made, MAX_THREADS + 3, freed, live);
 	printf("block (%s): %ld lines from %d threads, %ld + %ld flushes, %" PRIu64 " batches, rings %" PRId64
-	    " made %" PRId64 " freed\n", wait, s->lines, MAX_THREADS, pk[0].flushes, pk[1].flushes, st.batches, made, freed);
-	sr_log_close(&log);
-	free(s);
+	    " made %" PRId64 " freed\n", wait, r.s->lines, MAX_THREADS, pk[0].flushes, pk[1].flushes, st.batches, made, freed);
+	run_end(&r);
 }
 
 static void
 run_drop(void)
 {
-	seen *s = calloc(1, sizeof *s);
-	sr_sink_config sink;
-	sr_log *log = open_logger(s, &sink, SR_LOG_FULL_DROP, NULL);
-	sr_category *cat = sr_log_category(log, "stress");
+	stress_run r;
+	run_begin(&r, SR_LOG_FULL_DROP, NULL);
 	writer w[WRITERS];
-	for (int i = 0; i < WRITERS; i++) {
-		w[i] = (writer){ 0, cat, i, EACH, NULL, 0 };
-		pthread_create(&w[i].thread, NULL, writer_main, &w[i]);
-	}
-	for (int i = 0; i < WRITERS; i++)
-		pthread_join(w[i].thread, NULL);
-	SC_EXPECT(sr_log_flush(log) == SR_OK, "flush");
+	start_writers(w, r.cat, EACH, NULL);
+	join_writers(w);
+	SC_EXPECT(sr_log_flush(r.log) == SR_OK, "flush");
 	sr_log_counters st;
-	sr_log_stats(log, &st);
+	sr_log_stats(r.log, &st);
 	long attempted = (long)WRITERS * EACH;
-	SC_EXPECT(s->bad_lines == 0 && s->out_of_order == 0, "drop: %ld bad, %ld out of order", s->bad_lines, s->out_of_order);
+	SC_EXPECT(r.s->bad_lines == 0 && r.s->out_of_order == 0, "drop: %ld bad, %ld out of order", r.s->bad_lines, r.s->out_of_order);
 	SC_EXPECT(st.accepted + st.dropped == (uint64_t)attempted, "drop: %" PRIu64 " + %" PRIu64 " != %ld",
 	    st.accepted, st.dropped, attempted);
-	SC_EXPECT(st.written == st.accepted && (long)st.written == s->lines, "drop: written %" PRIu64 ", %ld seen",
-	    st.written, s->lines);
+	SC_EXPECT(st.written == st.accepted && (long)st.written == r.s->lines, "drop: written %" PRIu64 ", %ld seen",
+	    st.written, r.s->lines);
 	printf("drop: %ld attempted, %" PRIu64 " written, %" PRIu64 " dropped\n", attempted, st.written, st.dropped);
-	sr_log_close(&log);
-	free(s);
+	run_end(&r);
 }
 
 static void
 run_shutdown(void)
 {
-	seen *s = calloc(1, sizeof *s);
-	sr_sink_config sink;
-	sr_log *log = open_logger(s, &sink, SR_LOG_FULL_BLOCK, NULL);
-	sr_category *cat = sr_log_category(log, "stress");
+	stress_run r;
+	run_begin(&r, SR_LOG_FULL_BLOCK, NULL);
 	sr_atomic_i32 stop = 0;
 	writer w[WRITERS];
-	for (int i = 0; i < WRITERS; i++) {
-		w[i] = (writer){ 0, cat, i, 0, &stop, 0 };
-		pthread_create(&w[i].thread, NULL, writer_main, &w[i]);
-	}
+	start_writers(w, r.cat, 0, &stop);
 	sr_sleep_ns(30 * 1000000);
-	SC_EXPECT(sr_log_shutdown(log) == SR_OK, "shutdown");
+	SC_EXPECT(sr_log_shutdown(r.log) == SR_OK, "shutdown");
 	sr_sleep_ns(10 * 1000000);
 	/* pairs with the writers' load-acquire */
 	sr_atomic_store_release_i32(&stop, 1);
-	for (int i = 0; i < WRITERS; i++)
-		pthread_join(w[i].thread, NULL);
+	join_writers(w);
 	sr_log_counters st;
-	sr_log_stats(log, &st);
-	SC_EXPECT(s->bad_lines == 0 && s->out_of_order == 0, "shutdown: %ld bad, %ld out of order", s->bad_lines,
-	    s->out_of_order);
-	SC_EXPECT(st.written == st.accepted && (long)st.written == s->lines, "shutdown: written %" PRIu64 ", %ld seen",
-	    st.written, s->lines);
+	sr_log_stats(r.log, &st);
+	SC_EXPECT(r.s->bad_lines == 0 && r.s->out_of_order == 0, "shutdown: %ld bad, %ld out of order", r.s->bad_lines,
+	    r.s->out_of_order);
+	SC_EXPECT(st.written == st.accepted && (long)st.written == r.s->lines, "shutdown: written %" PRIu64 ", %ld seen",
+	    st.written, r.s->lines);
 	long sum = 0;
 	for (int i = 0; i < WRITERS; i++) {
-		SC_EXPECT(s->next[i] <= w[i].made, "thread %d: %ld written of %ld", i, s->next[i], w[i].made);
-		sum += s->next[i];
+		SC_EXPECT(r.s->next[i] <= w[i].made, "thread %d: %ld written of %ld", i, r.s->next[i], w[i].made);
+		sum += r.s->next[i];
 	}
 	/* Gap-free prefixes: the count per thread is the last number seen plus one. */
-	SC_EXPECT(sum == s->lines, "shutdown: %ld lines but prefixes of %ld", s->lines, sum);
-	printf("shutdown: %ld lines written before the logger stopped\n", s->lines);
-	sr_log_close(&log);
-	free(s);
+	SC_EXPECT(sum == r.s->lines, "shutdown: %ld lines but prefixes of %ld", r.s->lines, sum);
+	printf("shutdown: %ld lines written before the logger stopped\n", r.s->lines);
+	run_end(&r);
 }
 
 /* ---------------------------------------------------------------------------------------- */

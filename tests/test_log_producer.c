@@ -25,6 +25,7 @@
 
 #include "sr_log_backend_internal.h"
 #include "sr_time.h"
+#include "test_support.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Helpers                                                                                  */
@@ -40,6 +41,16 @@ per_thread_config(sr_log_config *c)
 	c->ignore_environment = true;
 	c->producer = SR_LOG_PRODUCER_PER_THREAD;
 	c->layout = SR_LOG_LAYOUT_MESSAGE;
+}
+
+/* Rings of 16 one-record slots (64 bytes: a short message takes one), so that they fill. */
+static void
+tiny_rings_config(sr_log_config *c)
+{
+	per_thread_config(c);
+	c->thread_ring_slots = 16;
+	c->slot_size = 64;
+	c->max_message_bytes = 1024;
 }
 
 /* The "per-thread rings" line of describe: live, made, freed. */
@@ -123,6 +134,17 @@ capture_text(tl_capture *c)
 	return text;
 }
 
+/* Closes *logp, then checks the capture's lines for every thread's n messages in order. */
+static void
+close_and_expect_in_order(sr_log **logp, tl_capture *cap, int nthreads, int n)
+{
+	sr_log_close(logp);
+	char *text = capture_text(cap);
+	cr_expect_eq(expect_each_thread_in_order(text, nthreads, n), (long)nthreads * n);
+	free(text);
+	tl_capture_free(cap);
+}
+
 /* A capture behind a slow sink, which also counts the lines its creator (the caller) wrote. */
 typedef struct slow_capture {
 	tl_capture cap;
@@ -142,6 +164,34 @@ slow_write(void *ctx, sr_log_level level, const char *line, size_t len)
 		pthread_mutex_unlock(&s->cap.lock);
 	}
 	return tl_capture_write(&s->cap, level, line, len);
+}
+
+/* Opens c with one file sink on a fresh path (path: size bytes; tag names it); *cat is "t". */
+static sr_log *
+open_on_file(sr_log_config *c, sr_sink_config *sink, char *path, size_t size, const char *tag, sr_category **cat)
+{
+	tl_temp_path(path, size, tag);
+	*sink = sr_sink_file(path);
+	c->sinks = sink;
+	c->sink_count = 1;
+	sr_log *log = tl_open(c);
+	*cat = sr_log_category(log, "t");
+	return log;
+}
+
+/* Opens c with its one sink on slow (slow_us per line); *cat is the category "t". */
+static sr_log *
+open_slow(sr_log_config *c, sr_sink_config *sink, slow_capture *slow, int slow_us, sr_category **cat)
+{
+	tl_capture_init(&slow->cap);
+	slow->slow_us = slow_us;
+	slow->by_caller = 0;
+	*sink = sr_sink_callback(slow_write, slow);
+	c->sinks = sink;
+	c->sink_count = 1;
+	sr_log *log = tl_open(c);
+	*cat = sr_log_category(log, "t");
+	return log;
 }
 
 /* Threads that each log "t<T> m<M>" for M in 0..n-1. */
@@ -287,14 +337,11 @@ Test(log_producer, environment_and_describe)
 Test(log_producer, eight_threads_every_line_once_in_order, .timeout = 60)
 {
 	char path[96];
-	tl_temp_path(path, sizeof path, "eight");
 	sr_log_config c;
+	sr_sink_config s;
+	sr_category *cat;
 	per_thread_config(&c);
-	sr_sink_config s = sr_sink_file(path);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
-	sr_category *cat = sr_log_category(log, "t");
+	sr_log *log = open_on_file(&c, &s, path, sizeof path, "eight", &cat);
 	enum { THREADS = 8, N = 20000 };
 	writer w[THREADS];
 	memset(w, 0, sizeof w);
@@ -347,15 +394,12 @@ churn_main(void *arg)
 Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 {
 	char path[96];
-	tl_temp_path(path, sizeof path, "churn");
 	sr_log_config c;
+	sr_sink_config s;
+	sr_category *cat;
 	per_thread_config(&c);
 	c.thread_ring_slots = 256;     /* small rings: many of them */
-	sr_sink_config s = sr_sink_file(path);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
-	sr_category *cat = sr_log_category(log, "t");
+	sr_log *log = open_on_file(&c, &s, path, sizeof path, "churn", &cat);
 	/* Two long-lived writers log while 2 x 10 waves of 4 short-lived threads come and go. */
 	enum { LONG = 2, WAVES = 10, PER_WAVE = 4, SHORT_N = 500, LONG_N = 20000 };
 	writer w[LONG];
@@ -390,6 +434,8 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 	cr_expect_eq(freed, threads, "the rings of exited threads are freed");
 	cr_expect_eq(live, 1);
 	sr_log_close(&log);
+	/* Every ring is freed: the exited threads' by the consumer, the flusher's by the close. */
+	SC_ASSERT_NO_LEAKS();
 	/* Each thread's lines: the long ones have LONG_N, the short ones SHORT_N. */
 	char *text = tl_read_file(path, NULL);
 	cr_assert_not_null(text);
@@ -416,18 +462,11 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 Test(log_producer, block_with_a_tiny_ring_and_a_slow_sink_loses_nothing, .timeout = 60)
 {
 	slow_capture slow;
-	tl_capture_init(&slow.cap);
-	slow.slow_us = 20;
 	sr_log_config c;
-	per_thread_config(&c);
-	c.thread_ring_slots = 16;
-	c.slot_size = 64;
-	c.max_message_bytes = 1024;
-	sr_sink_config s = sr_sink_callback(slow_write, &slow);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
-	sr_category *cat = sr_log_category(log, "t");
+	sr_sink_config s;
+	sr_category *cat;
+	tiny_rings_config(&c);
+	sr_log *log = open_slow(&c, &s, &slow, 20, &cat);
 	enum { THREADS = 4, N = 1500 };
 	writer w[THREADS];
 	memset(w, 0, sizeof w);
@@ -438,11 +477,7 @@ Test(log_producer, block_with_a_tiny_ring_and_a_slow_sink_loses_nothing, .timeou
 	cr_expect_eq(st.dropped, 0);
 	cr_expect_eq(st.written, (uint64_t)THREADS * N);
 	cr_expect(st.max_occupancy <= 16, "max_occupancy %" PRId64 " of 16", st.max_occupancy);
-	sr_log_close(&log);
-	char *text = capture_text(&slow.cap);
-	cr_expect_eq(expect_each_thread_in_order(text, THREADS, N), (long)THREADS * N);
-	free(text);
-	tl_capture_free(&slow.cap);
+	close_and_expect_in_order(&log, &slow.cap, THREADS, N);
 }
 
 /*
@@ -462,10 +497,7 @@ gated_open(gated *g, sr_log_full_policy policy)
 {
 	tl_capture_init(&g->cap);
 	sr_log_config c;
-	per_thread_config(&c);
-	c.thread_ring_slots = 16;
-	c.slot_size = 64;
-	c.max_message_bytes = 1024;
+	tiny_rings_config(&c);
 	c.full_policy = policy;
 	g->sink = sr_sink_callback(tl_capture_write, &g->cap);
 	c.sinks = &g->sink;
@@ -553,20 +585,12 @@ Test(log_producer, sync_writes_on_the_caller_when_full, .timeout = 30)
 {
 	/* A slow sink holds the consumer back (a paused one would hold the sink's lock the caller needs). */
 	slow_capture slow;
-	tl_capture_init(&slow.cap);
-	slow.slow_us = 2000;
-	slow.by_caller = 0;
 	sr_log_config c;
-	per_thread_config(&c);
-	c.thread_ring_slots = 16;
-	c.slot_size = 64;
-	c.max_message_bytes = 1024;
+	sr_sink_config s;
+	sr_category *cat;
+	tiny_rings_config(&c);
 	c.full_policy = SR_LOG_FULL_SYNC;
-	sr_sink_config s = sr_sink_callback(slow_write, &slow);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
-	sr_category *cat = sr_log_category(log, "t");
+	sr_log *log = open_slow(&c, &s, &slow, 2000, &cat);
 	for (int i = 0; i < 200; i++)
 		SR_INFO(cat, "m%d", i);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
@@ -605,10 +629,7 @@ Test(log_producer, the_consumer_never_waits_on_its_own_ring, .timeout = 30)
 {
 	echo e = { NULL, false };
 	sr_log_config c;
-	per_thread_config(&c);
-	c.thread_ring_slots = 16;
-	c.slot_size = 64;
-	c.max_message_bytes = 1024;
+	tiny_rings_config(&c);
 	sr_sink_config s = sr_sink_callback(echo_write, &e);
 	c.sinks = &s;
 	c.sink_count = 1;
@@ -665,15 +686,11 @@ handoff_main(void *arg)
 Test(log_producer, flush_from_several_threads_covers_every_ring, .timeout = 60)
 {
 	slow_capture slow;
-	tl_capture_init(&slow.cap);
-	slow.slow_us = 5;
 	sr_log_config c;
+	sr_sink_config s;
+	sr_category *cat;
 	per_thread_config(&c);
-	sr_sink_config s = sr_sink_callback(slow_write, &slow);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
-	sr_category *cat = sr_log_category(log, "t");
+	sr_log *log = open_slow(&c, &s, &slow, 5, &cat);
 	enum { THREADS = 4, N = 3000 };
 	sr_atomic_i32 logged = 0;
 	handoff h[THREADS];
@@ -686,11 +703,7 @@ Test(log_producer, flush_from_several_threads_covers_every_ring, .timeout = 60)
 		pthread_join(t[i], NULL);
 		cr_expect(h[i].ok, "thread %d's flush returned before every ring's records were written", i);
 	}
-	sr_log_close(&log);
-	char *text = capture_text(&slow.cap);
-	cr_expect_eq(expect_each_thread_in_order(text, THREADS, N), (long)THREADS * N);
-	free(text);
-	tl_capture_free(&slow.cap);
+	close_and_expect_in_order(&log, &slow.cap, THREADS, N);
 }
 
 typedef struct kept {
@@ -765,15 +778,12 @@ runner_main(void *arg)
 Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 {
 	char path[96];
-	tl_temp_path(path, sizeof path, "shut");
 	sr_log_config c;
+	sr_sink_config s;
+	sr_category *cat;
 	per_thread_config(&c);
 	c.thread_ring_slots = 1024;
-	sr_sink_config s = sr_sink_file(path);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
-	sr_category *cat = sr_log_category(log, "t");
+	sr_log *log = open_on_file(&c, &s, path, sizeof path, "shut", &cat);
 	enum { THREADS = 4 };
 	sr_atomic_i32 stop = 0;
 	runner r[THREADS];
@@ -819,17 +829,6 @@ Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 /* A volatile pointer: the compiler cannot see (or warn about) where it points. */
 static int *volatile wild_pointer = (int *)(uintptr_t)16;
 
-static int
-stuck_sink(void *ctx, sr_log_level level, const char *line, size_t len)
-{
-	(void)ctx;
-	(void)level;
-	if (len >= 5 && memmem(line, len, "stuck", 5) != NULL)
-		for (;;)
-			pause();
-	return 0;
-}
-
 enum { CRASH_THREADS = 4, CRASH_N = 2000 };
 
 /* The child: threads log, then the main thread faults (consumer alive, or stuck in a sink). */
@@ -841,14 +840,18 @@ crash_child(const char *path, bool stuck)
 	dup2(devnull, 2);
 	sr_log_config c;
 	per_thread_config(&c);
-	/* Records of about 70 bytes: two 64-byte slots; every thread's ring holds all of its records. */
+	/* A record takes one or two 64-byte slots: every thread's ring holds all of its records. */
 	c.thread_ring_slots = 8192;
 	c.slot_size = 64;
 	c.crash_handler = true;
 	sr_sink_config sinks[2];
 	int n = 0;
+	/* Stuck: a capture paused for good holds the consumer in its first line. */
+	static tl_capture never;
+	tl_capture_init(&never);
+	tl_capture_pause(&never);
 	if (stuck)
-		sinks[n++] = sr_sink_callback(stuck_sink, NULL);
+		sinks[n++] = sr_sink_callback(tl_capture_write, &never);
 	sinks[n++] = sr_sink_file(path);
 	c.sinks = sinks;
 	c.sink_count = n;
@@ -986,17 +989,14 @@ parse_ts(const char *s, const char **end)
 Test(log_producer, free_running_threads_stay_within_the_bound, .timeout = 60)
 {
 	char path[96];
-	tl_temp_path(path, sizeof path, "order");
 	sr_log_config c;
+	sr_sink_config s;
+	sr_category *cat;
 	per_thread_config(&c);
 	c.clock = SR_LOG_CLOCK_REALTIME;
 	c.layout = SR_LOG_LAYOUT_PATTERN;
 	c.pattern = "%d{%s.%9f} %m%n";
-	sr_sink_config s = sr_sink_file(path);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
-	sr_category *cat = sr_log_category(log, "t");
+	sr_log *log = open_on_file(&c, &s, path, sizeof path, "order", &cat);
 	enum { THREADS = 4, N = 20000 };
 	writer w[THREADS];
 	memset(w, 0, sizeof w);
@@ -1092,10 +1092,7 @@ Test(log_producer, try_claim_and_commit)
 	tl_capture cap;
 	tl_capture_init(&cap);
 	sr_log_config c;
-	per_thread_config(&c);
-	c.thread_ring_slots = 16;
-	c.slot_size = 64;
-	c.max_message_bytes = 1024;
+	tiny_rings_config(&c);
 	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
 	c.sinks = &s;
 	c.sink_count = 1;
