@@ -338,16 +338,27 @@ sr_log__threads_consumer_main(void *arg)
 	const sr_backoff_ladder *ladder = idle_ladder(&t->wait);
 	sr_backoff idle = SR_BACKOFF_INIT;
 	bool idling = false, ladder_done = false;
-	int64_t last_housekeeping = sr_monotonic_ns();
+	int64_t last_housekeeping = sr_monotonic_ns(), last_reclaim = last_housekeeping;
 	uint32_t idle_steps = 0;
 	for (;;) {
 		bool more;
 		int64_t taken = run_pass(log, t, &more);
-		reclaim_finished(t);
 		if (taken > 0 || more) {
 			idling = false;
+			/*
+			 * Busy: rings of exited threads are freed at most every
+			 * housekeeping period (freeing a large ring unmaps it: that
+			 * time would stall every other ring's records), else when idle.
+			 */
+			int64_t now = sr_monotonic_ns();
+			if (now - last_reclaim >= SR_LOG_THREADS_HOUSEKEEPING_NS) {
+				reclaim_finished(t);
+				last_reclaim = now;
+			}
 			continue;
 		}
+		reclaim_finished(t);
+		last_reclaim = sr_monotonic_ns();
 		/* pairs with stop's store-release */
 		if (sr_atomic_load_acquire_i32(&t->stopping))
 			break;
