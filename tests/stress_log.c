@@ -47,33 +47,22 @@ sink_write(void *ctx, sr_log_level level, const char *line, size_t len)
 {
 	seen *s = ctx;
 	(void)level;
-	/* Lines are not NUL-terminated: copy before scanning. */
 	char text[MAX_STRING + 128];
-	if (len >= sizeof text) {
-		s->bad_lines++;
-		return 0;
-	}
-	memcpy(text, line, len);
-	text[len] = '\0';
-	line = text;
-	int t, i, n, consumed = 0;
-	if (sscanf(line, "t=%d i=%d n=%d s=%n", &t, &i, &n, &consumed) == 3 && consumed > 0 &&
-	    t >= 0 && t < THREADS && i >= 0 && i < EACH) {
-		const char *str = line + consumed;
-		size_t slen = len - (size_t)consumed - 2; /* "|\n" */
-		if (n != (i * 37) % MAX_STRING || slen != (size_t)n || memcmp(str, pattern, slen) != 0 ||
-		    str[slen] != '|') {
-			s->bad_lines++;
-			return 0;
-		}
+	int t, i;
+	int r = tl_stress_line(line, len, text, sizeof text, pattern, MAX_STRING, &t, &i);
+	if (r == 1 && t >= 0 && t < THREADS && i < EACH) {
 		s->count[t][i]++;
 		if (i <= s->last[t])
 			s->out_of_order++;
 		s->last[t] = i;
 		return 0;
 	}
+	if (r != 0) {
+		s->bad_lines++;
+		return 0;
+	}
 	unsigned long dropped;
-	if (sscanf(line, "%lu message(s) dropped because the queue was full", &dropped) == 1) {
+	if (sscanf(text, "%lu message(s) dropped because the queue was full", &dropped) == 1) {
 		s->reports++;
 		s->reported_drops += (long)dropped;
 		return 0;

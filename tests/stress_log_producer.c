@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "scenarios.h"
+#include "log_support.h"
 #include "sr_log.h"
 #include "sr_log_threads_internal.h"
 #include "sr_time.h"
@@ -63,19 +64,11 @@ sink_write(void *ctx, sr_log_level level, const char *line, size_t len)
 	seen *s = ctx;
 	(void)level;
 	char text[MAX_STRING + 128];
-	if (len >= sizeof text) {
-		s->bad_lines++;
-		return 0;
-	}
-	memcpy(text, line, len);
-	text[len] = '\0';
-	int t, i, n, consumed = 0;
-	if (sscanf(text, "t=%d i=%d n=%d s=%n", &t, &i, &n, &consumed) != 3 || consumed == 0)
+	int t, i;
+	int r = tl_stress_line(line, len, text, sizeof text, pattern, MAX_STRING, &t, &i);
+	if (r == 0)
 		return 0; /* the logger's own lines (drop reports) */
-	const char *str = text + consumed;
-	size_t slen = len - (size_t)consumed - 2; /* "|\n" */
-	if (t < 0 || t >= MAX_THREADS || n != (i * 37) % MAX_STRING || len < (size_t)consumed + 2 ||
-	    slen != (size_t)n || memcmp(str, pattern, slen) != 0 || str[slen] != '|') {
+	if (r < 0 || t < 0 || t >= MAX_THREADS) {
 		s->bad_lines++;
 		return 0;
 	}

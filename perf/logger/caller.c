@@ -427,41 +427,21 @@ time_row(harness *h, int row, const options *o, int64_t *samples)
  * the loop's own few instructions (an increment, a compare, a branch), with
  * no dispatch on the kind.  The empty asm keeps calls from being merged.
  */
-__attribute__((noinline)) static void
-counted_calls_ring(harness *h, sr_category *c, int64_t n)
-{
-	for (int64_t i = 0; i < n; i++) {
-		log_call(h, c);
-		__asm__ volatile("" ::: "memory");
+/* counted_calls_NAME(harness *h, ARG a, int64_t n): n calls of CALL(h, a), nothing else. */
+#define COUNTED_CALLS(name, arg_type, call) \
+	__attribute__((noinline)) static void \
+	counted_calls_##name(harness *h, arg_type a, int64_t n) \
+	{ \
+		for (int64_t i = 0; i < n; i++) { \
+			call(h, a); \
+			__asm__ volatile("" ::: "memory"); \
+		} \
 	}
-}
 
-__attribute__((noinline)) static void
-counted_calls_ring_va(harness *h, sr_category *c, int64_t n)
-{
-	for (int64_t i = 0; i < n; i++) {
-		log_call_va(h, c);
-		__asm__ volatile("" ::: "memory");
-	}
-}
-
-__attribute__((noinline)) static void
-counted_calls_bare(harness *h, bare_ring *b, int64_t n)
-{
-	for (int64_t i = 0; i < n; i++) {
-		bare_call(h, b);
-		__asm__ volatile("" ::: "memory");
-	}
-}
-
-__attribute__((noinline)) static void
-counted_calls_disabled(harness *h, sr_category *c, int64_t n)
-{
-	for (int64_t i = 0; i < n; i++) {
-		disabled_call(h, c);
-		__asm__ volatile("" ::: "memory");
-	}
-}
+COUNTED_CALLS(ring, sr_category *, log_call)
+COUNTED_CALLS(ring_va, sr_category *, log_call_va)
+COUNTED_CALLS(bare, bare_ring *, bare_call)
+COUNTED_CALLS(disabled, sr_category *, disabled_call)
 
 /* An empty loop: what the loops above cost without the calls. */
 __attribute__((noinline)) static void

@@ -61,6 +61,16 @@ const char *tl_line_with(const char *text, const char *needle, char *buf, size_t
 /* The line of text that starts with "  key " (a row of sr_log_describe), copied into buf. */
 const char *tl_row(const char *text, const char *key, char *buf, size_t size);
 
+/*
+ * The stress programs' record line, "t=T i=I n=N s=<string>|\n", whose string must be the
+ * first N bytes of pattern with N = (I * 37) % modulus.  line (len bytes, not NUL-terminated)
+ * is copied NUL-terminated into text (size bytes).  Returns 1 with *t and *i for a good record,
+ * 0 for a line of another shape (the logger's own lines, in text), -1 for a record whose string
+ * or framing is wrong, or a line longer than text.
+ */
+int tl_stress_line(const char *line, size_t len, char *text, size_t size, const char *pattern,
+    int modulus, int *t, int *i);
+
 /* Sleeps about ms milliseconds (clock.c). */
 void tl_sleep_ms(int ms);
 

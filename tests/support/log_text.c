@@ -70,3 +70,24 @@ tl_row(const char *text, const char *key, char *buf, size_t size)
 	}
 	return NULL;
 }
+
+int
+tl_stress_line(const char *line, size_t len, char *text, size_t size, const char *pattern,
+    int modulus, int *t, int *i)
+{
+	if (len >= size)
+		return -1;
+	memcpy(text, line, len);
+	text[len] = '\0';
+	int n, consumed = 0;
+	if (sscanf(text, "t=%d i=%d n=%d s=%n", t, i, &n, &consumed) != 3 || consumed == 0)
+		return 0;
+	const char *str = text + consumed;
+	if (len < (size_t)consumed + 2)
+		return -1;
+	size_t slen = len - (size_t)consumed - 2; /* "|\n" */
+	if (*i < 0 || n != (*i * 37) % modulus || slen != (size_t)n || memcmp(str, pattern, slen) != 0 ||
+	    str[slen] != '|')
+		return -1;
+	return 1;
+}
