@@ -161,9 +161,7 @@ gather(sr_fmt_gather *g, const sr_fmt_sig *sig, size_t str_cap, source *src)
 				int32_t p = sig->precision[i];
 				if (p == SR_FMT_PREC_STAR)
 					p = star_prec;  /* negative: as if absent */
-				size_t lim = p >= 0 && (size_t)p < str_cap ? (size_t)p : str_cap;
-				/* With a precision the array need not be NUL-terminated. */
-				len = (uint32_t)strnlen(s, lim);
+				len = sr_fmt__string_len(s, p, str_cap);
 			}
 			g->str[ns] = s;
 			g->len[ns] = len;

@@ -80,6 +80,53 @@ size_t sr_fmt_fit(sr_fmt_gather *g, size_t header_bytes, size_t max_record);
 /* Smallest record budget beyond the header that fits any signature. */
 #define SR_FMT_MIN_BUDGET (SR_FMT_MAX_VALUE_BYTES + SR_SITE_MAX_ARGS * (SR_FMT_TRUNCATION_MARKER_LEN + 1))
 
+/*
+ * The bytes a non-NULL string argument stores: up to its NUL, its precision
+ * (negative: none) or cap, whichever comes first.  With a precision the
+ * array need not be NUL-terminated.
+ */
+static inline uint32_t
+sr_fmt__string_len(const char *s, int32_t precision, size_t cap)
+{
+	return (uint32_t)strnlen(s, precision >= 0 && (size_t)precision < cap ? (size_t)precision : cap);
+}
+
+/*
+ * Writes the value area of arguments whose kinds match sig one for one (a
+ * site that copies by type), as sr_fmt_gather_args makes it: each value in
+ * format order, a string as its length from len[].  Returns its end.
+ */
+static inline unsigned char *
+sr_fmt__put_values(unsigned char *v, const sr_fmt_sig *sig, const sr_log_arg *args, int n,
+    const uint32_t *len)
+{
+	for (int i = 0; i < n; i++) {
+		const sr_log_arg *a = &args[i];
+		switch (sig->type[i]) {
+		case SR_FMT_ARG_STR:
+			memcpy(v, &len[i], 4);
+			v += 4;
+			break;
+		case SR_FMT_ARG_LDOUBLE:
+			memcpy(v, a->v.ld, 16);   /* the x87 value and zeroed padding (sr_log__arg_ldouble) */
+			v += 16;
+			break;
+		case SR_FMT_ARG_LONG:
+		case SR_FMT_ARG_DOUBLE:
+		case SR_FMT_ARG_PTR:
+			memcpy(v, &a->v, 8);
+			v += 8;
+			break;
+		default:
+			/* int-sized: the low 4 bytes of the 8 (little-endian, as the codec assumes) */
+			memcpy(v, &a->v.i, 4);
+			v += 4;
+			break;
+		}
+	}
+	return v;
+}
+
 /* Writes the value area and the string area (after sr_fmt_fit). */
 static inline void
 sr_fmt_write(const sr_fmt_gather *g, sr_ring_writer *w)

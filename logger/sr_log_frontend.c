@@ -86,6 +86,7 @@ __attribute__((noinline)) static int
 decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 {
 	bool by_type = sig->error == SR_FMT_OK && sig->nargs == n;
+	uint32_t mask = 0;
 	for (int i = 0; by_type && i < n; i++) {
 		int want = sig->type[i], have = args[i].kind;
 		if (want == SR_FMT_ARG_WIDTH || want == SR_FMT_ARG_PRECISION)
@@ -93,12 +94,12 @@ decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 		if (want == SR_FMT_ARG_PTR && have == SR_FMT_ARG_STR)
 			have = SR_FMT_ARG_PTR;
 		by_type = want == have && !(want == SR_FMT_ARG_STR && sig->precision[i] == SR_FMT_PREC_STAR);
+		if (want == SR_FMT_ARG_STR)
+			mask |= UINT32_C(1) << i;
 	}
 	int copy = by_type ? SR_SITE_COPY_BY_TYPE : SR_SITE_COPY_CONVERTED;
-	uint32_t mask = 0;
-	for (int i = 0; by_type && i < n; i++)
-		if (sig->type[i] == SR_FMT_ARG_STR)
-			mask |= UINT32_C(1) << i;
+	if (!by_type)
+		mask = 0;
 	/*
 	 * Racing first calls store the same values.  copy is stored last, with
 	 * release: a thread that reads BY_TYPE (load-acquire in
@@ -137,9 +138,7 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 			len[i] = SR_FMT_NULL_STRING;
 			continue;
 		}
-		int32_t p = sig->precision[i];
-		/* With a precision the array need not be NUL-terminated. */
-		len[i] = (uint32_t)strnlen(s, p >= 0 && (size_t)p < cap ? (size_t)p : cap);
+		len[i] = sr_fmt__string_len(s, sig->precision[i], cap);
 		size += (size_t)len[i] + 1;
 	}
 	sr_log_claim c;
@@ -159,32 +158,8 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 	bool in_place = c.w.pos + size <= c.w.wrap;
 	unsigned char *rec = in_place ? c.w.base + c.w.pos : assembled;
 	memcpy(rec, &h, sizeof h);
-	/* The value area, in format order, as sr_fmt_gather_args would have made it. */
-	unsigned char *v = rec + sizeof h;
-	for (int i = 0; i < n; i++) {
-		const sr_log_arg *a = &args[i];
-		switch (sig->type[i]) {
-		case SR_FMT_ARG_STR:
-			memcpy(v, &len[i], 4);
-			v += 4;
-			break;
-		case SR_FMT_ARG_LDOUBLE:
-			memcpy(v, a->v.ld, 16);   /* the x87 value and zeroed padding (sr_log__arg_ldouble) */
-			v += 16;
-			break;
-		case SR_FMT_ARG_LONG:
-		case SR_FMT_ARG_DOUBLE:
-		case SR_FMT_ARG_PTR:
-			memcpy(v, &a->v, 8);
-			v += 8;
-			break;
-		default:
-			/* int-sized: the low 4 bytes of the 8 (little-endian, as the codec assumes) */
-			memcpy(v, &a->v.i, 4);
-			v += 4;
-			break;
-		}
-	}
+	unsigned char *v = sr_fmt__put_values(rec + sizeof h, sig, args, n, len);
+	/* The strings: in place (a copy and a NUL each), or streamed after the rest across the end. */
 	if (in_place) {
 		for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
 			int i = __builtin_ctz(m);
@@ -195,12 +170,12 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 			v += len[i] + 1;
 		}
 	} else {
+		static const char nul = '\0';
 		sr_ring_writer_put(&c.w, assembled, (size_t)(v - assembled));
 		for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
 			int i = __builtin_ctz(m);
 			if (len[i] == SR_FMT_NULL_STRING)
 				continue;
-			static const char nul = '\0';
 			sr_ring_writer_put(&c.w, args[i].v.s, len[i]);
 			sr_ring_writer_put(&c.w, &nul, 1);
 		}
