@@ -101,12 +101,13 @@ decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 	if (!by_type)
 		mask = 0;
 	/*
-	 * Racing first calls store the same values.  copy is stored last, with
-	 * release: a thread that reads BY_TYPE (load-acquire in
-	 * sr_log__emit_args) sees str_mask.  sig itself was published by the
-	 * site's READY (see sr_site_sig).
+	 * Racing first calls store the same values, so both are atomic (a
+	 * plain store racing a load would be a data race even with equal
+	 * values).  copy is stored last, with release: a thread that reads
+	 * BY_TYPE (load-acquire in sr_log__emit_args) then reads this mask.
+	 * sig itself was published by the site's READY (see sr_site_sig).
 	 */
-	site->str_mask = mask;
+	sr_atomic_store_relaxed_i32(&site->str_mask, (int32_t)mask);
 	sr_atomic_store_release_i32(&site->copy, copy);
 	return copy;
 }
@@ -126,12 +127,14 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 		copy = decide_copy(site, sig, args, n);
 	if (__builtin_expect(copy != SR_SITE_COPY_BY_TYPE || log->backend->try_claim == NULL, 0))
 		goto general;
+	/* ordered by the load-acquire of copy above (the store-release in decide_copy) */
+	const uint32_t str_mask = (uint32_t)sr_atomic_load_relaxed_i32(&site->str_mask);
 
 	/* Measure the strings: the record's size decides the claim. */
 	uint32_t len[SR_SITE_MAX_ARGS];
 	size_t cap = log->opt.max_record;
 	size_t size = sizeof(sr_log_rec) + sig->value_bytes;
-	for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+	for (uint32_t m = str_mask; m != 0; m &= m - 1) {
 		int i = __builtin_ctz(m);
 		const char *s = args[i].v.s;
 		if (s == NULL) {
@@ -161,7 +164,7 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 	unsigned char *v = sr_fmt__put_values(rec + sizeof h, sig, args, n, len);
 	/* The strings: in place (a copy and a NUL each), or streamed after the rest across the end. */
 	if (in_place) {
-		for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+		for (uint32_t m = str_mask; m != 0; m &= m - 1) {
 			int i = __builtin_ctz(m);
 			if (len[i] == SR_FMT_NULL_STRING)
 				continue;
@@ -172,7 +175,7 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 	} else {
 		static const char nul = '\0';
 		sr_ring_writer_put(&c.w, assembled, (size_t)(v - assembled));
-		for (uint32_t m = site->str_mask; m != 0; m &= m - 1) {
+		for (uint32_t m = str_mask; m != 0; m &= m - 1) {
 			int i = __builtin_ctz(m);
 			if (len[i] == SR_FMT_NULL_STRING)
 				continue;

@@ -106,10 +106,10 @@ typedef struct sr_site {
 	 * How the macros' calls copy their arguments (SR_SITE_COPY_*), decided
 	 * by the first: by C type when the types match the signature, else
 	 * converted to it.  Deterministic, so racing first calls store the same
-	 * value: relaxed, after sig is READY.
+	 * values; copy is stored with release after str_mask (see decide_copy).
 	 */
 	sr_atomic_i32 copy;
-	uint32_t str_mask;                  /* copy by type: bit i set when argument i is a %s string */
+	sr_atomic_i32 str_mask;             /* copy by type: bit i set when argument i is a %s string */
 	sr_fmt_sig sig;
 } sr_site;
 
