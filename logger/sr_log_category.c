@@ -29,7 +29,8 @@ struct sr_log_levels {
 };
 
 sr_category sr_category_off = {
-	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF
+	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF,
+	.fast_key = SR_LOG__NO_FAST_KEY
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -159,6 +160,7 @@ category_locked(sr_log *log, const char *name, sr_error *err)
 	}
 	c->id = (int32_t)log->levels->ncats;
 	c->log = log;
+	c->fast_key = log->fast_key;
 	c->name = copy;
 	set_category_levels(log, c);
 	log->levels->cats[log->levels->ncats++] = c;
