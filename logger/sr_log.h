@@ -258,6 +258,7 @@ typedef struct sr_log_sink_counters {
 	uint64_t errors;      /* failed writes / callback errors, skipped writes of a broken sink */
 	uint64_t lost_bytes;  /* bytes that could not be written */
 	uint64_t rotations;   /* FILE with rotation: files rotated */
+	uint64_t lost_messages; /* SYSLOG: messages that could not be delivered (reported in the log) */
 } sr_log_sink_counters;
 
 typedef struct sr_log_counters {

@@ -139,7 +139,9 @@ typedef enum sr_log_layout {
 	 * "[truncated]") and the object stays whole.  Backtrace lines carry
 	 * "backtrace":true.
 	 */
-	SR_LOG_LAYOUT_JSON = 3
+	SR_LOG_LAYOUT_JSON = 3,
+	/* A sink's default (sr_sink_config.layout): the logger's layout. */
+	SR_LOG_LAYOUT_LOGGER = -1
 } sr_log_layout;
 
 /* "text", "message", "pattern", "json"; parse is case-insensitive, SR_EINVAL lists them. */
@@ -193,8 +195,25 @@ typedef enum sr_sink_kind {
 	SR_SINK_FILE = 0,     /* a file opened O_WRONLY|O_APPEND|O_CREAT, owned by the logger */
 	SR_SINK_FD = 1,       /* an open descriptor: stdout, stderr, a pipe, a socket */
 	SR_SINK_NULL = 2,     /* formats, then discards (measures the consumer) */
-	SR_SINK_CALLBACK = 3  /* a function called with each line */
+	SR_SINK_CALLBACK = 3, /* a function called with each line */
+	SR_SINK_SYSLOG = 4    /* a syslog collector: the local socket, UDP, TCP or a unix socket */
 } sr_sink_kind;
+
+/* How a syslog sink reaches its collector (sr_sink_syslog). */
+typedef enum sr_syslog_transport {
+	SR_SYSLOG_LOCAL = 0,       /* the local daemon's datagram socket, /dev/log */
+	SR_SYSLOG_UDP = 1,         /* "HOST:PORT", one datagram per message */
+	SR_SYSLOG_TCP = 2,         /* "HOST:PORT", RFC 6587 octet counting: "LEN SP MSG" */
+	SR_SYSLOG_UNIX = 3,        /* a unix socket at a path: stream if it accepts, else datagram */
+	SR_SYSLOG_UNIX_STREAM = 4, /* a unix stream socket at a path (octet counting) */
+	SR_SYSLOG_UNIX_DGRAM = 5   /* a unix datagram socket at a path */
+} sr_syslog_transport;
+
+/* A syslog sink's message format. */
+typedef enum sr_syslog_format {
+	SR_SYSLOG_5424 = 5424,     /* RFC 5424 with structured data (the default) */
+	SR_SYSLOG_3164 = 3164      /* RFC 3164 ("BSD"), for old daemons */
+} sr_syslog_format;
 
 /*
  * A callback sink's write: called with each line (newline included, not
@@ -258,6 +277,37 @@ typedef struct sr_sink_config {
 	 * waits until a write succeeds again.  Default 100 ms.
 	 */
 	int write_timeout_ms;
+	/*
+	 * How this sink lays out a message: SR_LOG_LAYOUT_LOGGER (the
+	 * constructors' default: the logger's layout), or TEXT, MESSAGE,
+	 * PATTERN (with `pattern`) or JSON.  Each record is rendered once per
+	 * distinct layout, not once per sink.  A syslog sink puts the line,
+	 * without its newline, in the syslog message's MSG part.  Mode queue
+	 * renders on the caller before it queues: there every sink must use the
+	 * logger's layout (an error at open otherwise).
+	 */
+	sr_log_layout layout;
+	/* The pattern of layout SR_LOG_LAYOUT_PATTERN (required then, and only then). */
+	const char *pattern;
+	/*
+	 * SYSLOG (sr_sink_syslog): the transport and its address ("HOST:PORT"
+	 * for UDP and TCP, a path for the unix ones, NULL for LOCAL: /dev/log).
+	 */
+	sr_syslog_transport syslog_transport;
+	const char *syslog_address;
+	/* SYSLOG: facility 0 to 23 (LOG_USER is 1, the default; local0 is 16). */
+	int syslog_facility;
+	/* SYSLOG: SR_SYSLOG_5424 (default) or SR_SYSLOG_3164. */
+	sr_syslog_format syslog_format;
+	/* SYSLOG: APP-NAME (1 to 48 printable characters); NULL: the program's name. */
+	const char *syslog_app;
+	/*
+	 * SYSLOG: the longest wait between two attempts to connect while the
+	 * collector is down, 10 to 600,000 ms (the wait doubles from 10 ms up to
+	 * it).  Default 2,000.  write_timeout_ms bounds each send (and each
+	 * connect attempt): the consumer never waits longer for the collector.
+	 */
+	int reconnect_max_ms;
 	/* CALLBACK: write is required, flush and close optional. */
 	sr_sink_write_fn write;
 	sr_sink_flush_fn flush;
@@ -272,6 +322,15 @@ SR_API sr_sink_config sr_sink_rotating(const char *path, uint64_t max_file_bytes
 SR_API sr_sink_config sr_sink_fd(int fd);
 SR_API sr_sink_config sr_sink_null(void);
 SR_API sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
+/*
+ * A syslog sink: transport and address as in sr_sink_config; facility
+ * user, RFC 5424, the program's name as APP-NAME.  Opening it never fails
+ * because the collector is down: it connects in the background of the
+ * consumer (each attempt bounded by write_timeout_ms, retried with a
+ * doubling wait capped at reconnect_max_ms), counts what it could not
+ * deliver, and reports that count in the log once it delivers again.
+ */
+SR_API sr_sink_config sr_sink_syslog(sr_syslog_transport transport, const char *address);
 
 /*
  * The default wait strategy: spin 10 us, yield 100 us, then sleep (waking

@@ -10,6 +10,7 @@
  * what the full-queue policies are for).
  */
 #include "sr_log_sink_internal.h"
+#include "sr_log_syslog_internal.h"
 #include "sr_log_thread_internal.h"
 
 #include <errno.h>
@@ -118,6 +119,10 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 				}
 			}
 			break;
+		case SR_SINK_SYSLOG:
+			if (sr_log__syslog_open(s, log->opt.max_line, err) != SR_OK)
+				goto fail;
+			break;
 		default:
 			break;
 		}
@@ -142,6 +147,8 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 	for (int i = 0; i < log->sinks->n; i++)
 		if ((int)log->sinks->s[i].cfg.level < log->sinks->min_level)
 			log->sinks->min_level = (int)log->sinks->s[i].cfg.level;
+	if (sr_log__sinks_layouts_open(log, configs, count, err) != SR_OK)
+		goto fail;
 	return SR_OK;
 nomem:
 	sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", log->sinks->n);
@@ -152,10 +159,12 @@ fail:
 		if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0)
 			close(s->fd);
 		pthread_mutex_destroy(&s->lock);
+		sr_log__syslog_free(s);
 		free(s->buf);
 		free(s->path);
 		free(s->rot_name);
 	}
+	sr_log__sinks_layouts_free(log->sinks);
 	log->sinks->n = 0;
 	return err != NULL ? err->code : SR_ESYS;
 }
@@ -177,6 +186,8 @@ sr_log__sinks_flush(sr_log *log)
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		flush_one(s);
+		if (s->cfg.kind == SR_SINK_SYSLOG)
+			sr_log__syslog_flush(s);
 		if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.flush != NULL && s->batch_messages > 0) {
 			pthread_mutex_lock(&s->lock);
 			sr_log__self.in_sink++;
@@ -191,12 +202,12 @@ sr_log__sinks_flush(sr_log *log)
 	}
 }
 
-void
-sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
+static void
+dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, const char *line, size_t len)
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (level < (int)s->cfg.level)
+		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout))
 			continue;
 		s->batch_messages++;
 		switch (s->cfg.kind) {
@@ -206,6 +217,9 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 			pthread_mutex_lock(&s->lock);
 			callback_locked(s, level, line, len);
 			pthread_mutex_unlock(&s->lock);
+			break;
+		case SR_SINK_SYSLOG:
+			sr_log__syslog_append(s, ev, level, line, len);
 			break;
 		default:
 			if (s->len + len > s->cap)
@@ -224,12 +238,12 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 	}
 }
 
-void
-sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
+static void
+dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const char *line, size_t len)
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (level < (int)s->cfg.level)
+		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout))
 			continue;
 		sr_log__sink_add(&s->messages, 1);
 		if (s->cfg.kind == SR_SINK_NULL)
@@ -238,11 +252,43 @@ sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
 		if (s->cfg.kind == SR_SINK_CALLBACK) {
 			if (!s->closed)
 				callback_locked(s, level, line, len);
+		} else if (s->cfg.kind == SR_SINK_SYSLOG) {
+			if (!s->closed)
+				sr_log__syslog_send_now_locked(s, ev, level, line, len);
 		} else {
 			sink_write_locked(s, line, len);
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
+}
+
+void
+sr_log__dispatch_to(sr_log *log, int layout, int how, const sr_log_event *ev, int level,
+    const char *line, size_t len)
+{
+	switch (how) {
+	case SR_DISPATCH_NOW:
+		dispatch_now(log, layout, ev, level, line, len);
+		break;
+	case SR_DISPATCH_RAW:
+		sr_log__sinks_write_raw_layout(log, layout, level, line, len);
+		break;
+	default:
+		dispatch_buffered(log, layout, ev, level, line, len);
+		break;
+	}
+}
+
+void
+sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
+{
+	dispatch_buffered(log, -1, NULL, level, line, len);
+}
+
+void
+sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
+{
+	dispatch_now(log, -1, NULL, level, line, len);
 }
 
 void
@@ -256,6 +302,7 @@ sr_log__sinks_close(sr_log *log)
 			s->closed = true;
 			if (s->owns_fd && s->fd >= 0)
 				close(s->fd);
+			sr_log__syslog_close(s);
 			if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.close != NULL) {
 				sr_log__self.in_sink++;
 				s->cfg.close(s->cfg.ctx);
@@ -274,10 +321,12 @@ sr_log__sinks_free(sr_log *log)
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		pthread_mutex_destroy(&s->lock);
+		sr_log__syslog_free(s);
 		free(s->buf);
 		free(s->path);
 		free(s->rot_name);
 	}
+	sr_log__sinks_layouts_free(log->sinks);
 	free(log->sinks);
 	log->sinks = NULL;
 }
@@ -297,6 +346,12 @@ sr_sink_file(const char *path)
 	c.max_file_bytes = 0;
 	c.keep_files = 5;
 	c.rotate_daily = false;
+	c.layout = SR_LOG_LAYOUT_LOGGER;
+	c.pattern = NULL;
+	c.syslog_transport = SR_SYSLOG_LOCAL;
+	c.syslog_facility = 1; /* user */
+	c.syslog_format = SR_SYSLOG_5424;
+	c.reconnect_max_ms = 2000;
 	return c;
 }
 
@@ -331,6 +386,9 @@ describe_config(const sr_sink_config *c, char *buf, size_t size)
 	case SR_SINK_NULL:
 		snprintf(buf, size, "null level=%s", sr_log_level_name(c->level));
 		break;
+	case SR_SINK_SYSLOG:
+		sr_log__syslog_describe(c, buf, size);
+		break;
 	default:
 		snprintf(buf, size, "callback level=%s", sr_log_level_name(c->level));
 		break;
@@ -352,6 +410,19 @@ sr_sink_null(void)
 {
 	sr_sink_config c = sr_sink_file(NULL);
 	c.kind = SR_SINK_NULL;
+	return c;
+}
+
+sr_sink_config
+sr_sink_syslog(sr_syslog_transport transport, const char *address)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_SYSLOG;
+	c.syslog_transport = transport;
+	c.syslog_address = address;
+	/* The local daemons (journald, rsyslog's imuxsock) read the traditional form. */
+	if (transport == SR_SYSLOG_LOCAL)
+		c.syslog_format = SR_SYSLOG_3164;
 	return c;
 }
 
@@ -384,6 +455,7 @@ sr_log__sinks_stats(const sr_log *log, sr_log_counters *st)
 		o->errors = (uint64_t)sr_atomic_load_relaxed_i64(&s->errors);
 		o->lost_bytes = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_bytes);
 		o->rotations = (uint64_t)sr_atomic_load_relaxed_i64(&s->rotations);
+		o->lost_messages = sr_log__syslog_lost(s);
 		st->sink_errors += o->errors;
 	}
 }
@@ -394,6 +466,11 @@ sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size)
 	if (i < 0 || i >= log->sinks->n)
 		return false;
 	describe_config(&log->sinks->s[i].cfg, buf, size);
+	size_t n = strlen(buf);
+	if (n + 1 < size) {
+		buf[n] = ' ';
+		sr_log__sink_layout_describe(log, &log->sinks->s[i], buf + n + 1, size - n - 1);
+	}
 	return true;
 }
 
