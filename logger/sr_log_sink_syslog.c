@@ -149,7 +149,7 @@ put_header_5424(const struct sr_log_syslog *ss, sr_fmt_buf *b, const sr_log_even
 	int64_t sec;
 	int32_t ns;
 	sr_log__split_ns(ts_ns, &sec, &ns);
-	put_str(b, " 1 ");
+	put_str(b, "1 ");
 	sr_log__put_iso_seconds(b, sec);
 	sr_fmt_buf_putc(b, '.');
 	sr_log__put_uint(b, (uint64_t)(ns / 1000), 6);
