@@ -17,6 +17,9 @@
  *      dying daemon had taken from the kernel), and the sink's report line
  *      ("N message(s) could not be delivered ...") arrives once it delivers
  *      again, with N as sr_log_stats counts.
+ * With --rate (not run by CTest): messages per second into rsyslogd over
+ * TCP and the unix socket, beside a file sink, in the same run, and the
+ * consumer thread's CPU time per message (from /proc's schedstat).
  * Without rsyslogd (not installed) the program says so and exits 77, which
  * CTest counts as skipped.
  */
@@ -478,8 +481,73 @@ check_restart(void)
 	    SENT + 2, got, missing, gaps, lost, missing - (size_t)lost);
 }
 
+/* The consumer thread's time on a CPU, ns (schedstat), found by its name. */
+static uint64_t
+consumer_cpu_ns(void)
+{
+	char path[128], comm[32];
+	for (int tid = getpid(); tid < getpid() + 4096; tid++) {
+		snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+		FILE *f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		bool ours = fgets(comm, sizeof comm, f) != NULL && strncmp(comm, "seqring-log", 11) == 0;
+		fclose(f);
+		if (!ours)
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", tid);
+		f = fopen(path, "r");
+		unsigned long long ns = 0;
+		if (f != NULL && fscanf(f, "%llu", &ns) != 1)
+			ns = 0;
+		if (f != NULL)
+			fclose(f);
+		return ns;
+	}
+	return 0;
+}
+
+static void
+rate(const char *what, sr_sink_config s, int count)
+{
+	s.layout = SR_LOG_LAYOUT_MESSAGE;
+	sr_log *log = open_logger(&s, 1);
+	sr_category *cat = sr_log_category(log, "syslogtest");
+	SR_INFO(cat, "t=%d i=%d", 0, -1);
+	sr_log_flush(log);
+	uint64_t cpu0 = consumer_cpu_ns();
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < count; i++)
+		SR_INFO(cat, "t=%d i=%d", 0, i);
+	sr_log_flush(log);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	uint64_t cpu = consumer_cpu_ns() - cpu0;
+	sr_log_counters st;
+	sr_log_stats(log, &st);
+	sr_log_close(&log);
+	double sec = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	printf("%-22s %9.0f messages/s  consumer %6.0f ns/message  lost %" PRIu64 "\n", what, count / sec,
+	    (double)cpu / count, st.sinks[0].lost_messages);
+}
+
+static void
+rates(void)
+{
+	enum { COUNT = 200000 };
+	char sock[128], tcp[64], file[128];
+	snprintf(sock, sizeof sock, "%s/log.sock", dir);
+	snprintf(tcp, sizeof tcp, "127.0.0.1:%d", tcp_port);
+	snprintf(file, sizeof file, "%s/file.log", dir);
+	for (int round = 0; round < 3; round++) {
+		rate("file", sr_sink_file(file), COUNT);
+		rate("syslog tcp", sr_sink_syslog(SR_SYSLOG_TCP, tcp), COUNT);
+		rate("syslog unix (dgram)", sr_sink_syslog(SR_SYSLOG_UNIX, sock), COUNT);
+	}
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	if (access(RSYSLOGD, X_OK) != 0) {
 		printf("stress_log_syslog: %s is not installed (Debian package rsyslog): skipped\n", RSYSLOGD);
@@ -495,6 +563,10 @@ main(void)
 	udp_port = free_port(SOCK_DGRAM);
 	write_config();
 	start_daemon();
+	if (argc > 1 && strcmp(argv[1], "--rate") == 0) {
+		rates();
+		return 0;
+	}
 	check_tcp_and_unix();
 	check_udp();
 	check_restart();
