@@ -54,6 +54,15 @@ callback_locked(sr_log_sink *s, int level, const char *line, size_t len)
 	sr_log__sink_report_once(s, what);
 }
 
+static void
+free_copies(sr_log_sink *s)
+{
+	for (int k = 0; k < 3; k++) {
+		free(s->copies[k]);
+		s->copies[k] = NULL;
+	}
+}
+
 int
 sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err)
 {
@@ -76,6 +85,16 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 		s->index = i;
 		s->fd = -1;
 		s->cfg.path = NULL;
+		/* The configuration's strings may die with it (the environment's copy does). */
+		const char **strings[3] = { &s->cfg.pattern, &s->cfg.syslog_address, &s->cfg.syslog_app };
+		for (int k = 0; k < 3; k++) {
+			if (*strings[k] == NULL)
+				continue;
+			s->copies[k] = strdup(*strings[k]);
+			if (s->copies[k] == NULL)
+				goto nomem;
+			*strings[k] = s->copies[k];
+		}
 		switch (c->kind) {
 		case SR_SINK_FILE: {
 			s->path = strdup(c->path);
@@ -153,6 +172,9 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 nomem:
 	sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", log->sinks->n);
 fail:
+	/* The sink that failed (it is not counted in n yet) may have copied its strings. */
+	if (log->sinks->n < SR_LOG_MAX_SINKS)
+		free_copies(&log->sinks->s[log->sinks->n]);
 	/* Undo the sinks opened so far; descriptors the caller gave stay open. */
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
@@ -160,6 +182,7 @@ fail:
 			close(s->fd);
 		pthread_mutex_destroy(&s->lock);
 		sr_log__syslog_free(s);
+		free_copies(s);
 		free(s->buf);
 		free(s->path);
 		free(s->rot_name);
@@ -322,6 +345,7 @@ sr_log__sinks_free(sr_log *log)
 		sr_log_sink *s = &log->sinks->s[i];
 		pthread_mutex_destroy(&s->lock);
 		sr_log__syslog_free(s);
+		free_copies(s);
 		free(s->buf);
 		free(s->path);
 		free(s->rot_name);

@@ -16,8 +16,9 @@
 #include "sr_log_layout_internal.h"
 
 typedef struct sr_log_sink {
-	sr_sink_config cfg;       /* cfg.path points to `path` */
+	sr_sink_config cfg;       /* cfg.path points to `path`, and the strings below to copies */
 	char *path;
+	char *copies[3];          /* cfg.pattern, cfg.syslog_address, cfg.syslog_app (owned) */
 	int index;
 	int layout;               /* its layout: an index into sinks->layouts */
 	struct sr_log_syslog *syslog; /* SYSLOG only (sr_log_sink_syslog.c) */

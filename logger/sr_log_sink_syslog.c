@@ -323,12 +323,22 @@ connect_inet(struct sr_log_syslog *ss, int timeout_ms)
 	return e;
 }
 
+static void
+count_lost(sr_log_sink *s, int64_t messages, int why)
+{
+	if (messages <= 0)
+		return;
+	sr_atomic_faa_i64(&s->syslog->lost, messages); /* a counter only */
+	s->syslog->lost_errno = why;
+}
+
 /* One attempt; on failure, the next one is due after the (doubled) backoff. */
 static bool
 try_connect(sr_log_sink *s)
 {
 	struct sr_log_syslog *ss = s->syslog;
 	int timeout = s->cfg.write_timeout_ms;
+	bool was_stream = ss->stream;
 	int e;
 	switch (ss->transport) {
 	case SR_SYSLOG_UDP:
@@ -349,6 +359,12 @@ try_connect(sr_log_sink *s)
 	}
 	if (e == 0) {
 		ss->backoff_ms = SR_SYSLOG_FIRST_BACKOFF_MS;
+		if (ss->stream != was_stream && ss->frames > 0) {
+			/* A unix socket of the other kind: the batch was framed for the one before. */
+			count_lost(s, ss->frames, EPROTOTYPE);
+			ss->len = ss->sent = 0;
+			ss->frames = 0;
+		}
 		return true;
 	}
 	ss->last_errno = e;
@@ -387,15 +403,6 @@ ensure_connected(sr_log_sink *s)
 
 /* ---------------------------------------------------------------------------------------- */
 /* Sending                                                                                  */
-
-static void
-count_lost(sr_log_sink *s, int64_t messages, int why)
-{
-	if (messages <= 0)
-		return;
-	sr_atomic_faa_i64(&s->syslog->lost, messages); /* a counter only */
-	s->syslog->lost_errno = why;
-}
 
 /* Waits for room until deadline_ns; false when it passed. */
 static bool
@@ -592,6 +599,8 @@ sr_log__syslog_open(sr_log_sink *s, size_t max_line, sr_error *err)
 	ss->facility = c->syslog_facility;
 	ss->format = c->syslog_format;
 	ss->backoff_ms = SR_SYSLOG_FIRST_BACKOFF_MS;
+	/* Framing until a connection says otherwise (a unix socket of either kind: datagram). */
+	ss->stream = ss->transport == SR_SYSLOG_TCP || ss->transport == SR_SYSLOG_UNIX_STREAM;
 	const char *addr = c->syslog_address;
 	if (ss->transport == SR_SYSLOG_UDP || ss->transport == SR_SYSLOG_TCP) {
 		/* HOST:PORT, or [V6]:PORT (checked by validation) */
