@@ -5,6 +5,7 @@
  * is valid.  The reference is docs/configuration.md.
  */
 #include "sr_log_config_internal.h"
+#include "sr_log_reopen_internal.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -318,6 +319,14 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 			    "config.max_line_bytes %zu is too small for the json layout of config.sinks[%d]: "
 			    "expected at least 1024", c->max_line_bytes, i);
 	}
+	if (!sr_log__reopen_signal_valid(c->reopen_signal))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.reopen_signal %d is invalid: expected 0 (none), SIGHUP, SIGUSR1 or SIGUSR2",
+		    c->reopen_signal);
+	if ((unsigned)c->color > SR_LOG_COLOR_NEVER)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.color %d is invalid: expected SR_LOG_COLOR_AUTO (0), SR_LOG_COLOR_ALWAYS (1) or "
+		    "SR_LOG_COLOR_NEVER (2)", (int)c->color);
 	if (c->thread_name != NULL && (c->thread_name[0] == '\0' || strlen(c->thread_name) > 15))
 		return sr_error_set(err, SR_EINVAL,
 		    "config.thread_name '%.32s' is invalid: expected 1 to 15 characters", c->thread_name);

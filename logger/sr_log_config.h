@@ -191,6 +191,17 @@ typedef enum sr_log_clock {
 SR_API const char *sr_log_clock_name(int clock);
 SR_API int sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err);
 
+/* Whether stdout and stderr sinks colour the level (ANSI escapes). */
+typedef enum sr_log_color {
+	/* When the descriptor is a terminal and NO_COLOR is unset or empty (the default). */
+	SR_LOG_COLOR_AUTO = 0,
+	SR_LOG_COLOR_ALWAYS = 1,
+	SR_LOG_COLOR_NEVER = 2
+} sr_log_color;
+
+/* "auto", "always", "never"; -1 from parse for another name (case-insensitive). */
+SR_API const char *sr_log_color_name(int color);
+
 typedef enum sr_sink_kind {
 	SR_SINK_FILE = 0,     /* a file opened O_WRONLY|O_APPEND|O_CREAT, owned by the logger */
 	SR_SINK_FD = 1,       /* an open descriptor: stdout, stderr, a pipe, a socket */
@@ -448,6 +459,15 @@ typedef struct sr_log_config {
 	/* Print sr_log_describe to stderr once open (as SEQRING_LOG_DESCRIBE=1).  Default false. */
 	bool describe;
 	/*
+	 * A signal that makes the logger reopen its file sinks (sr_log_reopen),
+	 * for logrotate's postrotate "kill -HUP": 0 (the default: none),
+	 * SIGHUP, SIGUSR1 or SIGUSR2.  The handler is installed at open and
+	 * removed at shutdown; a handler the program had is called after ours.
+	 */
+	int reopen_signal;
+	/* Colouring the level on stdout and stderr sinks.  Default SR_LOG_COLOR_AUTO. */
+	sr_log_color color;
+	/*
 	 * Ignore every SEQRING_LOG* environment variable (tests, programs that
 	 * must not be reconfigured from outside).  Default false: the
 	 * environment overrides the code, setting by setting (see below).
@@ -481,10 +501,13 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_PATTERN          a pattern (implies layout pattern)
  *   SEQRING_LOG_CLOCK            realtime | coarse | tsc | auto
  *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
- *                                stderr | stdout | null | fd:N | file:PATH,
- *                                each with options ",level=L",
- *                                ",buffer=64k", ",timeout=100" (ms), and for files ",max_size=10m",
- *                                ",keep=5", ",daily=1", ",mode=0640"
+ *                                stderr | stdout | null | fd:N | file:PATH | syslog |
+ *                                syslog:udp://HOST:PORT | syslog:tcp://HOST:PORT |
+ *                                syslog:unix:PATH, each with options ",level=L",
+ *                                ",layout=json", ",pattern=P", ",buffer=64k", ",timeout=100"
+ *                                (ms), for files ",max_size=10m", ",keep=5", ",daily=1",
+ *                                ",mode=0640", for syslog ",facility=local0",
+ *                                ",format=5424|3164", ",app=NAME", ",reconnect=2000" (ms)
  *   SEQRING_LOG_THREAD_NAME      the consumer thread's name
  *   SEQRING_LOG_CLOSE_AT_EXIT    0 | 1
  *   SEQRING_LOG_BACKTRACE        0 to 65536 (backtrace_size)
@@ -492,6 +515,8 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_BACKTRACE_TRIGGER trace .. fatal
  *   SEQRING_LOG_CRASH_HANDLER    0 | 1
  *   SEQRING_LOG_DESCRIBE         0 | 1: print sr_log_describe to stderr at open
+ *   SEQRING_LOG_REOPEN_SIGNAL    SIGHUP | SIGUSR1 | SIGUSR2 | none (reopen_signal)
+ *   SEQRING_LOG_COLOR            auto | always | never (color; NO_COLOR is respected by auto)
  *
  * An invalid value, or a SEQRING_LOG_* name that is none of these (a typo
  * would otherwise be silently ignored), makes sr_log_open fail with

@@ -13,7 +13,9 @@
  * SEQRING_LOG_* name fails sr_log_open.
  */
 #include "sr_log_config_internal.h"
+#include "sr_log_console_internal.h"
 #include "sr_log_env_internal.h"
+#include "sr_log_reopen_internal.h"
 #include "sr_log_syslog_internal.h"
 #include "sr_wait.h"
 
@@ -52,6 +54,8 @@ static const char *const env_names[SR_SET_COUNT] = {
 	[SR_SET_BACKTRACE_TRIGGER] = "SEQRING_LOG_BACKTRACE_TRIGGER",
 	[SR_SET_CRASH_HANDLER] = "SEQRING_LOG_CRASH_HANDLER",
 	[SR_SET_DESCRIBE] = "SEQRING_LOG_DESCRIBE",
+	[SR_SET_REOPEN_SIGNAL] = "SEQRING_LOG_REOPEN_SIGNAL",
+	[SR_SET_COLOR] = "SEQRING_LOG_COLOR",
 };
 
 /* The config field each setting is, for describe. */
@@ -80,6 +84,8 @@ static const char *const field_names[SR_SET_COUNT] = {
 	[SR_SET_BACKTRACE_TRIGGER] = "backtrace_trigger",
 	[SR_SET_CRASH_HANDLER] = "crash_handler",
 	[SR_SET_DESCRIBE] = "describe",
+	[SR_SET_REOPEN_SIGNAL] = "reopen_signal",
+	[SR_SET_COLOR] = "color",
 };
 
 const char *
@@ -455,6 +461,8 @@ code_sources(const sr_log_config *c, uint8_t *src)
 	DIFF(SR_SET_BACKTRACE_TRIGGER, c->backtrace_trigger != d.backtrace_trigger);
 	DIFF(SR_SET_CRASH_HANDLER, c->crash_handler != d.crash_handler);
 	DIFF(SR_SET_DESCRIBE, c->describe != d.describe);
+	DIFF(SR_SET_REOPEN_SIGNAL, c->reopen_signal != d.reopen_signal);
+	DIFF(SR_SET_COLOR, c->color != d.color);
 #undef DIFF
 }
 
@@ -572,6 +580,17 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		return env_bool(err, set, v, &c->crash_handler);
 	case SR_SET_DESCRIBE:
 		return env_bool(err, set, v, &c->describe);
+	case SR_SET_REOPEN_SIGNAL:
+		if (sr_log__reopen_signal_parse(v, &c->reopen_signal) != 0)
+			return env_bad(err, set, v, "expected SIGHUP, SIGUSR1, SIGUSR2 or none");
+		return SR_OK;
+	case SR_SET_COLOR: {
+		int color;
+		if (sr_log__color_parse(v, &color) != 0)
+			return env_bad(err, set, v, "expected auto, always or never");
+		c->color = (sr_log_color)color;
+		return SR_OK;
+	}
 	default:
 		return SR_OK;
 	}

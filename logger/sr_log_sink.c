@@ -9,6 +9,8 @@
  * descriptor whose reader stopped reading: that is the sink's nature (and
  * what the full-queue policies are for).
  */
+#include "sr_log_console_internal.h"
+#include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_syslog_internal.h"
 #include "sr_log_thread_internal.h"
@@ -168,6 +170,12 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 			log->sinks->min_level = (int)log->sinks->s[i].cfg.level;
 	if (sr_log__sinks_layouts_open(log, configs, count, err) != SR_OK)
 		goto fail;
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
+		sr_log_layout lay = log->sinks->layouts[s->layout].layout;
+		s->color = s->cfg.kind == SR_SINK_FD && (lay == SR_LOG_LAYOUT_TEXT || lay == SR_LOG_LAYOUT_PATTERN) &&
+		    sr_log__console_colors(s->fd, log->opt.color);
+	}
 	return SR_OK;
 nomem:
 	sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", log->sinks->n);
@@ -223,6 +231,7 @@ sr_log__sinks_flush(sr_log *log)
 			s->batch_messages = 0;
 		}
 	}
+	sr_log__sinks_reopen_if_asked(log);
 }
 
 static void
@@ -245,8 +254,15 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 			sr_log__syslog_append(s, ev, level, line, len);
 			break;
 		default:
-			if (s->len + len > s->cap)
+			if (s->len + len + (s->color ? SR_LOG_COLOR_EXTRA : 0) > s->cap)
 				flush_one(s);
+			if (s->color) {
+				size_t n = sr_log__console_color_line(level, line, len, s->buf + s->len, s->cap - s->len);
+				if (n > 0) {
+					s->len += n;
+					break;
+				}
+			}
 			if (len > s->cap) {
 				/* Bigger than the whole buffer: write it as it is. */
 				pthread_mutex_lock(&s->lock);
@@ -279,7 +295,12 @@ dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const c
 			if (!s->closed)
 				sr_log__syslog_send_now_locked(s, ev, level, line, len);
 		} else {
-			sink_write_locked(s, line, len);
+			char colored[4096];
+			size_t n = s->color ? sr_log__console_color_line(level, line, len, colored, sizeof colored) : 0;
+			if (n > 0)
+				sink_write_locked(s, colored, n);
+			else
+				sink_write_locked(s, line, len);
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -480,6 +501,7 @@ sr_log__sinks_stats(const sr_log *log, sr_log_counters *st)
 		o->lost_bytes = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_bytes);
 		o->rotations = (uint64_t)sr_atomic_load_relaxed_i64(&s->rotations);
 		o->lost_messages = sr_log__syslog_lost(s);
+		o->reopens = (uint64_t)sr_atomic_load_relaxed_i64(&s->reopens);
 		st->sink_errors += o->errors;
 	}
 }

@@ -43,6 +43,8 @@ typedef struct sr_log_sink {
 	char *rot_name;           /* scratch for "path.N" */
 	size_t rot_name_size;
 	sr_atomic_i64 rotations;
+	sr_atomic_i64 reopens;    /* FILE: sr_log_reopen or the reopen signal reopened it */
+	bool color;               /* FD on a terminal (or color always): the level is coloured */
 	/* Counters (relaxed; several writers use add). */
 	sr_atomic_i64 messages, bytes, writes, errors, lost_bytes;
 } sr_log_sink;
@@ -57,6 +59,9 @@ struct sr_log_sinks {
 	/* Bit k: some sink that takes this level uses layout k (set at open). */
 	unsigned layouts_for_level[SR_LOG_LEVEL_COUNT];
 	bool has_syslog;          /* a syslog sink frames with the event: callers render through fanout */
+	/* sr_log_reopen and the reopen signal ask (1); the writer reopens and counts it done. */
+	sr_atomic_i32 reopen_asked;
+	sr_atomic_i64 reopen_done;
 };
 
 /* How a rendered line reaches its sinks. */
