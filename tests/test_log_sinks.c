@@ -7,6 +7,8 @@
  */
 #include "test_log_support.h"
 
+#include <signal.h>
+
 #include "sr_log_sink_internal.h"
 
 static bool
@@ -159,4 +161,47 @@ Test(log_sinks, bad_layouts_are_refused)
 	cr_expect_str_eq(e.message, "SEQRING_LOG_SINK 'stderr,layout=xml' is invalid: sink 0: layout 'xml' is "
 	    "invalid: expected text, message, pattern or json");
 	unsetenv("SEQRING_LOG_SINK");
+}
+
+Test(log_sinks, reopen_signal_and_color_settings)
+{
+	tl_capture cap;
+	tl_capture_init(&cap);
+	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
+	sr_log_config c;
+	tl_config(&c, &s, &cap);
+	c.reopen_signal = 9;
+	sr_error e = tl_open_refused(&c, "reopen_signal 9");
+	cr_expect_str_eq(e.message, "config.reopen_signal 9 is invalid: expected 0 (none), SIGHUP, SIGUSR1 or SIGUSR2");
+	c.reopen_signal = 0;
+	c.color = (sr_log_color)7;
+	e = tl_open_refused(&c, "color 7");
+	cr_expect(strstr(e.message, "config.color 7 is invalid: expected SR_LOG_COLOR_AUTO (0)") != NULL, "%s", e.message);
+	tl_capture_free(&cap);
+
+	tl_clear_env();
+	setenv("SEQRING_LOG_REOPEN_SIGNAL", "SIGTERM", 1);
+	sr_log_config d;
+	sr_log_config_default(&d);
+	e = tl_open_refused(&d, "SIGTERM");
+	cr_expect_str_eq(e.message, "SEQRING_LOG_REOPEN_SIGNAL 'SIGTERM' is invalid: expected SIGHUP, SIGUSR1, SIGUSR2 or none");
+	setenv("SEQRING_LOG_REOPEN_SIGNAL", "hup", 1);
+	setenv("SEQRING_LOG_COLOR", "never", 1);
+	sr_log_config_default(&d);
+	d.ring_slots = 1024;
+	sr_log *log = tl_open(&d);
+	char *text = tl_describe(log);
+	cr_expect(strstr(text, "SIGHUP") != NULL && strstr(text, "(SEQRING_LOG_REOPEN_SIGNAL='hup')") != NULL, "%s", text);
+	cr_expect(strstr(text, "(SEQRING_LOG_COLOR='never')") != NULL, "%s", text);
+	free(text);
+	/* The handler answers: a SIGHUP reopens (counted) instead of killing the process. */
+	raise(SIGHUP);
+	tl_sleep_ms(300);
+	cr_expect_eq(sr_log_reopen(log), SR_OK);
+	sr_log_close(&log);
+	unsetenv("SEQRING_LOG_REOPEN_SIGNAL");
+	unsetenv("SEQRING_LOG_COLOR");
+	/* After close the program's disposition is back: SIGHUP ignored here, so this returns. */
+	signal(SIGHUP, SIG_IGN);
+	raise(SIGHUP);
 }
