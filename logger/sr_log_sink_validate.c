@@ -66,16 +66,10 @@ sr_log__validate_syslog_sink(const sr_sink_config *s, int i, sr_error *err)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d].syslog_format %d is invalid: expected SR_SYSLOG_5424 or SR_SYSLOG_3164",
 		    i, (int)s->syslog_format);
-	if (s->syslog_app != NULL) {
-		size_t n = strlen(s->syslog_app);
-		bool ok = n >= 1 && n <= 48;
-		for (size_t k = 0; ok && k < n; k++)
-			ok = s->syslog_app[k] > ' ' && s->syslog_app[k] <= '~';
-		if (!ok)
-			return sr_error_set(err, SR_EINVAL,
-			    "config.sinks[%d].syslog_app '%.64s' is invalid: expected 1 to 48 printable "
-			    "characters without spaces", i, s->syslog_app);
-	}
+	if (s->syslog_app != NULL && !sr_log__syslog_app_valid(s->syslog_app))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.sinks[%d].syslog_app '%.64s' is invalid: expected 1 to 48 printable "
+		    "characters without spaces", i, s->syslog_app);
 	if (s->reconnect_max_ms < 10 || s->reconnect_max_ms > 600000)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d].reconnect_max_ms %d is out of range: expected 10 to 600000",

@@ -40,6 +40,16 @@ sr_log__syslog_facility_name(int facility)
 	return facility >= 0 && facility < 24 ? facility_names[facility] : "?";
 }
 
+bool
+sr_log__syslog_app_valid(const char *app)
+{
+	size_t n = strlen(app);
+	bool ok = n >= 1 && n <= 48;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = app[i] > ' ' && app[i] <= '~';
+	return ok;
+}
+
 /* HOST:PORT with a port of 1 to 65535; a v6 host in brackets. */
 static bool
 valid_host_port(const char *a)
@@ -116,11 +126,7 @@ sr_log__syslog_parse_option(const char *key, const char *val, sr_sink_config *c,
 		return 1;
 	}
 	if (strcmp(key, "app") == 0) {
-		size_t n = strlen(val);
-		bool ok = n >= 1 && n <= 48;
-		for (size_t i = 0; ok && i < n; i++)
-			ok = val[i] > ' ' && val[i] <= '~';
-		if (!ok) {
+		if (!sr_log__syslog_app_valid(val)) {
 			snprintf(why, why_size, "app '%.60s' is invalid: expected 1 to 48 printable characters "
 			    "without spaces", val);
 			return -1;

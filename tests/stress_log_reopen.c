@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log_support.h"
 #include "sr_log.h"
 
 #define LOGROTATE "/usr/sbin/logrotate"
@@ -37,30 +38,7 @@ enum { THREADS = 2, EACH = 4000, ROTATIONS = 3 };
 enum { THREADS = 3, EACH = 20000, ROTATIONS = 5 };
 #endif
 
-static char dir[64];
-
-static void
-cleanup(void)
-{
-	if (dir[0] != '\0' && getenv("KEEP_REOPEN_TEST_DIR") == NULL) {
-		char cmd[128];
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "stress_log_reopen: could not remove %s\n", dir);
-	}
-}
-
-__attribute__((format(printf, 1, 2), noreturn)) static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "stress_log_reopen: FAIL: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
+static const char *dir;
 
 typedef struct worker {
 	sr_category *cat;
@@ -87,7 +65,7 @@ write_config(const char *mode)
 	snprintf(path, sizeof path, "%s/logrotate.conf", dir);
 	FILE *f = fopen(path, "w");
 	if (f == NULL)
-		fail("cannot write %s: %s", path, strerror(errno));
+		tl_fail("cannot write %s: %s", path, strerror(errno));
 	fprintf(f, "%s/app.log {\n  rotate 100\n  %s\n  missingok\n  nocompress\n", dir, mode);
 	if (strcmp(mode, "create") == 0)
 		fprintf(f, "  postrotate\n    kill -HUP %d\n  endscript\n", (int)getpid());
@@ -101,7 +79,7 @@ rotate(void)
 	char cmd[320];
 	snprintf(cmd, sizeof cmd, "%s -f -s %s/state %s/logrotate.conf", LOGROTATE, dir, dir);
 	if (system(cmd) != 0)
-		fail("'%s' failed", cmd);
+		tl_fail("'%s' failed", cmd);
 }
 
 /* Counts each (t, i) over app.log and app.log.N; fails on a split or foreign line. */
@@ -127,11 +105,11 @@ count_lines(unsigned char *seen, int *files)
 			if (m == NULL) {
 				if (strstr(line, "seqring") != NULL)
 					continue; /* the logger's own lines */
-				fail("%s: a line that is no message: %s", path, line);
+				tl_fail("%s: a line that is no message: %s", path, line);
 			}
 			if (sscanf(m, " - t=%d i=%d %7s", &t, &i, end) != 3 || strcmp(end, "end") != 0 ||
 			    t < 0 || t >= THREADS || i < 0 || i >= EACH)
-				fail("%s: a split or foreign line: %s", path, line);
+				tl_fail("%s: a split or foreign line: %s", path, line);
 			if (seen[t * EACH + i] < 255)
 				seen[t * EACH + i]++;
 		}
@@ -153,7 +131,7 @@ open_logger(const char *path, int reopen_signal)
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL)
-		fail("sr_log_open: %s", err.message);
+		tl_fail("sr_log_open: %s", err.message);
 	return log;
 }
 
@@ -163,7 +141,7 @@ run(const char *mode)
 	char cmd[256], path[128];
 	snprintf(cmd, sizeof cmd, "rm -f %s/app.log* %s/state", dir, dir);
 	if (system(cmd) != 0)
-		fail("%s failed", cmd);
+		tl_fail("%s failed", cmd);
 	snprintf(path, sizeof path, "%s/app.log", dir);
 	write_config(mode);
 	bool create = strcmp(mode, "create") == 0;
@@ -202,19 +180,19 @@ run(const char *mode)
 	}
 	free(seen);
 	if (twice > 0)
-		fail("%s: %zu lines written twice", mode, twice);
+		tl_fail("%s: %zu lines written twice", mode, twice);
 	if (create) {
 		if (missing > 0)
-			fail("create: %zu lines missing", missing);
+			tl_fail("create: %zu lines missing", missing);
 		if (files != ROTATIONS + 1)
-			fail("create: %d files, expected %d", files, ROTATIONS + 1);
+			tl_fail("create: %d files, expected %d", files, ROTATIONS + 1);
 		if (st.sinks[0].reopens < ROTATIONS)
-			fail("create: the sink reopened %" PRIu64 " times for %d rotations", st.sinks[0].reopens, ROTATIONS);
+			tl_fail("create: the sink reopened %" PRIu64 " times for %d rotations", st.sinks[0].reopens, ROTATIONS);
 		printf("create: %d lines in %d files, each exactly once; %" PRIu64 " reopens\n", THREADS * EACH,
 		    files, st.sinks[0].reopens);
 	} else {
 		if (runs > ROTATIONS * THREADS)
-			fail("copytruncate: %d runs of missing lines for %d rotations", runs, ROTATIONS);
+			tl_fail("copytruncate: %d runs of missing lines for %d rotations", runs, ROTATIONS);
 		printf("copytruncate: %d lines, none twice; %zu lost in logrotate's copy-to-truncate window "
 		    "(%d run(s) over %d rotations)\n", THREADS * EACH, missing, runs, ROTATIONS);
 	}
@@ -232,22 +210,22 @@ deleted_file(void)
 	unlink(path);
 	SR_INFO(cat, "lost with the deleted file");
 	if (sr_log_reopen(log) != SR_OK)
-		fail("sr_log_reopen failed");
+		tl_fail("sr_log_reopen failed");
 	SR_INFO(cat, "after");
 	sr_log_close(&log);
 	FILE *f = fopen(path, "r");
 	if (f == NULL)
-		fail("deleted: sr_log_reopen made no new file");
+		tl_fail("deleted: sr_log_reopen made no new file");
 	char line[256];
 	int n = 0;
 	while (fgets(line, sizeof line, f) != NULL) {
 		n++;
 		if (strstr(line, " - after") == NULL)
-			fail("deleted: the new file has '%s'", line);
+			tl_fail("deleted: the new file has '%s'", line);
 	}
 	fclose(f);
 	if (n != 1)
-		fail("deleted: %d lines in the new file, expected 1", n);
+		tl_fail("deleted: %d lines in the new file, expected 1", n);
 	printf("deleted: the line after sr_log_reopen is in the new file\n");
 }
 
@@ -259,10 +237,7 @@ main(void)
 		return 77;
 	}
 	alarm(120);
-	snprintf(dir, sizeof dir, "/tmp/seqring-reopen-XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		fail("mkdtemp: %s", strerror(errno));
-	atexit(cleanup);
+	dir = tl_program_dir("stress_log_reopen");
 	run("create");
 	deleted_file();
 	run("copytruncate");

@@ -39,13 +39,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log_support.h"
 #include "sr_log.h"
 
 #define RSYSLOGD "/usr/sbin/rsyslogd"
 #define THREADS 4
 #define PER_THREAD 5000
 
-static char dir[64];
+static const char *dir;
 static int tcp_port, udp_port;
 static pid_t daemon_pid = -1;
 
@@ -68,30 +69,6 @@ stop_daemon(void)
 }
 
 static void
-cleanup(void)
-{
-	stop_daemon();
-	if (dir[0] != '\0' && getenv("KEEP_SYSLOG_TEST_DIR") == NULL) {
-		char cmd[128];
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "stress_log_syslog: could not remove %s\n", dir);
-	}
-}
-
-__attribute__((format(printf, 1, 2), noreturn)) static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "stress_log_syslog: FAIL: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1); /* cleanup runs at exit */
-}
-
-static void
 on_signal(int sig)
 {
 	if (daemon_pid > 0)
@@ -108,7 +85,7 @@ free_port(int type)
 	socklen_t len = sizeof a;
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&a, &len) != 0)
-		fail("cannot find a free port: %s", strerror(errno));
+		tl_fail("cannot find a free port: %s", strerror(errno));
 	close(fd);
 	return ntohs(a.sin_port);
 }
@@ -120,7 +97,7 @@ write_config(void)
 	snprintf(path, sizeof path, "%s/rsyslog.conf", dir);
 	FILE *f = fopen(path, "w");
 	if (f == NULL)
-		fail("cannot write %s: %s", path, strerror(errno));
+		tl_fail("cannot write %s: %s", path, strerror(errno));
 	fprintf(f,
 	    "global(workDirectory=\"%s\" maxMessageSize=\"64k\")\n"
 	    "module(load=\"imuxsock\" SysSock.Use=\"off\")\n"
@@ -162,7 +139,7 @@ start_daemon(void)
 	fflush(stdout);
 	pid_t p = fork();
 	if (p < 0)
-		fail("fork: %s", strerror(errno));
+		tl_fail("fork: %s", strerror(errno));
 	if (p == 0) {
 		/* Dies with the thread that started it (the main thread: it outlives the checks). */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -180,13 +157,13 @@ start_daemon(void)
 	for (int i = 0; i < 500; i++) {
 		if (waitpid(p, NULL, WNOHANG) == p) {
 			daemon_pid = -1;
-			fail("rsyslogd exited at start (see %s/rsyslogd.out)", dir);
+			tl_fail("rsyslogd exited at start (see %s/rsyslogd.out)", dir);
 		}
 		if (tcp_accepts() && stat(sock, &st) == 0)
 			return;
 		usleep(10000);
 	}
-	fail("rsyslogd did not listen within 5 s");
+	tl_fail("rsyslogd did not listen within 5 s");
 }
 
 /* The lines of a file (malloc'd, NUL-separated in place); *n gets their count. */
@@ -278,7 +255,7 @@ open_logger(sr_sink_config *sinks, int n)
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL)
-		fail("sr_log_open: %s", err.message);
+		tl_fail("sr_log_open: %s", err.message);
 	return log;
 }
 
@@ -307,27 +284,27 @@ check_stream(const char *name, int threads, int count, bool all)
 		if (!message_of(lines[k], &t, &i))
 			continue;
 		if (t < 0 || t >= threads || i < 0 || i >= count)
-			fail("%s: line %zu names no message sent: %s", name, k + 1, lines[k]);
+			tl_fail("%s: line %zu names no message sent: %s", name, k + 1, lines[k]);
 		if (seen[t * count + i]++)
-			fail("%s: message t=%d i=%d arrived twice", name, t, i);
+			tl_fail("%s: message t=%d i=%d arrived twice", name, t, i);
 		if (i < next[t])
-			fail("%s: message t=%d i=%d arrived after i=%d", name, t, i, next[t] - 1);
+			tl_fail("%s: message t=%d i=%d arrived after i=%d", name, t, i, next[t] - 1);
 		if (all && i != next[t])
-			fail("%s: message t=%d i=%d is missing (next is i=%d)", name, t, next[t], i);
+			tl_fail("%s: message t=%d i=%d is missing (next is i=%d)", name, t, next[t], i);
 		next[t] = i + 1;
 		got++;
 		char want_sd[96];
 		snprintf(want_sd, sizeof want_sd, "|[seqring@32473 category=\"syslogtest\" file=\"stress_log_syslog.c\" line=\"");
 		if (strncmp(lines[k], "1|stress_log_sysl|", 18) != 0 && strncmp(lines[k], "1|sysltest|", 11) != 0)
-			fail("%s: not parsed as RFC 5424 with our APP-NAME: %s", name, lines[k]);
+			tl_fail("%s: not parsed as RFC 5424 with our APP-NAME: %s", name, lines[k]);
 		if (strstr(lines[k], want_sd) == NULL || strstr(lines[k], " thread=\"w") == NULL ||
 		    strstr(lines[k], " tid=\"") == NULL)
-			fail("%s: no structured data as sent: %s", name, lines[k]);
+			tl_fail("%s: no structured data as sent: %s", name, lines[k]);
 	}
 	free(seen);
 	free_lines(lines, n);
 	if (all && got != (size_t)threads * (size_t)count)
-		fail("%s: %zu of %d messages arrived", name, got, threads * count);
+		tl_fail("%s: %zu of %d messages arrived", name, got, threads * count);
 	return got;
 }
 
@@ -357,7 +334,7 @@ check_tcp_and_unix(void)
 	sr_log_stats(log, &st);
 	sr_log_close(&log);
 	if (st.sinks[0].lost_messages != 0 || st.sinks[1].lost_messages != 0)
-		fail("tcp/unix: the sinks counted %" PRIu64 " and %" PRIu64 " messages lost",
+		tl_fail("tcp/unix: the sinks counted %" PRIu64 " and %" PRIu64 " messages lost",
 		    st.sinks[0].lost_messages, st.sinks[1].lost_messages);
 	size_t want = (size_t)THREADS * PER_THREAD;
 	wait_lines("tcp.log", "|t=", want);
@@ -386,7 +363,7 @@ check_udp(void)
 	size_t got = wait_lines("udp.log", "|t=", SENT - (size_t)st.sinks[0].lost_messages);
 	got = check_stream("udp.log", 1, SENT, false);
 	if (got + st.sinks[0].lost_messages != SENT)
-		fail("udp: %zu received + %" PRIu64 " counted lost != %d sent", got, st.sinks[0].lost_messages, SENT);
+		tl_fail("udp: %zu received + %" PRIu64 " counted lost != %d sent", got, st.sinks[0].lost_messages, SENT);
 	printf("udp: %zu received + %" PRIu64 " counted lost = %d sent\n", got, st.sinks[0].lost_messages, SENT);
 }
 
@@ -457,7 +434,7 @@ check_restart(void)
 		if (!message_of(lines[k], &t, &i))
 			continue;
 		if (i <= prev)
-			fail("restart: message i=%d arrived after i=%d (twice or out of order)", i, prev);
+			tl_fail("restart: message i=%d arrived after i=%d (twice or out of order)", i, prev);
 		if (i != prev + 1) {
 			gaps++;
 			missing += (size_t)(i - prev - 1);
@@ -467,15 +444,15 @@ check_restart(void)
 	}
 	free_lines(lines, n);
 	if (prev != SENT + 1)
-		fail("restart: the last message (i=%d) did not arrive (last: %d; the sink: %" PRIu64 " messages, "
+		tl_fail("restart: the last message (i=%d) did not arrive (last: %d; the sink: %" PRIu64 " messages, "
 		    "%" PRIu64 " lost, %" PRIu64 " errors, %" PRIu64 " bytes)", SENT + 1, prev, st.sinks[0].messages,
 		    lost, st.sinks[0].errors, st.sinks[0].bytes);
 	if (lost == 0 || reported != lost)
-		fail("restart: the sink counted %" PRIu64 " lost and its report lines say %" PRIu64, lost, reported);
+		tl_fail("restart: the sink counted %" PRIu64 " lost and its report lines say %" PRIu64, lost, reported);
 	if (missing < lost)
-		fail("restart: %zu missing but %" PRIu64 " counted lost: a message counted lost arrived", missing, lost);
+		tl_fail("restart: %zu missing but %" PRIu64 " counted lost: a message counted lost arrived", missing, lost);
 	if (gaps > 2)
-		fail("restart: %d runs of missing messages, expected the one at the kill", gaps);
+		tl_fail("restart: %d runs of missing messages, expected the one at the kill", gaps);
 	printf("restart: %d sent, %zu received, %zu missing in %d run(s), %" PRIu64 " of them counted lost "
 	    "and reported; %zu taken by the killed daemon before it read them\n",
 	    SENT + 2, got, missing, gaps, lost, missing - (size_t)lost);
@@ -553,10 +530,8 @@ main(int argc, char **argv)
 		printf("stress_log_syslog: %s is not installed (Debian package rsyslog): skipped\n", RSYSLOGD);
 		return 77;
 	}
-	snprintf(dir, sizeof dir, "/tmp/seqring-syslog-XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		fail("mkdtemp: %s", strerror(errno));
-	atexit(cleanup);
+	dir = tl_program_dir("stress_log_syslog");
+	atexit(stop_daemon); /* before the directory goes */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	tcp_port = free_port(SOCK_STREAM);

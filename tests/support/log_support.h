@@ -71,6 +71,18 @@ const char *tl_row(const char *text, const char *key, char *buf, size_t size);
 int tl_stress_line(const char *line, size_t len, char *text, size_t size, const char *pattern,
     int modulus, int *t, int *i);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Programs that run other programs (log_program.c)                                         */
+
+/*
+ * Makes /tmp/seqring-NAME-XXXXXX and returns it; removed at exit (what the
+ * program registers with atexit afterwards runs first), kept when
+ * KEEP_TEST_DIR is set.  NAME also heads tl_fail's messages.
+ */
+const char *tl_program_dir(const char *name);
+/* Prints "NAME: FAIL: ..." and exits 1, so that the atexit handlers run. */
+__attribute__((format(printf, 1, 2), noreturn)) void tl_fail(const char *fmt, ...);
+
 /* Sleeps about ms milliseconds (clock.c). */
 void tl_sleep_ms(int ms);
 
