@@ -206,7 +206,7 @@ make_frame(struct sr_log_syslog *ss, const sr_log_event *ev, int level, const ch
 	size_t lead = ss->stream ? 12 : 0;
 	sr_fmt_buf b = { ss->frame + lead, 0, ss->frame_cap - lead, 0 };
 	sr_fmt_buf_putc(&b, '<');
-	sr_log__put_uint(&b, (uint64_t)(ss->facility * 8 + severity_of(level)), 1);
+	sr_log__put_uint(&b, (uint64_t)ss->facility * 8 + (uint64_t)severity_of(level), 1);
 	sr_fmt_buf_putc(&b, '>');
 	int64_t ts = ev != NULL ? ev->ts_ns : sr_log__now_ns();
 	if (ss->format == SR_SYSLOG_3164)
