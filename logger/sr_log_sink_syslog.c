@@ -4,7 +4,8 @@
  * PROCID, structured data with the category, file, line and thread, then
  * the line as MSG) or an RFC 3164 one, and sends it to the collector: the
  * local datagram socket (/dev/log), UDP, TCP with RFC 6587 octet counting
- * ("LEN SP MSG"), or a unix stream or datagram socket at a path.
+ * ("LEN SP MSG"), or a unix stream or datagram socket at a path.  A batch
+ * goes in one send on a stream, in sendmmsg bursts of datagrams otherwise.
  *
  * Faults, as rsyslog's omfwd meets them:
  *   - The collector is down at open: the open succeeds; the consumer
@@ -416,7 +417,7 @@ wait_writable(int fd, int64_t deadline_ns)
 	return pr != 0;
 }
 
-/* Sends p[0..n) as one datagram or stream bytes; *done gets what went.  0 or an errno. */
+/* Sends p[0..n) on a stream; *done gets what went.  0 or an errno (EAGAIN: the deadline passed). */
 static int
 send_bounded(sr_log_sink *s, const char *p, size_t n, size_t *done, int64_t deadline_ns)
 {
@@ -425,10 +426,6 @@ send_bounded(sr_log_sink *s, const char *p, size_t n, size_t *done, int64_t dead
 	while (*done < n) {
 		ssize_t w = send(ss->fd, p + *done, n - *done, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w >= 0) {
-			if (!ss->stream) {
-				*done = n;
-				break;
-			}
 			*done += (size_t)w;
 			continue;
 		}
@@ -440,6 +437,66 @@ send_bounded(sr_log_sink *s, const char *p, size_t n, size_t *done, int64_t dead
 	}
 	sr_log__sink_add(&s->writes, 1);
 	sr_log__sink_add(&s->bytes, (int64_t)*done);
+	return 0;
+}
+
+/* True for errors that mean the connection is gone. */
+static bool
+connection_lost(const struct sr_log_syslog *ss, int e)
+{
+	if (ss->transport == SR_SYSLOG_UDP)
+		return false; /* ECONNREFUSED: the collector's port answered ICMP; no connection to lose */
+	return e != EAGAIN && e != EMSGSIZE;
+}
+
+/*
+ * Sends the frames from *k on, one datagram each, up to 64 per sendmmsg;
+ * *k moves past what went (or was refused alone).  0, or the errno that
+ * stopped them (EAGAIN: the deadline passed).
+ */
+static int
+send_datagrams(sr_log_sink *s, int *k, int64_t deadline_ns)
+{
+	struct sr_log_syslog *ss = s->syslog;
+	enum { BURST = 64 };
+	struct mmsghdr msgs[BURST];
+	struct iovec iov[BURST];
+	while (*k < ss->frames) {
+		int n = 0;
+		for (; n < BURST && *k + n < ss->frames; n++) {
+			int f = *k + n;
+			size_t start = f == 0 ? 0 : ss->ends[f - 1];
+			iov[n] = (struct iovec){ ss->buf + start, ss->ends[f] - start };
+			memset(&msgs[n], 0, sizeof msgs[n]);
+			msgs[n].msg_hdr.msg_iov = &iov[n];
+			msgs[n].msg_hdr.msg_iovlen = 1;
+		}
+		int sent = sendmmsg(ss->fd, msgs, (unsigned)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (sent > 0) {
+			int64_t bytes = 0;
+			for (int i = 0; i < sent; i++)
+				bytes += msgs[i].msg_len;
+			sr_log__sink_add(&s->writes, 1);
+			sr_log__sink_add(&s->bytes, bytes);
+			*k += sent;
+			continue;
+		}
+		int e = sent == 0 ? EAGAIN : errno;
+		if (e == EINTR)
+			continue;
+		if ((e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS) && wait_writable(ss->fd, deadline_ns))
+			continue;
+		if (e == EWOULDBLOCK || e == ENOBUFS)
+			e = EAGAIN;
+		if (e != EAGAIN && !connection_lost(ss, e)) {
+			/* This one datagram is refused (UDP: no listener; too big): count it, go on. */
+			count_lost(s, 1, e);
+			sr_log__sink_add(&s->errors, 1);
+			(*k)++;
+			continue;
+		}
+		return e;
+	}
 	return 0;
 }
 
@@ -458,14 +515,6 @@ drop_frames(struct sr_log_syslog *ss, int k)
 	ss->frames -= k;
 }
 
-/* True for errors that mean the connection is gone. */
-static bool
-connection_lost(const struct sr_log_syslog *ss, int e)
-{
-	if (ss->transport == SR_SYSLOG_UDP)
-		return false; /* ECONNREFUSED: the collector's port answered ICMP; no connection to lose */
-	return e != EAGAIN && e != EMSGSIZE;
-}
 
 /* Sends the batch, under the sink's lock. */
 static void
@@ -491,20 +540,7 @@ send_batch_locked(sr_log_sink *s)
 		while (done_frames < ss->frames && ss->ends[done_frames] <= ss->sent)
 			done_frames++;
 	} else {
-		for (; done_frames < ss->frames; done_frames++) {
-			size_t start = done_frames == 0 ? 0 : ss->ends[done_frames - 1];
-			size_t went;
-			e = send_bounded(s, ss->buf + start, ss->ends[done_frames] - start, &went, deadline);
-			if (e != 0 && !connection_lost(ss, e) && e != EAGAIN) {
-				/* This one datagram is refused (UDP: no listener; too big): count it, go on. */
-				count_lost(s, 1, e);
-				sr_log__sink_add(&s->errors, 1);
-				e = 0;
-				continue;
-			}
-			if (e != 0)
-				break;
-		}
+		e = send_datagrams(s, &done_frames, deadline);
 	}
 	if (done_frames > 0)
 		ss->delivered = true;
