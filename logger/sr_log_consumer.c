@@ -147,7 +147,7 @@ sr_log__end_of_batch(sr_log *log)
 	sr_log__sinks_flush(log);
 	publish_batch_counters(log);
 	sr_log__report_drops(log, false);
-	sr_log__report_sink_losses(log, log->consumer->line);
+	sr_log__report_sink_losses(log, log->consumer->line, SR_DISPATCH_BUFFERED);
 	/* tsc: a cheap check, a recalibration when due (see sr_log_clock.c). */
 	if (log->clk != NULL)
 		sr_log__clock_refresh(log, false);

@@ -103,6 +103,8 @@ write_by_caller_fanout(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g,
 		sr_atomic_faa_i64(&log->totals.accepted, 1);
 		sr_atomic_faa_i64(&log->totals.written, 1);
 		sr_atomic_faa_i64(&log->totals.written_by_caller, 1);
+		/* A syslog sink that delivers again says what it lost (no consumer does in mode sync). */
+		sr_log__report_sink_losses(log, line, buffered ? SR_DISPATCH_BUFFERED : SR_DISPATCH_NOW);
 	}
 	free(line);
 	if (rec != rstack)

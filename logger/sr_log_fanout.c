@@ -123,7 +123,7 @@ sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *li
 }
 
 void
-sr_log__report_sink_losses(sr_log *log, char *line)
+sr_log__report_sink_losses(sr_log *log, char *line, int how)
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
@@ -137,7 +137,8 @@ sr_log__report_sink_losses(sr_log *log, char *line)
 			sr_log__thread_init(&sr_log__self);
 		sr_log_event ev;
 		sr_log__event_of_text(SR_LOG_WARN, text, n, &ev);
-		sr_log__fanout(log, &ev, SR_LOG_WARN, SR_DISPATCH_BUFFERED, line);
-		sr_log__sinks_flush(log);
+		sr_log__fanout(log, &ev, SR_LOG_WARN, how, line);
+		if (how == SR_DISPATCH_BUFFERED)
+			sr_log__sinks_flush(log);
 	}
 }

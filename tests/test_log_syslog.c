@@ -296,6 +296,33 @@ Test(log_syslog, sync_mode_sends_on_the_caller)
 	remove_dir();
 }
 
+/* Mode sync: the collector down at open, then up; the caller that delivers again reports the loss. */
+Test(log_syslog, sync_mode_reports_loss)
+{
+	make_dir();
+	char path[128];
+	snprintf(path, sizeof path, "%s/late.sock", dir);
+	sr_sink_config s = sr_sink_syslog(SR_SYSLOG_UNIX_DGRAM, path);
+	s.layout = SR_LOG_LAYOUT_MESSAGE;
+	s.reconnect_max_ms = 10;
+	sr_log *log = open_with(&s, SR_LOG_MODE_SYNC);
+	sr_category *cat = sr_log_category(log, "db");
+	SR_INFO(cat, "lost %d", 1);
+	int fd = dgram_collector("late.sock", path, sizeof path);
+	tl_sleep_ms(50);
+	SR_INFO(cat, "delivered %d", 2);
+	char buf[4096];
+	cr_assert_gt(receive(fd, buf, sizeof buf), 0);
+	cr_expect(strstr(buf, "\"] delivered 2") != NULL, "%s", buf);
+	cr_assert_gt(receive(fd, buf, sizeof buf), 0);
+	cr_expect(strstr(buf, "\"] 1 message(s) could not be delivered to log sink 0 (syslog unix-dgram:") != NULL,
+	    "%s", buf);
+	cr_expect_eq(tl_stats(log).sinks[0].lost_messages, 1);
+	sr_log_close(&log);
+	close(fd);
+	remove_dir();
+}
+
 Test(log_syslog, environment_form_and_errors)
 {
 	tl_clear_env();
