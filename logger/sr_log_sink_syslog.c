@@ -375,6 +375,22 @@ try_connect(sr_log_sink *s)
 	return false;
 }
 
+/* Drops the frames before index k from the batch (they went, or are lost). */
+static void
+drop_frames(struct sr_log_syslog *ss, int k)
+{
+	if (k <= 0)
+		return;
+	size_t shift = ss->ends[k - 1];
+	memmove(ss->buf, ss->buf + shift, ss->len - shift);
+	ss->len -= shift;
+	ss->sent = ss->sent > shift ? ss->sent - shift : 0;
+	for (int i = k; i < ss->frames; i++)
+		ss->ends[i - k] = ss->ends[i] - shift;
+	ss->frames -= k;
+}
+
+
 /* A stream the collector closed reads as end of file: find out before sending into it. */
 static bool
 peer_closed(const struct sr_log_syslog *ss)
@@ -392,6 +408,11 @@ ensure_connected(sr_log_sink *s)
 	if (ss->fd >= 0 && ss->stream && peer_closed(ss)) {
 		ss->last_errno = ECONNRESET;
 		disconnect(ss);
+		if (ss->sent > 0) {
+			/* The rest of a frame begun on that connection would corrupt the next one. */
+			count_lost(s, 1, ECONNRESET);
+			drop_frames(ss, 1);
+		}
 		/* The collector may be back already (a restart): try at once. */
 		ss->next_attempt_ns = 0;
 	}
@@ -499,22 +520,6 @@ send_datagrams(sr_log_sink *s, int *k, int64_t deadline_ns)
 	}
 	return 0;
 }
-
-/* Drops the frames before index k from the batch (they went, or are lost). */
-static void
-drop_frames(struct sr_log_syslog *ss, int k)
-{
-	if (k <= 0)
-		return;
-	size_t shift = ss->ends[k - 1];
-	memmove(ss->buf, ss->buf + shift, ss->len - shift);
-	ss->len -= shift;
-	ss->sent = ss->sent > shift ? ss->sent - shift : 0;
-	for (int i = k; i < ss->frames; i++)
-		ss->ends[i - k] = ss->ends[i] - shift;
-	ss->frames -= k;
-}
-
 
 /* Sends the batch, under the sink's lock. */
 static void
@@ -684,7 +689,10 @@ sr_log__syslog_close(sr_log_sink *s)
 	if (s->syslog == NULL)
 		return;
 	send_batch_locked(s);
-	/* Loss the final batch could not report stays counted (sr_log_stats). */
+	/* What the collector did not take in time is lost: counted, a loss no line can report. */
+	count_lost(s, s->syslog->frames, EAGAIN);
+	s->syslog->frames = 0;
+	s->syslog->len = s->syslog->sent = 0;
 	disconnect(s->syslog);
 }
 
