@@ -69,6 +69,7 @@ struct sr_log_syslog {
 	sr_atomic_i64 lost;
 	uint64_t reported_lost;
 	bool delivered;           /* a send succeeded since the last report */
+	bool stalled;             /* a send timed out: don't wait again until one makes progress */
 	int lost_errno;           /* why the last loss happened */
 };
 
@@ -246,6 +247,7 @@ disconnect(struct sr_log_syslog *ss)
 	if (ss->fd >= 0)
 		close(ss->fd);
 	ss->fd = -1;
+	ss->stalled = false;
 }
 
 /* Connects fd to addr, waiting at most timeout_ms; 0 or an errno. */
@@ -426,15 +428,24 @@ ensure_connected(sr_log_sink *s)
 /* ---------------------------------------------------------------------------------------- */
 /* Sending                                                                                  */
 
-/* Waits for room until deadline_ns; false when it passed. */
+/*
+ * Waits for room until deadline_ns; false when it passed.  After one such
+ * timeout the sink stops waiting until a send makes progress again, so that
+ * a collector that stopped reading costs a failed send per batch, not a
+ * timeout per message.
+ */
 static bool
-wait_writable(int fd, int64_t deadline_ns)
+wait_writable(struct sr_log_syslog *ss, int64_t deadline_ns)
 {
 	int64_t left = deadline_ns - now_ns();
-	if (left <= 0)
+	if (ss->stalled || left <= 0) {
+		ss->stalled = true;
 		return false;
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	}
+	struct pollfd pfd = { .fd = ss->fd, .events = POLLOUT };
 	int pr = poll(&pfd, 1, (int)((left + 999999) / 1000000));
+	if (pr == 0)
+		ss->stalled = true;
 	return pr != 0;
 }
 
@@ -448,11 +459,12 @@ send_bounded(sr_log_sink *s, const char *p, size_t n, size_t *done, int64_t dead
 		ssize_t w = send(ss->fd, p + *done, n - *done, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w >= 0) {
 			*done += (size_t)w;
+			ss->stalled = false;
 			continue;
 		}
 		if (errno == EINTR)
 			continue;
-		if ((errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) && wait_writable(ss->fd, deadline_ns))
+		if ((errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) && wait_writable(ss, deadline_ns))
 			continue;
 		return errno == EWOULDBLOCK ? EAGAIN : errno;
 	}
@@ -500,12 +512,13 @@ send_datagrams(sr_log_sink *s, int *k, int64_t deadline_ns)
 			sr_log__sink_add(&s->writes, 1);
 			sr_log__sink_add(&s->bytes, bytes);
 			*k += sent;
+			ss->stalled = false;
 			continue;
 		}
 		int e = sent == 0 ? EAGAIN : errno;
 		if (e == EINTR)
 			continue;
-		if ((e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS) && wait_writable(ss->fd, deadline_ns))
+		if ((e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS) && wait_writable(ss, deadline_ns))
 			continue;
 		if (e == EWOULDBLOCK || e == ENOBUFS)
 			e = EAGAIN;
