@@ -52,6 +52,11 @@ struct sr_log_syslog {
 	char host[256], port[16]; /* UDP, TCP */
 	char path[108];           /* unix, local */
 	char hostname[256], app[49], procid[24];
+	char ident[340];          /* "Z HOSTNAME APP-NAME PROCID - " (RFC 5424) */
+	size_t ident_len;
+	char stamp[24];           /* "YYYY-MM-DDTHH:MM:SS" of stamp_sec */
+	size_t stamp_len;
+	int64_t stamp_sec;
 	int facility, format;
 	/* Reconnection (under the sink's lock). */
 	int64_t next_attempt_ns;
@@ -91,16 +96,22 @@ severity_of(int level)
 	return level >= 0 && level < SR_LOG_LEVEL_COUNT ? sev[level] : 6;
 }
 
-/* An SD-PARAM value: '"', '\' and ']' escaped (RFC 5424, 6.3.3). */
+/* An SD-PARAM value: '"', '\\' and ']' escaped (RFC 5424, 6.3.3). */
 static void
 put_sd_value(sr_fmt_buf *b, const char *s, size_t n)
 {
+	size_t from = 0;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
-		if (c == '"' || c == '\\' || c == ']')
-			sr_fmt_buf_putc(b, '\\');
-		sr_fmt_buf_putc(b, c);
+		/* One compare for a lower-case letter: the three specials are at or below ']'. */
+		if (c > ']' || (c != '"' && c != '\\' && c != ']'))
+			continue;
+		/* Runs without a special character go in one copy. */
+		sr_fmt_buf_put(b, s + from, i - from);
+		sr_fmt_buf_putc(b, '\\');
+		from = i;
 	}
+	sr_fmt_buf_put(b, s + from, n - from);
 }
 
 static void
@@ -146,22 +157,24 @@ put_structured_data(sr_fmt_buf *b, const sr_log_event *ev)
 }
 
 static void
-put_header_5424(const struct sr_log_syslog *ss, sr_fmt_buf *b, const sr_log_event *ev, int64_t ts_ns)
+put_header_5424(struct sr_log_syslog *ss, sr_fmt_buf *b, const sr_log_event *ev, int64_t ts_ns)
 {
 	int64_t sec;
 	int32_t ns;
 	sr_log__split_ns(ts_ns, &sec, &ns);
-	put_str(b, "1 ");
-	sr_log__put_iso_seconds(b, sec);
+	if (sec != ss->stamp_sec) {
+		/* The date changes once a second: made then, copied for every message. */
+		sr_fmt_buf d = { ss->stamp, 0, sizeof ss->stamp, 0 };
+		sr_log__put_iso_seconds(&d, sec);
+		ss->stamp_len = d.len;
+		ss->stamp_sec = sec;
+	}
+	sr_fmt_buf_put(b, "1 ", 2);
+	sr_fmt_buf_put(b, ss->stamp, ss->stamp_len);
 	sr_fmt_buf_putc(b, '.');
 	sr_log__put_uint(b, (uint64_t)(ns / 1000), 6);
-	put_str(b, "Z ");
-	put_str(b, ss->hostname);
-	sr_fmt_buf_putc(b, ' ');
-	put_str(b, ss->app);
-	sr_fmt_buf_putc(b, ' ');
-	put_str(b, ss->procid);
-	put_str(b, " - ");
+	/* "Z HOSTNAME APP-NAME PROCID - ", fixed at open */
+	sr_fmt_buf_put(b, ss->ident, ss->ident_len);
 	put_structured_data(b, ev);
 	sr_fmt_buf_putc(b, ' ');
 }
@@ -231,11 +244,14 @@ make_frame(struct sr_log_syslog *ss, const sr_log_event *ev, int level, const ch
 	}
 	if (!ss->stream)
 		return b.len;
-	char num[16];
-	int n = snprintf(num, sizeof num, "%zu ", b.len);
-	memcpy(ss->frame + lead - (size_t)n, num, (size_t)n);
-	memmove(ss->frame, ss->frame + lead - (size_t)n, (size_t)n + b.len);
-	return (size_t)n + b.len;
+	/* "LEN " right before the message, then the frame moved to the start. */
+	char num[24];
+	sr_fmt_buf nb = { num, 0, sizeof num, 0 };
+	sr_log__put_uint(&nb, b.len, 1);
+	num[nb.len++] = ' ';
+	memcpy(ss->frame + lead - nb.len, num, nb.len);
+	memmove(ss->frame, ss->frame + lead - nb.len, nb.len + b.len);
+	return nb.len + b.len;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -680,6 +696,9 @@ sr_log__syslog_open(sr_log_sink *s, size_t max_line, sr_error *err)
 	else
 		program_name(ss->app, sizeof ss->app);
 	snprintf(ss->procid, sizeof ss->procid, "%ld", (long)getpid());
+	int il = snprintf(ss->ident, sizeof ss->ident, "Z %s %s %s - ", ss->hostname, ss->app, ss->procid);
+	ss->ident_len = il > 0 && (size_t)il < sizeof ss->ident ? (size_t)il : 0;
+	ss->stamp_sec = INT64_MIN;
 	ss->frame_cap = max_line + 1024;
 	ss->cap = c->buffer_bytes > ss->frame_cap ? c->buffer_bytes : ss->frame_cap;
 	ss->max_frames = (int)(ss->cap / 64 + 1);

@@ -17,7 +17,7 @@
  *      dying daemon had taken from the kernel), and the sink's report line
  *      ("N message(s) could not be delivered ...") arrives once it delivers
  *      again, with N as sr_log_stats counts.
- * With --rate (not run by CTest): messages per second into rsyslogd over
+ * With --rate [MESSAGES [ROUNDS [file|tcp|unix]]] (not run by CTest): messages per second into rsyslogd over
  * TCP and the unix socket, beside a file sink, in the same run, and the
  * consumer thread's CPU time per message (from /proc's schedstat).
  * Without rsyslogd (not installed) the program says so and exits 77, which
@@ -509,17 +509,19 @@ rate(const char *what, sr_sink_config s, int count)
 }
 
 static void
-rates(void)
+rates(int count, int rounds, const char *only)
 {
-	enum { COUNT = 200000 };
 	char sock[128], tcp[64], file[128];
 	snprintf(sock, sizeof sock, "%s/log.sock", dir);
 	snprintf(tcp, sizeof tcp, "127.0.0.1:%d", tcp_port);
 	snprintf(file, sizeof file, "%s/file.log", dir);
-	for (int round = 0; round < 3; round++) {
-		rate("file", sr_sink_file(file), COUNT);
-		rate("syslog tcp", sr_sink_syslog(SR_SYSLOG_TCP, tcp), COUNT);
-		rate("syslog unix (dgram)", sr_sink_syslog(SR_SYSLOG_UNIX, sock), COUNT);
+	for (int round = 0; round < rounds; round++) {
+		if (only == NULL || strcmp(only, "file") == 0)
+			rate("file", sr_sink_file(file), count);
+		if (only == NULL || strcmp(only, "tcp") == 0)
+			rate("syslog tcp", sr_sink_syslog(SR_SYSLOG_TCP, tcp), count);
+		if (only == NULL || strcmp(only, "unix") == 0)
+			rate("syslog unix (dgram)", sr_sink_syslog(SR_SYSLOG_UNIX, sock), count);
 	}
 }
 
@@ -539,7 +541,8 @@ main(int argc, char **argv)
 	write_config();
 	start_daemon();
 	if (argc > 1 && strcmp(argv[1], "--rate") == 0) {
-		rates();
+		/* --rate [MESSAGES [ROUNDS [file|tcp|unix]]]: 200,000, 3, all by default */
+		rates(argc > 2 ? atoi(argv[2]) : 200000, argc > 3 ? atoi(argv[3]) : 3, argc > 4 ? argv[4] : NULL);
 		return 0;
 	}
 	check_tcp_and_unix();
