@@ -359,6 +359,28 @@ Test(log_syslog, sync_mode_sends_on_the_caller)
 	remove_dir();
 }
 
+/* Mode queue renders on the caller: the line arrives with no structured data ("-"). */
+Test(log_syslog, queue_mode_lines_without_structured_data)
+{
+	make_dir();
+	char path[128];
+	int fd = dgram_collector("c.sock", path, sizeof path);
+	sr_sink_config s = sr_sink_syslog(SR_SYSLOG_UNIX_DGRAM, path);
+	s.syslog_app = "q";
+	sr_log *log = open_with(&s, SR_LOG_MODE_QUEUE);
+	SR_INFO(sr_log_category(log, "db"), "queued %d", 1);
+	sr_log_flush(log);
+	char buf[4096];
+	cr_assert_gt(receive(fd, buf, sizeof buf), 0);
+	char want[64];
+	snprintf(want, sizeof want, " q %d - - ", (int)getpid());
+	cr_expect(strncmp(buf, "<14>1 ", 6) == 0 && strstr(buf, want) != NULL, "%s", buf);
+	cr_expect(strstr(buf, " db - queued 1 (test_log_syslog.c:") != NULL, "the text layout as MSG: %s", buf);
+	sr_log_close(&log);
+	close(fd);
+	remove_dir();
+}
+
 /* Mode sync: the collector down at open, then up; the caller that delivers again reports the loss. */
 Test(log_syslog, sync_mode_reports_loss)
 {
