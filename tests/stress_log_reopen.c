@@ -121,18 +121,7 @@ static sr_log *
 open_logger(const char *path, int reopen_signal)
 {
 	sr_sink_config s = sr_sink_file(path);
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 8192;
-	c.sinks = &s;
-	c.sink_count = 1;
-	c.reopen_signal = reopen_signal;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	if (log == NULL)
-		tl_fail("sr_log_open: %s", err.message);
-	return log;
+	return tl_program_open(&s, 1, 8192, reopen_signal);
 }
 
 static void

@@ -246,17 +246,7 @@ work(void *arg)
 static sr_log *
 open_logger(sr_sink_config *sinks, int n)
 {
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 65536;
-	c.sinks = sinks;
-	c.sink_count = n;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	if (log == NULL)
-		tl_fail("sr_log_open: %s", err.message);
-	return log;
+	return tl_program_open(sinks, n, 65536, 0);
 }
 
 /* Parses "...|t=T i=I" at the end of a line; false for other lines. */

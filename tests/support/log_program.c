@@ -48,3 +48,20 @@ tl_fail(const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
+
+sr_log *
+tl_program_open(sr_sink_config *sinks, int count, int64_t ring_slots, int reopen_signal)
+{
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	c.ring_slots = ring_slots;
+	c.sinks = sinks;
+	c.sink_count = count;
+	c.reopen_signal = reopen_signal;
+	sr_error err;
+	sr_log *log = sr_log_open(&c, &err);
+	if (log == NULL)
+		tl_fail("sr_log_open: %s", err.message);
+	return log;
+}
