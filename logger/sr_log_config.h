@@ -199,7 +199,7 @@ typedef enum sr_log_color {
 	SR_LOG_COLOR_NEVER = 2
 } sr_log_color;
 
-/* "auto", "always", "never"; -1 from parse for another name (case-insensitive). */
+/* "auto", "always", "never"; "unknown" for another value. */
 SR_API const char *sr_log_color_name(int color);
 
 typedef enum sr_sink_kind {
