@@ -607,14 +607,16 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	/*
 	 * Calls in bursts of 1,000, drained only when the next burst might not
 	 * fit in the ring (a call's record takes one slot; a quarter of the
-	 * logger's 262,144 slots is the limit here), so that no call waits for
+	 * ring's slots, the shared one's or the thread's own, is the limit
+	 * here), so that no call waits for
 	 * room and the drain's own system calls (the flush waits) stay rare:
 	 * under `strace -f`, the caller's system calls between the two
 	 * getppid() markers are what the calls cost (perf/README.md).
 	 */
 	sr_log_config defaults;
 	sr_log_config_default(&defaults);
-	int64_t burst = 1000, room = defaults.ring_slots / 4, since_drain = 0;
+	int64_t slots = row == ROW_PER_THREAD ? defaults.thread_ring_slots : defaults.ring_slots;
+	int64_t burst = 1000, room = slots / 4, since_drain = 0;
 	warm_up(h, row);   /* the site's first call parses its format, per-thread's makes its ring */
 	drain(h, row);
 	/* A marker for strace: the calls' system calls are the ones between two getppid(). */
