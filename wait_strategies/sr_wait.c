@@ -352,26 +352,13 @@ sr_wait_signal_all(sr_wait *w)
 	pthread_mutex_unlock(&w->mutex);
 }
 
-/* Pauses before sr_wait__block takes the mutex: well under a microsecond. */
-#define BLOCK_SPIN 16
-
 int
-sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
-    const sr_atomic_i32 *alert, enum sr_wait_kind kind)
+sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
+    const sr_atomic_i32 *alert, enum sr_wait_kind kind, int pre_spin)
 {
-	/*
-	 * block only: a short spin before the mutex (BLOCK_SPIN pauses).  Its
-	 * publishers lock and broadcast on every event, so a consumer that
-	 * sleeps whenever it catches up makes the next publish a futex wake;
-	 * the spin lets a steadily fed consumer find the next event awake
-	 * (perf/README.md has the figures).  Not for liteblock and timeout:
-	 * their publishers pay nothing while the consumer is awake, and a
-	 * consumer that sleeps lets the producer run ahead; spinning there
-	 * costs them throughput.
-	 * Pairs with the publisher's store-release of the cursor.
-	 */
-	for (int i = 0; kind == SR_WAIT_BLOCK && i < BLOCK_SPIN; i++) {
-		if (sr_sequence_get(cursor) >= sequence)
+	/* See SR_WAIT__BLOCK_SPIN.  Pairs with the publisher's store-release of *watched. */
+	for (int i = 0; i < pre_spin; i++) {
+		if (sr_atomic_load_acquire_i64(watched) >= sequence)
 			return SR_OK;
 		sr_atomic_pause();
 	}
@@ -389,8 +376,8 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 			 */
 			sr_atomic_exchange_i32(&w->signal_needed.value, 1);
 		}
-		/* pairs with the publisher's store-release of the cursor */
-		if (sr_sequence_get(cursor) >= sequence)
+		/* pairs with the publisher's store-release of *watched */
+		if (sr_atomic_load_acquire_i64(watched) >= sequence)
 			break;
 		/* pairs with the store-release in sr_barrier_alert */
 		if (sr_atomic_load_acquire_i32(alert)) {
@@ -400,7 +387,7 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 		if (kind == SR_WAIT_TIMEOUT) {
 			int e = pthread_cond_timedwait(&w->cond, &w->mutex, &deadline);
 			if (e == ETIMEDOUT) {
-				if (sr_sequence_get(cursor) < sequence)
+				if (sr_atomic_load_acquire_i64(watched) < sequence)
 					rc = SR_ETIMEDOUT;
 				break;
 			}

@@ -147,9 +147,14 @@ typedef struct sr_wait {
 SR_API int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
 SR_API void sr_wait_destroy(sr_wait *w);
 
-/* Out-of-line slow paths (sr_wait.c). */
-SR_API int sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
-    const sr_atomic_i32 *alert, enum sr_wait_kind kind);
+/*
+ * Out-of-line slow paths (sr_wait.c).  sr_wait__block sleeps until *watched
+ * (the cursor's value, or one availability flag of a multi-producer
+ * sequencer) reaches `sequence`; pre_spin pauses are spent re-reading it
+ * before the mutex is taken.
+ */
+SR_API int sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
+    const sr_atomic_i32 *alert, enum sr_wait_kind kind, int pre_spin);
 SR_API void sr_wait__wake(sr_wait *w);
 
 /*
@@ -203,6 +208,22 @@ sr_wait__available(const sr_sequence *cursor, const sr_sequence *const *deps, in
 	}
 	return lowest;
 }
+
+/*
+ * Pauses a block waiter spends re-reading the cursor before it takes the
+ * mutex (well under a microsecond).  Its publishers lock and broadcast on
+ * every event, so a consumer that slept whenever it caught up would make the
+ * next publish a futex wake; the spin lets a steadily fed consumer find the
+ * next event awake (perf/README.md has the figures).  liteblock and timeout
+ * do not spin: their publishers pay nothing while the consumer is awake, and
+ * a consumer that sleeps lets the producer run ahead.
+ */
+#define SR_WAIT__BLOCK_SPIN 16
+/*
+ * Pauses spent on an availability flag before sleeping on it: a claimed
+ * sequence is normally published a few stores after its claim.
+ */
+#define SR_WAIT__PUBLISH_SPIN 64
 
 /* sr_wait__poll's result when a ladder without a sleep phase has run out. */
 #define SR_WAIT__LADDER_ENDED 1
@@ -278,10 +299,48 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 		 * other consumers, poll for them along the dependents' ladder,
 		 * since consumers do not signal (as in the Disruptor).
 		 */
-		int rc = sr_wait__block(w, sequence, cursor, alert, kind);
+		int rc = sr_wait__block(w, sequence, &cursor->value, alert, kind,
+		    kind == SR_WAIT_BLOCK ? SR_WAIT__BLOCK_SPIN : 0);
 		if (rc != SR_OK)
 			return rc;
 		return sr_wait__poll(&w->dependents, sequence, cursor, deps, ndeps, alert, available);
+	}
+	}
+}
+
+/*
+ * Waits until *flag >= sequence: a multi-producer consumer whose cursor
+ * shows `sequence` claimed but whose availability flag `flag` shows it not
+ * yet published.  Every kind waits as it waits for the cursor: the blocking
+ * kinds sleep on the condition variable (the publisher of that flag
+ * signals after storing it), sleep naps, the spinning kinds spin.  A claim
+ * that is never published therefore costs a blocked consumer no CPU.
+ * SR_OK, SR_EALERTED, or SR_ETIMEDOUT (timeout kind).
+ */
+static inline int
+sr_wait_for_publish(sr_wait *w, int64_t sequence, const sr_atomic_i64 *flag,
+    const sr_atomic_i32 *alert)
+{
+	enum sr_wait_kind kind = w->config.kind;
+	if (kind == SR_WAIT_PHASED)
+		kind = w->sleeping_kind; /* the phased spin already ran on the cursor */
+	switch (kind) {
+	case SR_WAIT_BLOCK:
+	case SR_WAIT_LITE_BLOCK:
+	case SR_WAIT_TIMEOUT:
+		return sr_wait__block(w, sequence, flag, alert, kind, SR_WAIT__PUBLISH_SPIN);
+	default: {
+		sr_backoff b;
+		sr_backoff_start(&b, &w->polling);
+		for (;;) {
+			/* pairs with the alerting thread's store-release (sr_barrier_alert) */
+			if (sr_atomic_load_acquire_i32(alert))
+				return SR_EALERTED;
+			/* pairs with the publisher's store-release of the flag */
+			if (sr_atomic_load_acquire_i64(flag) >= sequence)
+				return SR_OK;
+			sr_backoff_step(&b, &w->polling);
+		}
 	}
 	}
 }
