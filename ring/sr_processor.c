@@ -299,7 +299,7 @@ sr_processor_start(sr_processor *p, sr_error *err)
 	enum sr_processor_state before = sr_processor_state_get(p);
 	if (p->thread_started || !enter_running(p))
 		return sr_error_set(err, SR_ESTATE,
-		    "processor is running (state %d): halt and join it before starting it again",
+		    "processor is already running (state %d): halt and join it before starting it again",
 		    (int)sr_processor_state_get(p));
 	p->thread_started = true;
 	int e = pthread_create(&p->thread, NULL, thread_main, p);
