@@ -213,10 +213,8 @@ static sr_group
 add_stages(sr_disruptor *d, const int *deps, int ndeps, const sr_handler *handlers, int n,
     sr_error *err)
 {
-	if (d == NULL) {
-		sr_error_set(err, SR_EINVAL, "disruptor is NULL");
+	if (d == NULL) /* err keeps sr_disruptor_create's message (see the header) */
 		return failed(d, SR_EINVAL);
-	}
 	if (d->started) {
 		sr_error_set(err, SR_ESTATE,
 		    "the graph was started: stages can only be added before sr_disruptor_start");
@@ -311,9 +309,11 @@ sr_group_then(sr_group after, const sr_handler *handlers, int n, sr_error *err)
 sr_group
 sr_disruptor_after(sr_disruptor *d, const sr_handler *handlers, int n, sr_error *err)
 {
-	if (d == NULL || handlers == NULL || n < 1 || n > SR_GROUP_MAX) {
-		sr_error_set(err, SR_EINVAL, "after: %d handlers%s: expected 1 to %d on a disruptor",
-		    n, handlers == NULL || d == NULL ? " or the disruptor at NULL" : "", SR_GROUP_MAX);
+	if (d == NULL)
+		return failed(d, SR_EINVAL);
+	if (handlers == NULL || n < 1 || n > SR_GROUP_MAX) {
+		sr_error_set(err, SR_EINVAL, "after: %d handlers%s: expected 1 to %d", n,
+		    handlers == NULL ? " at NULL" : "", SR_GROUP_MAX);
 		return failed(d, SR_EINVAL);
 	}
 	sr_group g = failed(d, SR_OK);

@@ -17,7 +17,9 @@
  * sequencer's gating sequences are kept to the graph's ends (the stages
  * nobody follows), so producers never overtake the slowest end.  A group
  * carries its first error: every call given a failed group returns it
- * unchanged, so a chain is checked once at its end (g.status).
+ * unchanged, so a chain is checked once at its end (g.status).  A NULL
+ * disruptor gives a failed group (SR_EINVAL) and leaves err untouched, so
+ * that the message of a failed sr_disruptor_create reaches the chain's end.
  *
  * A handler is identified by its on_event function and its ctx (the
  * processor keeps a copy of the sr_handler, so the struct's address means

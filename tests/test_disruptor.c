@@ -253,6 +253,13 @@ Test(disruptor, builder_errors_twice_cycles_unknown_and_after_start)
 	sr_disruptor_config_default(&cfg, 12, 8, SR_PRODUCER_SINGLE);
 	cr_assert_null(sr_disruptor_create(&cfg, &err));
 	cr_assert(strstr(err.message, "slot_count 12") != NULL, "%s", err.message);
+	/* A chain on the failed create keeps its message. */
+	sr_group none = sr_group_then(sr_disruptor_handle_events_with(NULL, &hx, 1, &err), &hx, 1, &err);
+	cr_assert_eq(none.status, SR_EINVAL);
+	cr_assert(strstr(err.message, "slot_count 12") != NULL, "%s", err.message);
+	cr_assert_eq(sr_disruptor_after(NULL, &hx, 1, &err).status, SR_EINVAL);
+	cr_assert_eq(sr_disruptor_start(NULL, &err), SR_EINVAL);
+	cr_assert_eq(sr_disruptor_shutdown(NULL, 0, NULL, &err), SR_EINVAL);
 	sr_disruptor_config_default(&cfg, 16, 8, SR_PRODUCER_SINGLE);
 	cfg.max_batch_size = -2;
 	cr_assert_null(sr_disruptor_create(&cfg, &err));
