@@ -335,12 +335,26 @@ sr_wait_destroy(sr_wait *w)
 	pthread_mutex_destroy(&w->mutex);
 }
 
+/*
+ * The broadcast comes after the unlock, as a Java monitor's notifyAll takes
+ * effect when the notifier leaves the monitor.  Broadcasting inside the
+ * lock wakes a waiter only for it to find the mutex still held: it sleeps
+ * again in the mutex, and the unlock must wake it a second time (two
+ * futex calls and two context switches per wake-up instead of one).  The
+ * empty lock/unlock is what makes the late broadcast safe: a waiter that
+ * read the old cursor did so holding the mutex, and pthread_cond_wait
+ * registers it before releasing it, so once we have held the mutex after
+ * our store of the cursor, every such waiter is registered and the
+ * broadcast reaches it.  A waiter that arrives after the unlock reads the
+ * new cursor (the mutex orders it after our store) or is woken spuriously,
+ * which its loop tolerates.
+ */
 void
 sr_wait__wake(sr_wait *w)
 {
 	pthread_mutex_lock(&w->mutex);
-	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->mutex);
+	pthread_cond_broadcast(&w->cond);
 }
 
 void
@@ -348,8 +362,8 @@ sr_wait_signal_all(sr_wait *w)
 {
 	pthread_mutex_lock(&w->mutex);
 	sr_atomic_store_relaxed_i32(&w->signal_needed.value, 0);
-	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->mutex);
+	pthread_cond_broadcast(&w->cond);
 }
 
 int
