@@ -22,10 +22,10 @@
  *            rounds a sleep up to its timer slack, tens of microseconds).
  *            Little idle CPU (each wake-up costs some), and the latency after
  *            a quiet spell is the real sleep time.  Publishers never signal.
- *  block     mutex + condition variable; every publish locks the mutex and
- *            broadcasts (the Disruptor's BlockingWaitStrategy).  No idle CPU;
- *            each publish pays a lock/unlock, and a futex wake when a waiter
- *            sleeps.  The waiter spins 16 pauses before it takes the mutex,
+ *  block     mutex + condition variable; every publish locks and unlocks the
+ *            mutex, then broadcasts (the Disruptor's BlockingWaitStrategy).
+ *            No idle CPU; each publish pays a lock/unlock, and a futex wake
+ *            when a waiter sleeps.  The waiter spins 16 pauses before it takes the mutex,
  *            so that a steadily fed consumer does not sleep, and cost its
  *            producer a wake, each time it catches up.
  *  liteblock as block, but a waiter announces that it is about to sleep and a
@@ -46,6 +46,11 @@
  *
  * Every kind honours the alert flag of its barrier: sr_wait_signal_all wakes
  * even a waiter asleep in block, liteblock or timeout at once.
+ *
+ * A multi-producer consumer whose next sequence is claimed but not yet
+ * published waits for its availability flag the same way
+ * (sr_wait_for_publish): the blocking kinds sleep, sleep naps.  A claim that
+ * is never published stalls the consumer for ever, but costs it no core.
  */
 #ifndef SR_WAIT_H
 #define SR_WAIT_H
