@@ -194,20 +194,6 @@ check_new_handlers(const sr_disruptor *d, const int *deps, int ndeps,
 	return SR_OK;
 }
 
-/* Gating sequences the graph would have with n more ends after deps. */
-static int
-ends_after(const sr_disruptor *d, const int *deps, int ndeps, int n)
-{
-	int ends = n;
-	for (int i = 0; i < d->stage_count; i++) {
-		bool becomes_followed = false;
-		for (int k = 0; k < ndeps; k++)
-			becomes_followed |= deps[k] == i;
-		ends += !d->stages[i].followed && !becomes_followed;
-	}
-	return ends;
-}
-
 /* Adds n stages following deps; the group of the new stages. */
 static sr_group
 add_stages(sr_disruptor *d, const int *deps, int ndeps, const sr_handler *handlers, int n,
@@ -233,11 +219,16 @@ add_stages(sr_disruptor *d, const int *deps, int ndeps, const sr_handler *handle
 	int rc = check_new_handlers(d, deps, ndeps, handlers, n, err);
 	if (rc != SR_OK)
 		return failed(d, rc);
-	int ends = ends_after(d, deps, ndeps, n);
-	if (ends > SR_SEQUENCER_MAX_GATING) {
+	/*
+	 * The new stages are gated on before their inputs are ungated, so
+	 * the sequencer must hold them all at once (with any gating sequence
+	 * the caller added, a poller's say).
+	 */
+	int32_t gating = sr_atomic_load_acquire_i32(&d->sequencer->gating_count);
+	if (gating + n > SR_SEQUENCER_MAX_GATING) {
 		sr_error_set(err, SR_EINVAL,
-		    "the graph would have %d ends (stages nobody follows): expected at most %d",
-		    ends, SR_SEQUENCER_MAX_GATING);
+		    "%d gating sequences (the graph's ends and any added by hand) plus %d new stages "
+		    "exceed SR_SEQUENCER_MAX_GATING (%d)", (int)gating, n, SR_SEQUENCER_MAX_GATING);
 		return failed(d, SR_EINVAL);
 	}
 
@@ -274,6 +265,7 @@ add_stages(sr_disruptor *d, const int *deps, int ndeps, const sr_handler *handle
 		memcpy(st->deps, deps, (size_t)ndeps * sizeof *deps);
 		st->ndeps = ndeps;
 		st->followed = false;
+		/* Cannot fail: the room was checked above, and this thread alone adds stages. */
 		(void)sr_sequencer_add_gating(d->sequencer, sr_processor_sequence(made[i]));
 		g.stages[g.count++] = index;
 	}
@@ -414,6 +406,46 @@ lowest_end(const sr_disruptor *d)
 	return lowest;
 }
 
+/*
+ * The first stage in graph order that has not handled `target`, or -1.
+ * Sets *halted when that stage (or any stage behind) has halted itself.
+ */
+static int
+first_behind(const sr_disruptor *d, int64_t target, bool *halted)
+{
+	int first = -1;
+	*halted = false;
+	for (int i = 0; i < d->stage_count; i++) {
+		sr_processor *p = d->stages[i].proc;
+		if (sr_sequence_get(sr_processor_sequence(p)) >= target)
+			continue;
+		if (first < 0)
+			first = i;
+		*halted |= sr_processor_state_get(p) != SR_PROCESSOR_RUNNING;
+	}
+	return first;
+}
+
+static int
+report_behind(sr_disruptor *d, int stage, int64_t target, int code, int64_t timeout_ns,
+    int *stage_behind, sr_error *err)
+{
+	sr_processor *p = d->stages[stage].proc;
+	char name[96], why[64];
+	if (code == SR_ETIMEDOUT)
+		snprintf(why, sizeof why, "timed out after %lld ns", (long long)timeout_ns);
+	else
+		snprintf(why, sizeof why, "cannot complete");
+	if (stage_behind != NULL)
+		*stage_behind = stage;
+	return sr_error_set(err, code,
+	    "shutdown %s: stage %d (handler %s) has handled up to sequence %lld of %lld published "
+	    "before the shutdown, and %s", why, stage, describe(&p->handler, stage, name, sizeof name),
+	    (long long)sr_sequence_get(sr_processor_sequence(p)), (long long)target,
+	    sr_processor_state_get(p) == SR_PROCESSOR_RUNNING ?
+	    "is still running" : "has halted itself");
+}
+
 int
 sr_disruptor_shutdown(sr_disruptor *d, int64_t timeout_ns, int *stage_behind, sr_error *err)
 {
@@ -431,25 +463,13 @@ sr_disruptor_shutdown(sr_disruptor *d, int64_t timeout_ns, int *stage_behind, sr
 	    sr_sequencer_cursor(d->sequencer));
 	sr_backoff backoff = SR_BACKOFF_INIT;
 	while (lowest_end(d) < target) {
-		if (deadline != INT64_MAX && sr_monotonic_ns() >= deadline) {
-			for (int i = 0; i < d->stage_count; i++) {
-				sr_processor *p = d->stages[i].proc;
-				int64_t at = sr_sequence_get(sr_processor_sequence(p));
-				if (at >= target)
-					continue;
-				if (stage_behind != NULL)
-					*stage_behind = i;
-				char name[96];
-				return sr_error_set(err, SR_ETIMEDOUT,
-				    "shutdown timed out after %lld ns: stage %d (handler %s) has handled up to "
-				    "sequence %lld of %lld published before the shutdown, and %s",
-				    (long long)timeout_ns, i, describe(&p->handler, i, name, sizeof name),
-				    (long long)at, (long long)target,
-				    sr_processor_state_get(p) == SR_PROCESSOR_RUNNING ?
-				    "is still running" : "has halted itself");
-			}
-			break; /* caught up just now */
-		}
+		bool halted;
+		int behind = first_behind(d, target, &halted);
+		/* A stage that halted itself behind the target will not get there. */
+		if (behind >= 0 && halted)
+			return report_behind(d, behind, target, SR_ESTATE, timeout_ns, stage_behind, err);
+		if (behind >= 0 && deadline != INT64_MAX && sr_monotonic_ns() >= deadline)
+			return report_behind(d, behind, target, SR_ETIMEDOUT, timeout_ns, stage_behind, err);
 		sr_backoff_pause(&backoff);
 	}
 	halt_stages(d, d->stage_count);

@@ -26,8 +26,9 @@
  * nothing).  Errors: a handler added twice; a handler added after a stage
  * it precedes (it would wait for itself: a cycle); after() of a handler
  * never added; more than SR_DISRUPTOR_MAX_STAGES stages, SR_GROUP_MAX
- * stages in a group or SR_SEQUENCER_MAX_GATING ends; any change after start
- * (SR_ESTATE).
+ * stages in a group, or more gating sequences than SR_SEQUENCER_MAX_GATING
+ * (the ends, any added by hand, and the new stages while they are wired);
+ * any change after start (SR_ESTATE).
  *
  * Lifecycle as the Disruptor's: start once (every processor in its own
  * thread); halt stops every stage at once; shutdown first waits until every
@@ -132,8 +133,10 @@ SR_API int sr_disruptor_halt(sr_disruptor *d);
  * INT64_MAX waits for ever) returns SR_ETIMEDOUT, leaves the graph running,
  * and sets *stage_behind (optional) to the first stage in graph order that
  * had not handled everything; the message names it (its handler's name,
- * where it stopped, and whether it halted itself).  SR_ESTATE if not
- * running.
+ * where it stopped, and whether it halted itself).  A stage that halted
+ * itself (a handler error) behind the target ends the wait at once with
+ * SR_ESTATE and the same report, where the Disruptor would wait for ever.
+ * SR_ESTATE too if the graph is not running.
  */
 SR_API int sr_disruptor_shutdown(sr_disruptor *d, int64_t timeout_ns, int *stage_behind,
     sr_error *err);

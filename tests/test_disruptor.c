@@ -406,3 +406,66 @@ Test(disruptor, three_producers_one_consumer_exactly_once_in_each_producers_orde
 		cr_assert_eq(pp.next[i], 100000);
 	sr_disruptor_destroy(d);
 }
+
+static int
+halting_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	(void)ctx, (void)slot, (void)eob;
+	return s == 3 ? SR_EIO : 0;
+}
+
+static enum sr_error_action
+halt_on_error(void *ctx, int error, int64_t s, void *slot)
+{
+	(void)ctx, (void)error, (void)s, (void)slot;
+	return SR_ERROR_HALT;
+}
+
+Test(disruptor, shutdown_ends_at_once_when_a_stage_halted_itself_behind, .timeout = 30)
+{
+	sr_disruptor *d = make(16, SR_PRODUCER_SINGLE, "block");
+	stage b = { .name = 'B' };
+	sr_error err;
+	sr_group g = sr_disruptor_handle_events_with(d, (sr_handler[]){ { .on_event = halting_event,
+	    .on_error = halt_on_error, .name = "halter" } }, 1, &err);
+	g = sr_group_then(g, (sr_handler[]){ handler_of(&b) }, 1, &err);
+	cr_assert_eq(g.status, SR_OK, "%s", err.message);
+	cr_assert_eq(sr_disruptor_start(d, &err), SR_OK, "%s", err.message);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(sr_disruptor_publish_event(d, write_value, NULL), SR_OK);
+	int behind = -1;
+	int64_t t0 = sc_now();
+	cr_assert_eq(sr_disruptor_shutdown(d, INT64_MAX, &behind, &err), SR_ESTATE, "%s", err.message);
+	cr_assert_lt(sc_now() - t0, 10 * SC_S, "no waiting for ever");
+	cr_assert_eq(behind, 0);
+	cr_assert(strstr(err.message, "stage 0 (handler 'halter') has handled up to sequence 3 of 7") !=
+	    NULL, "%s", err.message);
+	cr_assert(strstr(err.message, "has halted itself") != NULL, "%s", err.message);
+	/* B gets what the halted stage handled, 0 to 3, and nothing more. */
+	const sr_sequence *bs = sr_processor_sequence(sr_disruptor_processor(d, 1));
+	int64_t until = sc_now() + 10 * SC_S;
+	while (sr_sequence_get(bs) < 3 && sc_now() < until)
+		sc_sleep_ns(SC_MS);
+	cr_assert_eq(sr_disruptor_halt(d), SR_OK);
+	cr_assert_eq(b.handled, 4);
+	sr_disruptor_destroy(d);
+}
+
+Test(disruptor, gating_room_counts_sequences_added_by_hand)
+{
+	sr_disruptor *d = make(16, SR_PRODUCER_SINGLE, "block");
+	sr_sequence extra[SR_SEQUENCER_MAX_GATING];
+	for (int i = 0; i < SR_SEQUENCER_MAX_GATING - 1; i++) {
+		sr_sequence_init(&extra[i], -1);
+		cr_assert_eq(sr_sequencer_add_gating(sr_disruptor_sequencer(d), &extra[i]), SR_OK);
+	}
+	stage a = { .name = 'A' }, b = { .name = 'B' };
+	sr_error err;
+	sr_group g = sr_disruptor_handle_events_with(d, (sr_handler[]){ handler_of(&a) }, 1, &err);
+	cr_assert_eq(g.status, SR_OK, "%s", err.message);
+	g = sr_group_then(g, (sr_handler[]){ handler_of(&b) }, 1, &err);
+	cr_assert_eq(g.status, SR_EINVAL);
+	cr_assert(strstr(err.message, "exceed SR_SEQUENCER_MAX_GATING") != NULL, "%s", err.message);
+	cr_assert_eq(sr_disruptor_stage_count(d), 1);
+	sr_disruptor_destroy(d);
+}
