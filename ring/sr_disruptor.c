@@ -262,7 +262,8 @@ add_stages(sr_disruptor *d, const int *deps, int ndeps, const sr_handler *handle
 		int index = d->stage_count++;
 		struct stage *st = &d->stages[index];
 		st->proc = made[i];
-		memcpy(st->deps, deps, (size_t)ndeps * sizeof *deps);
+		for (int k = 0; k < ndeps; k++) /* deps is NULL for a first stage */
+			st->deps[k] = deps[k];
 		st->ndeps = ndeps;
 		st->followed = false;
 		/* Cannot fail: the room was checked above, and this thread alone adds stages. */
