@@ -137,12 +137,15 @@ typedef struct sr_wait {
 	sr_backoff_ladder dependents; /* after a block: polling for upstream consumers */
 	/*
 	 * liteblock/timeout: 1 when a waiter may be about to sleep.  On its own
-	 * line: waiters write it, every publisher reads it.
+	 * line: waiters write it, every publisher reads it.  block_spin shares
+	 * it: block's adaptive spin (SR_WAIT__BLOCK_SPIN), read and written by
+	 * block waiters only (block publishers never read the line).
 	 */
 	struct {
 		char pad_before[SR_CACHELINE];
 		sr_atomic_i32 value;
-		char pad_after[SR_CACHELINE - sizeof(int32_t)];
+		sr_atomic_i32 block_spin;
+		char pad_after[SR_CACHELINE - 2 * sizeof(int32_t)];
 	} __attribute__((aligned(SR_CACHELINE))) signal_needed;
 	pthread_mutex_t mutex;
 	pthread_cond_t cond;    /* uses CLOCK_MONOTONIC for timed waits */
@@ -216,14 +219,19 @@ sr_wait__available(const sr_sequence *cursor, const sr_sequence *const *deps, in
 
 /*
  * Pauses a block waiter spends re-reading the cursor before it takes the
- * mutex (well under a microsecond).  Its publishers lock and broadcast on
- * every event, so a consumer that slept whenever it caught up would make the
- * next publish a futex wake; the spin lets a steadily fed consumer find the
- * next event awake (perf/README.md has the figures).  liteblock and timeout
- * do not spin: their publishers pay nothing while the consumer is awake, and
- * a consumer that sleeps lets the producer run ahead.
+ * mutex.  Its publishers lock and broadcast on every event, so a consumer
+ * that slept whenever it caught up would make the next publish a futex
+ * wake, and each sleep costs two context switches; the spin lets a steadily
+ * fed consumer find the next event awake.  The length adapts, as a Java
+ * monitor's spin does: it doubles (up to SR_WAIT__BLOCK_SPIN_MAX) after a
+ * spin that found the event, and halves (down to SR_WAIT__BLOCK_SPIN) after
+ * one that ended in a sleep, so a steady stream is met awake while sparse
+ * events and idle spells cost the short spin only.  liteblock and timeout
+ * do not spin: their publishers pay nothing while the consumer is awake,
+ * and a consumer that sleeps lets the producer run ahead.
  */
 #define SR_WAIT__BLOCK_SPIN 16
+#define SR_WAIT__BLOCK_SPIN_MAX 1024
 /*
  * Pauses spent on an availability flag before sleeping on it: a claimed
  * sequence is normally published a few stores after its claim.
