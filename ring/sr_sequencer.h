@@ -3,7 +3,11 @@
  *
  * Producers claim sequences, write the claimed slots, then publish them;
  * consumers (through sr_barrier.h) wait for published sequences and record
- * their progress in their own sr_sequence.  A producer never claims a
+ * their progress in their own sr_sequence.  Every claimed sequence must be
+ * published, on every path: one that never is stalls every consumer at it
+ * for ever, and, once the ring wraps, every producer too.  When filling a
+ * slot can fail, mark it skipped (sr_sequencer_mark_skipped) and publish it,
+ * or let sr_publish.h's calls do both.  A producer never claims a
  * sequence whose slot some gating (consumer) sequence has not yet passed:
  * claim waits, try-claim returns SR_EFULL, a claim with a timeout returns
  * SR_ETIMEDOUT.
