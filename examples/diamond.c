@@ -1,8 +1,9 @@
 /*
  * diamond.c: a consumer graph.  A handles each event first; B and C then work
  * on it in parallel, each writing its own field; D runs last and checks both
- * results.  The producer is gated on D alone: D can't pass B or C, which can't
- * pass A, so no slot is reused while any consumer still needs it.
+ * results.  The graph builder (sr_disruptor.h) wires it from three calls and
+ * gates the producer on D alone: D can't pass B or C, which can't pass A, so
+ * no slot is reused while any consumer still needs it.
  * Proves: D never sees an event before B and C handled it; every event passes
  * all four stages exactly once.     Run: diamond [--quick] [events]
  */
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sr_processor.h"
+#include "sr_disruptor.h"
 
 struct event {
 	int64_t value;
@@ -36,6 +37,16 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	return 0;
 }
 
+/* The producer's writer: a fresh event, its results not yet computed. */
+static int
+write_event(void *ctx, void *slot, int64_t sequence, int64_t index)
+{
+	(void)ctx, (void)index;
+	*(struct event *)slot = (struct event){ .value = sequence, .a_mark = -1, .b_double = -1,
+	    .c_square = -1 };
+	return 0;
+}
+
 #define USAGE "usage: diamond [--quick | EVENTS (at least 1)]\n"
 
 int
@@ -48,57 +59,39 @@ main(int argc, char **argv)
 	int64_t events = argc > 1 && strcmp(argv[1], "--quick") == 0 ? 100000 : 5000000;
 	if (argc > 1 && strcmp(argv[1], "--quick") != 0)
 		events = strtoll(argv[1], NULL, 10);
-	sr_error err;
-	sr_sequencer_config sc;
-	sr_sequencer_config_default(&sc, 256, SR_PRODUCER_SINGLE);
-	sr_wait_config_parse("yield", &sc.wait, NULL);
-	sr_ring *ring = sr_ring_create(256, sizeof(struct event), NULL, NULL, &err);
-	sr_sequencer *seq = ring ? sr_sequencer_create(&sc, &err) : NULL;
-	if (seq == NULL || events < 1) {
-		fprintf(stderr, "diamond: %s\n" USAGE, seq == NULL ? err.message : "events must be at least 1");
+	if (events < 1) {
+		fprintf(stderr, "diamond: events must be at least 1\n" USAGE);
 		return 2;
 	}
-	struct stage stages[4] = { { 'A', 0, 0 }, { 'B', 0, 0 }, { 'C', 0, 0 }, { 'D', 0, 0 } };
-	sr_processor *p[4];
-	const sr_sequence *deps[2];
-	for (int i = 0; i < 4; i++) {
-		/* A follows the producer; B and C follow A; D follows B and C. */
-		int ndeps = i == 0 ? 0 : i == 3 ? 2 : 1;
-		deps[0] = i == 0 ? NULL : sr_processor_sequence(p[i == 3 ? 1 : 0]);
-		deps[1] = i == 3 ? sr_processor_sequence(p[2]) : NULL;
-		sr_processor_config pc = { .ring = ring, .sequencer = seq,
-		    .dependents = deps, .dependent_count = ndeps,
-		    .handler = { .ctx = &stages[i], .on_event = on_event } };
-		if ((p[i] = sr_processor_create(&pc, &err)) == NULL) {
-			fprintf(stderr, "diamond: %s\n", err.message);
-			return 1;
-		}
+	struct stage st[4] = { { 'A', 0, 0 }, { 'B', 0, 0 }, { 'C', 0, 0 }, { 'D', 0, 0 } };
+	sr_handler h[4];
+	for (int i = 0; i < 4; i++)
+		h[i] = (sr_handler){ .ctx = &st[i], .on_event = on_event };
+	sr_error err;
+	sr_disruptor_config dc;
+	sr_disruptor_config_default(&dc, 256, sizeof(struct event), SR_PRODUCER_SINGLE);
+	sr_wait_config_parse("yield", &dc.wait, NULL);
+	sr_disruptor *d = sr_disruptor_create(&dc, &err);
+	/* A follows the producer; B and C follow A; D follows B and C. */
+	sr_group g = sr_disruptor_handle_events_with(d, &h[0], 1, &err);
+	g = sr_group_then(sr_group_then(g, &h[1], 2, &err), &h[3], 1, &err);
+	if (d == NULL || g.status != SR_OK || sr_disruptor_start(d, &err) != SR_OK) {
+		fprintf(stderr, "diamond: %s\n", err.message);
+		return 1;
 	}
-	sr_sequencer_add_gating(seq, sr_processor_sequence(p[3]));
-	for (int i = 0; i < 4; i++) sr_processor_start(p[i], NULL);
 
-	for (int64_t i = 0; i < events; i++) {
-		int64_t s;
-		sr_sequencer_claim(seq, &s);
-		struct event *e = sr_ring_slot(ring, s);
-		*e = (struct event){ .value = i, .a_mark = -1, .b_double = -1, .c_square = -1 };
-		sr_sequencer_publish(seq, s);
-	}
-	/* Drain in graph order: each stage has everything once its inputs have. */
-	for (int i = 0; i < 4; i++) {
-		sr_processor_drain_and_halt(p[i]);
-		sr_processor_join(p[i]);
-	}
+	for (int64_t i = 0; i < events; i++)
+		sr_disruptor_publish_event(d, write_event, NULL);
+	/* Everything published is handled by D (so by every stage), then all halt. */
+	sr_disruptor_shutdown(d, INT64_MAX, NULL, &err);
 	int64_t errors = 0;
 	printf("| stage | handled | errors |\n|---|---:|---:|\n");
 	for (int i = 0; i < 4; i++) {
-		printf("| %c | %" PRId64 " | %" PRId64 " |\n", stages[i].name, stages[i].handled, stages[i].errors);
-		errors += stages[i].errors + (stages[i].handled != events);
+		printf("| %c | %" PRId64 " | %" PRId64 " |\n", st[i].name, st[i].handled, st[i].errors);
+		errors += st[i].errors + (st[i].handled != events);
 	}
 	printf("%s: D saw all %" PRId64 " events only after both B and C had handled them.\n",
 	    errors == 0 ? "PASS" : "FAIL", events);
-	for (int i = 0; i < 4; i++) sr_processor_destroy(p[i]);
-	sr_sequencer_destroy(seq);
-	sr_ring_destroy(ring);
+	sr_disruptor_destroy(d);
 	return errors == 0 ? 0 : 1;
 }

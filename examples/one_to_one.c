@@ -1,8 +1,10 @@
 /*
  * one_to_one.c: one producer, one consumer, the smallest complete seqring
- * program.  The producer claims a slot, writes a number into it and
- * publishes; the consumer's batch processor checks that it sees every number
- * exactly once and in order, and counts the batches it was handed.
+ * program.  The graph builder (sr_disruptor.h) makes the ring, its
+ * sequencer and the consumer, and gates the producer on it; the producer
+ * claims a slot, writes a number into it and publishes it in one call; the
+ * consumer checks that it sees every number exactly once and in order, and
+ * counts the batches it was handed.
  *
  * Proves: nothing is lost or reordered, and the consumer receives events in
  * batches (fewer batches than events) when it falls behind.
@@ -13,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sr_processor.h"
+#include "sr_disruptor.h"
 
 struct tally {
 	int64_t expected; /* the next value the consumer should see */
@@ -27,11 +29,19 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	struct tally *t = ctx;
 	int64_t value;
 	memcpy(&value, slot, sizeof value);
-	if (value != t->expected)
-		t->errors++;
+	t->errors += value != t->expected;
 	t->expected = value + 1;
 	t->batches += end_of_batch;
 	(void)sequence;
+	return 0;
+}
+
+/* The producer's writer (the Disruptor's event translator): the value is the loop's i. */
+static int
+write_value(void *ctx, void *slot, int64_t sequence, int64_t index)
+{
+	memcpy(slot, ctx, sizeof(int64_t));
+	(void)sequence, (void)index;
 	return 0;
 }
 
@@ -42,49 +52,38 @@ main(int argc, char **argv)
 {
 	int64_t events = 10 * 1000 * 1000;
 	const char *wait = "yield";
+	char *end = "";
+	for (int i = 1; i < argc; i++) /* --help anywhere wins over the other arguments */
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return printf(USAGE), 0;
 	int arg = 1;
-	if (arg < argc && (strcmp(argv[arg], "--help") == 0 || strcmp(argv[arg], "-h") == 0)) {
-		printf(USAGE);
-		return 0;
-	}
-	if (arg < argc && strcmp(argv[arg], "--quick") == 0) {
-		events = 100000;
-		arg++;
-	}
+	if (arg < argc && strcmp(argv[arg], "--quick") == 0)
+		events = 100000, arg++;
 	if (arg < argc)
-		events = strtoll(argv[arg++], NULL, 10);
+		events = strtoll(argv[arg++], &end, 10);
 	if (arg < argc)
 		wait = argv[arg++];
-
 	sr_error err;
-	sr_sequencer_config sc;
-	sr_sequencer_config_default(&sc, 1024, SR_PRODUCER_SINGLE);
-	if (events < 1 || sr_wait_config_parse(wait, &sc.wait, &err) != SR_OK) {
-		fprintf(stderr, "one_to_one: %s\n" USAGE, events < 1 ? "events must be at least 1" : err.message);
+	sr_disruptor_config dc;
+	sr_disruptor_config_default(&dc, 1024, 8, SR_PRODUCER_SINGLE);
+	if (events < 1 || *end != '\0' || sr_wait_config_parse(wait, &dc.wait, &err) != SR_OK) {
+		fprintf(stderr, "one_to_one: %s\n" USAGE, events < 1 || *end != '\0' ?
+		    "EVENTS must be a number, at least 1" : err.message);
 		return 2;
 	}
-	sr_ring *ring = sr_ring_create(1024, 8, NULL, NULL, &err);
-	sr_sequencer *seq = ring ? sr_sequencer_create(&sc, &err) : NULL;
 	struct tally tally = { 0, 0, 0 };
-	sr_processor_config pc = { .ring = ring, .sequencer = seq,
-	    .handler = { .ctx = &tally, .on_event = on_event } };
-	sr_processor *consumer = seq ? sr_processor_create(&pc, &err) : NULL;
-	if (consumer == NULL || sr_processor_start(consumer, &err) != SR_OK) {
+	sr_disruptor *d = sr_disruptor_create(&dc, &err);
+	sr_group g = sr_disruptor_handle_events_with(d,
+	    &(sr_handler){ .ctx = &tally, .on_event = on_event }, 1, &err);
+	if (d == NULL || g.status != SR_OK || sr_disruptor_start(d, &err) != SR_OK) {
 		fprintf(stderr, "one_to_one: %s\n", err.message);
 		return 1;
 	}
-	/* The producer must not lap the consumer: gate it on the consumer's sequence. */
-	sr_sequencer_add_gating(seq, sr_processor_sequence(consumer));
 
 	int64_t start = sr_monotonic_ns();
-	for (int64_t i = 0; i < events; i++) {
-		int64_t s;
-		sr_sequencer_claim(seq, &s);
-		memcpy(sr_ring_slot(ring, s), &i, sizeof i);
-		sr_sequencer_publish(seq, s);
-	}
-	sr_processor_drain_and_halt(consumer);
-	sr_processor_join(consumer);
+	for (int64_t i = 0; i < events; i++)
+		sr_disruptor_publish_event(d, write_value, &i);
+	sr_disruptor_shutdown(d, INT64_MAX, NULL, &err); /* everything handled, then halted */
 	double seconds = (double)(sr_monotonic_ns() - start) / 1e9;
 
 	printf("| events | seen | out of order | batches | events/batch | Mevents/s |\n");
@@ -96,8 +95,6 @@ main(int argc, char **argv)
 	int ok = tally.expected == events && tally.errors == 0;
 	printf("%s: every event arrived exactly once, in order, in %" PRId64 " batches (%s wait).\n",
 	    ok ? "PASS" : "FAIL", tally.batches, wait);
-	sr_processor_destroy(consumer);
-	sr_sequencer_destroy(seq);
-	sr_ring_destroy(ring);
+	sr_disruptor_destroy(d);
 	return ok ? 0 : 1;
 }

@@ -49,6 +49,12 @@ SR_API int sr_barrier_init(sr_barrier *b, sr_sequencer *s,
  * `sequence` that may be read, every sequence up to it published (and
  * handled by every dependent consumer).  SR_EALERTED when alerted,
  * SR_ETIMEDOUT when a timeout wait strategy timed out.
+ *
+ * A sequence that a producer claimed and never publishes stalls every
+ * consumer here for ever (nothing after it is delivered): publish what you
+ * claim, even when filling the slot failed (sr_publish.h marks such a slot
+ * skipped).  While stalled, the consumer waits as its strategy waits for
+ * any event: block, liteblock, timeout and sleep use no core.
  */
 static inline int
 sr_barrier_wait_for_bounded(sr_barrier *b, int64_t sequence, int64_t limit, int64_t *available);
@@ -72,21 +78,30 @@ sr_barrier_wait_for_bounded(sr_barrier *b, int64_t sequence, int64_t limit, int6
 	/* pairs with the store-release in sr_barrier_alert */
 	if (sr_atomic_load_acquire_i32(&b->alerted.value))
 		return SR_EALERTED;
-	int64_t avail;
-	int rc = sr_wait_for(&b->sequencer->wait, sequence, &b->sequencer->cursor,
-	    b->dependents, b->dependent_count, &b->alerted.value, &avail);
-	if (rc != SR_OK)
-		return rc;
-	/* MP: the cursor counts claims; keep only the contiguously published. */
-	/*
-	 * MP: the cursor counts claims; keep only the contiguously published.
-	 * This may be less than `sequence` (claimed, not yet published): the
-	 * caller then simply waits again.
-	 */
-	if (avail > limit)
-		avail = limit;
-	*available = sr_sequencer_highest_published(b->sequencer, sequence, avail);
-	return SR_OK;
+	for (;;) {
+		int64_t avail;
+		int rc = sr_wait_for(&b->sequencer->wait, sequence, &b->sequencer->cursor,
+		    b->dependents, b->dependent_count, &b->alerted.value, &avail);
+		if (rc != SR_OK)
+			return rc;
+		if (avail > limit)
+			avail = limit;
+		/* MP: the cursor counts claims; keep only the contiguously published. */
+		int64_t published = sr_sequencer_highest_published(b->sequencer, sequence, avail);
+		if (published >= sequence) {
+			*available = published;
+			return SR_OK;
+		}
+		/*
+		 * `sequence` is claimed but not yet published: wait for its
+		 * flag as the strategy waits for the cursor (a blocking kind
+		 * sleeps), rather than re-reading the cursor at full speed.
+		 */
+		rc = sr_wait_for_publish(&b->sequencer->wait, sequence,
+		    &b->sequencer->available[sequence & b->sequencer->mask], &b->alerted.value);
+		if (rc != SR_OK)
+			return rc;
+	}
 }
 
 /* The cursor this barrier follows (the sequencer's). */

@@ -81,7 +81,16 @@ sr_sequencer_create(const sr_sequencer_config *c, sr_error *err)
 		for (int64_t i = 0; i < bs; i++)
 			sr_atomic_store_relaxed_i64(&s->available[i], -1);
 	}
+	s->skipped = calloc((size_t)bs, sizeof *s->skipped);
+	if (s->skipped == NULL) {
+		sr_error_set(err, SR_ENOMEM, "cannot allocate %lld skip marks", (long long)bs);
+		free(s->available);
+		free(s);
+		return NULL;
+	}
+	sr_atomic_store_relaxed_i32(&s->any_skipped, 0);
 	if (sr_wait_init(&s->wait, &c->wait, err) != SR_OK) {
+		free(s->skipped);
 		free(s->available);
 		free(s);
 		return NULL;
@@ -99,6 +108,7 @@ sr_sequencer_destroy(sr_sequencer *s)
 	sr_wait_destroy(&s->wait);
 	pthread_mutex_destroy(&s->gating_lock);
 	pthread_mutex_destroy(&s->full_lock);
+	free(s->skipped);
 	free(s->available);
 	free(s);
 }

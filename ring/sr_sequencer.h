@@ -3,7 +3,11 @@
  *
  * Producers claim sequences, write the claimed slots, then publish them;
  * consumers (through sr_barrier.h) wait for published sequences and record
- * their progress in their own sr_sequence.  A producer never claims a
+ * their progress in their own sr_sequence.  Every claimed sequence must be
+ * published, on every path: one that never is stalls every consumer at it
+ * for ever, and, once the ring wraps, every producer too.  When filling a
+ * slot can fail, mark it skipped (sr_sequencer_mark_skipped) and publish it,
+ * or let sr_publish.h's calls do both.  A producer never claims a
  * sequence whose slot some gating (consumer) sequence has not yet passed:
  * claim waits, try-claim returns SR_EFULL, a claim with a timeout returns
  * SR_ETIMEDOUT.
@@ -78,6 +82,14 @@ typedef struct sr_sequencer {
 	bool synchronize_enqueue_when_full;
 	/* MP: available[s & mask] == s once s is published. */
 	sr_atomic_i64 *available;
+	/*
+	 * skipped[s & mask] == s + 1 when s was published without content
+	 * (sr_sequencer_mark_skipped): zero-filled, so untouched pages cost no
+	 * memory.  any_skipped, set once for ever, lets consumers look at the
+	 * marks only when some slot was ever skipped.
+	 */
+	sr_atomic_i64 *skipped;
+	sr_atomic_i32 any_skipped;
 
 	/* Gating sequences: read lock-free by producers, changed under gating_lock. */
 	sr_atomic_i32 gating_count;
@@ -336,6 +348,38 @@ sr_sequencer_highest_published(const sr_sequencer *s, int64_t lo, int64_t availa
 			return seq - 1;
 	}
 	return available;
+}
+
+/*
+ * Marks a claimed, not yet published sequence as skipped: its slot holds no
+ * event (its writer failed).  Publish it as usual afterwards; consumers then
+ * pass over it (sr_processor calls the handler's on_skip, sr_poller its
+ * on_skip) instead of handing its slot to on_event.  The marks are plain
+ * stores: the publish's store-release orders them before the consumers'
+ * load-acquire of the cursor or the flag.
+ */
+static inline void
+sr_sequencer_mark_skipped(sr_sequencer *s, int64_t sequence)
+{
+	sr_atomic_store_relaxed_i64(&s->skipped[sequence & s->mask], sequence + 1);
+	sr_atomic_store_relaxed_i32(&s->any_skipped, 1);
+}
+
+/*
+ * True when some sequence was ever marked skipped.  Read by consumers after
+ * their barrier's load-acquire, which orders it after the publish.
+ */
+static inline bool
+sr_sequencer_has_skips(const sr_sequencer *s)
+{
+	return sr_atomic_load_relaxed_i32(&s->any_skipped) != 0;
+}
+
+/* True when the published `sequence` was marked skipped (see above for ordering). */
+static inline bool
+sr_sequencer_is_skipped(const sr_sequencer *s, int64_t sequence)
+{
+	return sr_atomic_load_relaxed_i64(&s->skipped[sequence & s->mask]) == sequence + 1;
 }
 
 /* Slots that can be claimed right now without waiting. */

@@ -7,6 +7,8 @@
 
 #include "test_support.h"
 
+#include <sys/resource.h>
+
 #include "scenarios.h"
 
 static sr_sequencer *
@@ -238,4 +240,95 @@ Test(barrier, alert_wakes_a_waiter_in_the_dependents_phase, .timeout = 60)
 {
 	sc_result r = sc_alert_wakes_every_strategy(true, 100 * SC_MS, 3);
 	cr_assert(r.ok, "%s", r.message);
+}
+
+/* Waits as wait_for_want, and measures its own CPU time and wall time. */
+typedef struct timed_waiter {
+	waiter w;
+	int64_t cpu_ns, wall_ns;
+	int rc;
+} timed_waiter;
+
+static int64_t
+thread_cpu_ns(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_THREAD, &ru);
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * SC_S +
+	    ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+static int
+timed_wait(void *arg)
+{
+	timed_waiter *t = arg;
+	int64_t cpu0 = thread_cpu_ns(), wall0 = sc_now();
+	t->rc = wait_for_want(&t->w);
+	t->cpu_ns = thread_cpu_ns() - cpu0;
+	t->wall_ns = sc_now() - wall0;
+	return t->rc;
+}
+
+/*
+ * Multi-producer: sequence 0 is claimed and left unpublished for 300 ms while
+ * 1 and 2 are published.  The consumer stuck at 0 must wait the way its
+ * strategy waits for an event: the blocking kinds sleep (CPU time a small
+ * fraction of the wall time), sleep naps; before, each one re-read the
+ * cursor in a loop, a full core.
+ */
+Test(barrier, a_consumer_behind_an_unpublished_claim_sleeps_in_blocking_strategies, .timeout = 60)
+{
+	const struct { const char *spec; int64_t max_cpu_percent; } cases[] = {
+		{ "block", 10 }, { "liteblock", 10 }, { "timeout", 10 },
+		{ "phased:spin=10us,yield=100us,fallback=block", 10 }, { "sleep", 40 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		sr_sequencer *s = make(8, SR_PRODUCER_MULTI, cases[k].spec);
+		sr_barrier b;
+		cr_assert_eq(sr_barrier_init(&b, s, NULL, 0, NULL), SR_OK);
+		int64_t stalled, q;
+		cr_assert_eq(sr_sequencer_claim(s, &stalled), SR_OK);
+		for (int i = 0; i < 2; i++) {
+			cr_assert_eq(sr_sequencer_claim(s, &q), SR_OK);
+			sr_sequencer_publish(s, q);
+		}
+		timed_waiter t = { .w = { .b = &b, .want = 0 } };
+		sc_background wait;
+		sc_background_start(&wait, timed_wait, &t);
+		cr_assert_not(sc_background_returned_within(&wait, 300 * SC_MS),
+		    "%s: returned %lld while 0 is unpublished", cases[k].spec, (long long)t.w.avail);
+		sr_sequencer_publish(s, stalled);
+		cr_assert(sc_background_returned_within(&wait, 5 * SC_S), "%s: not woken", cases[k].spec);
+		cr_assert_eq(sc_background_join(&wait), SR_OK);
+		cr_assert_eq(t.w.avail, 2, "%s: the batch 0..2, got %lld", cases[k].spec,
+		    (long long)t.w.avail);
+		cr_assert_geq(t.wall_ns, 200 * SC_MS, "%s: waited %lld ns", cases[k].spec, (long long)t.wall_ns);
+		cr_assert_lt(t.cpu_ns * 100, t.wall_ns * cases[k].max_cpu_percent,
+		    "%s: the stuck consumer used %.1f ms of CPU in %.1f ms", cases[k].spec,
+		    (double)t.cpu_ns / 1e6, (double)t.wall_ns / 1e6);
+		cr_log_info("%s: %.2f ms of CPU in %.1f ms", cases[k].spec, (double)t.cpu_ns / 1e6,
+		    (double)t.wall_ns / 1e6);
+		sr_sequencer_destroy(s);
+	}
+}
+
+/* The same stall ends at once when the barrier is alerted (a halt). */
+Test(barrier, alert_wakes_a_consumer_behind_an_unpublished_claim, .timeout = 60)
+{
+	for (int k = 0; k < SC_STRATEGY_COUNT; k++) {
+		sr_sequencer *s = make(8, SR_PRODUCER_MULTI, sc_strategies[k]);
+		sr_barrier b;
+		cr_assert_eq(sr_barrier_init(&b, s, NULL, 0, NULL), SR_OK);
+		int64_t stalled;
+		cr_assert_eq(sr_sequencer_claim(s, &stalled), SR_OK);
+		waiter w = { .b = &b, .want = 0 };
+		sc_background wait;
+		sc_background_start(&wait, wait_for_want, &w);
+		cr_assert_not(sc_background_returned_within(&wait, 20 * SC_MS), "%s", sc_strategies[k]);
+		sr_barrier_alert(&b);
+		cr_assert(sc_background_returned_within(&wait, 5 * SC_S), "%s: alert did not wake it",
+		    sc_strategies[k]);
+		cr_assert_eq(sc_background_join(&wait), SR_EALERTED);
+		sr_sequencer_destroy(s);
+	}
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "scenarios.h"
+#include "sr_publish.h"
 
 typedef struct fixture {
 	sr_ring *ring;
@@ -302,7 +303,7 @@ Test(processor, start_twice_and_other_state_errors, .timeout = 30)
 	sr_error_clear(&err);
 	cr_assert_eq(sr_processor_start(p, &err), SR_ESTATE, "start twice");
 	cr_assert_eq(err.code, SR_ESTATE);
-	cr_assert(strstr(err.message, "already started") != NULL, "%s", err.message);
+	cr_assert(strstr(err.message, "already running") != NULL, "%s", err.message);
 	cr_assert_eq(sr_processor_run(p), SR_ESTATE, "run while started");
 
 	publish_values(&f, 3);
@@ -314,9 +315,8 @@ Test(processor, start_twice_and_other_state_errors, .timeout = 30)
 	cr_assert_eq(l.starts, 1);
 	cr_assert_eq(l.shutdowns, 1);
 	cr_assert_eq(sr_processor_join(p), SR_ESTATE, "join twice");
-	cr_assert_eq(sr_processor_start(p, &err), SR_ESTATE, "a halted processor is not restarted");
-	cr_assert_eq(sr_processor_run(p), SR_ESTATE);
 	cr_assert_eq(sr_processor_drain_and_halt(p), SR_ESTATE, "drain of a halted processor");
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, -1), SR_EINVAL, "negative timeout");
 	sr_processor_destroy(p);
 	unmake(&f);
 }
@@ -628,4 +628,386 @@ Test(processor, multi_producer_with_claim_n_and_publish_range, .timeout = 60)
 		.producers = 4, .per_producer = 50000, .ring_size = 32, .wait = "block",
 		.synchronize = false, .max_claim = 4, .initial_sequence = -1, .seed = 4,
 	});
+}
+
+/* ---- restart, bounded drain ------------------------------------------- */
+
+Test(processor, a_halted_processor_restarts_where_it_stopped, .timeout = 30)
+{
+	fixture f = make(16, SR_PRODUCER_SINGLE, "block", -1);
+	hooks_log l;
+	sr_processor *p = recording_processor(&f, &l, 0);
+	sr_error err;
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "%s", err.message);
+	publish_values(&f, 3);
+	cr_assert(wait_until_sequence(p, 2));
+	sr_processor_halt(p);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_HALTED);
+
+	/* Published while halted: the restarted processor takes them next. */
+	publish_values(&f, 2);
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "restart: %s", err.message);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_RUNNING);
+	cr_assert(wait_until_sequence(p, 4));
+	/* Halted again, not joined: a start joins the finished thread itself. */
+	sr_processor_halt(p);
+	int64_t until = sc_now() + 10 * SC_S;
+	while (sr_processor_state_get(p) != SR_PROCESSOR_HALTED && sc_now() < until)
+		sc_sleep_ns(SC_MS);
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "restart unjoined: %s", err.message);
+	publish_values(&f, 1);
+	cr_assert(wait_until_sequence(p, 5));
+	cr_assert_eq(sr_processor_drain_and_halt(p), SR_OK);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+
+	cr_assert_eq(l.events, 6, "each event once across three runs, got %d", l.events);
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(l.seen[i], i, "event %d: saw %lld", i, (long long)l.seen[i]);
+	cr_assert_eq(l.starts, 3);
+	cr_assert_eq(l.shutdowns, 3);
+
+	/* run() in this thread restarts it too (until halted from elsewhere). */
+	sc_background run;
+	sc_background_start(&run, run_processor, p);
+	publish_values(&f, 1);
+	cr_assert(wait_until_sequence(p, 6));
+	sr_processor_halt(p);
+	cr_assert_eq(sc_background_join(&run), SR_OK);
+	cr_assert_eq(l.events, 7);
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+/* A handler that blocks until `release` is set: a stage that cannot progress. */
+typedef struct stuck {
+	atomic_int release;
+	atomic_int entered;
+	int64_t events;
+} stuck;
+
+static int
+stuck_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	stuck *st = ctx;
+	(void)slot, (void)s, (void)eob;
+	atomic_store(&st->entered, 1);
+	while (!atomic_load(&st->release))
+		sc_sleep_ns(100 * 1000);
+	st->events++;
+	return 0;
+}
+
+Test(processor, drain_and_halt_timeout_gives_up_and_leaves_it_running, .timeout = 30)
+{
+	fixture f = make(16, SR_PRODUCER_SINGLE, "block", -1);
+	stuck st = { 0 };
+	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq,
+	    .handler = { .ctx = &st, .on_event = stuck_event } };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	cr_assert_not_null(p);
+	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	publish_values(&f, 4);
+	while (!atomic_load(&st.entered))
+		sc_sleep_ns(SC_MS);
+
+	int64_t t0 = sc_now();
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, 200 * SC_MS), SR_ETIMEDOUT);
+	int64_t waited = sc_now() - t0;
+	cr_assert(waited >= 200 * SC_MS && waited < 5 * SC_S, "waited %lld ns", (long long)waited);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_RUNNING, "left running");
+
+	atomic_store(&st.release, 1);
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, 10 * SC_S), SR_OK);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(st.events, 4, "everything published before the drain was handled");
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+/* ---- skipped slots, early release, rewind ------------------------------ */
+
+typedef struct trace {
+	int64_t seen[64];     /* sequence, or -1 - sequence for a skip */
+	bool eob[64];
+	int n;
+	sr_sequence *own;     /* from set_sequence_callback */
+	int64_t release_every;
+	int64_t fail_at;      /* rewind requests at this sequence ... */
+	int fails_left;       /* ... this many times */
+	int errors;
+	int64_t error_at;
+	int error_code;
+} trace;
+
+static void
+trace_add(trace *t, int64_t v, bool eob)
+{
+	if (t->n < 64) {
+		t->seen[t->n] = v;
+		t->eob[t->n] = eob;
+	}
+	t->n++;
+}
+
+static int
+trace_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	trace *t = ctx;
+	(void)slot;
+	if (s == t->fail_at && t->fails_left > 0) {
+		t->fails_left--;
+		trace_add(t, 1000 + s, eob);
+		return SR_EVENT_REWIND;
+	}
+	trace_add(t, s, eob);
+	if (t->release_every > 0 && (s + 1) % t->release_every == 0)
+		sr_sequence_set(t->own, s);
+	return 0;
+}
+
+static void
+trace_skip(void *ctx, int64_t s, bool eob)
+{
+	trace_add(ctx, -1 - s, eob);
+}
+
+static void
+trace_callback(void *ctx, sr_sequence *own)
+{
+	((trace *)ctx)->own = own;
+}
+
+static enum sr_error_action
+trace_error(void *ctx, int error, int64_t s, void *slot)
+{
+	trace *t = ctx;
+	(void)slot;
+	t->errors++;
+	t->error_at = s;
+	t->error_code = error;
+	return SR_ERROR_SKIP;
+}
+
+static int
+write_or_fail(void *ctx, void *slot, int64_t s, int64_t index)
+{
+	const int64_t *fail = ctx;
+	if (s == *fail)
+		return SR_EIO;
+	*(int64_t *)slot = s;
+	(void)index;
+	return 0;
+}
+
+static sr_processor *
+trace_processor(fixture *f, trace *t, sr_rewind_strategy rewind)
+{
+	sr_handler h = { .ctx = t, .on_event = trace_event, .on_skip = trace_skip,
+	    .set_sequence_callback = trace_callback, .on_error = trace_error };
+	sr_processor_config c = { .ring = f->ring, .sequencer = f->seq, .handler = h,
+	    .rewind = rewind };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	cr_assert_not_null(p);
+	sr_sequencer_add_gating(f->seq, sr_processor_sequence(p));
+	return p;
+}
+
+Test(processor, a_failed_writer_publishes_a_skipped_slot_and_the_handler_is_told, .timeout = 30)
+{
+	fixture f = make(16, SR_PRODUCER_MULTI, "block", -1);
+	trace t = { .fail_at = -100 };
+	sr_processor *p = trace_processor(&f, &t, (sr_rewind_strategy){ 0 });
+	int64_t fail = 2, first;
+	/* 0, 1 in one batch; 2 fails, so 2 and 3 are skipped; then 4 alone, 5 fails alone. */
+	cr_assert_eq(sr_publish_events_until(f.seq, f.ring, 2, SR_DEADLINE_NONE, write_or_fail, &fail,
+	    &first), SR_OK);
+	cr_assert_eq(first, 0);
+	cr_assert_eq(sr_publish_events_until(f.seq, f.ring, 2, SR_DEADLINE_NONE, write_or_fail, &fail,
+	    &first), SR_EIO, "the writer's error is returned");
+	cr_assert_eq(first, 2);
+	cr_assert_eq(sr_publish_event(f.seq, f.ring, write_or_fail, &fail), SR_OK);
+	fail = 5;
+	cr_assert_eq(sr_try_publish_event(f.seq, f.ring, write_or_fail, &fail), SR_EIO);
+	cr_assert(sr_sequencer_is_skipped(f.seq, 2) && sr_sequencer_is_skipped(f.seq, 3) &&
+	    sr_sequencer_is_skipped(f.seq, 5) && !sr_sequencer_is_skipped(f.seq, 4));
+	/* Everything claimed was published: the cursor, and what the consumer gets. */
+	cr_assert_eq(sr_sequencer_highest_published(f.seq, 0, sr_sequencer_cursor(f.seq)), 5);
+
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, 10 * SC_S), SR_OK);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	int64_t expect[] = { 0, 1, -3, -4, 4, -6 };
+	cr_assert_eq(t.n, 6);
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(t.seen[i], expect[i], "entry %d: %lld", i, (long long)t.seen[i]);
+	cr_assert(t.eob[5], "a skipped last event ends the batch");
+	cr_assert_eq(t.errors, 0);
+
+	/* Lap the ring: an old mark does not skip the slot's new sequence (18 = 2 + 16). */
+	fail = -1;
+	for (int i = 0; i < 14; i++)
+		cr_assert_eq(sr_publish_event(f.seq, f.ring, write_or_fail, &fail), SR_OK);
+	cr_assert(!sr_sequencer_is_skipped(f.seq, 18) && sr_sequencer_is_skipped(f.seq, 2));
+	cr_assert_eq(sr_publish_events_until(NULL, f.ring, 1, SR_DEADLINE_NOW, write_or_fail, &fail,
+	    &first), SR_EINVAL);
+	cr_assert_eq(first, INT64_MIN, "nothing claimed");
+	cr_assert_eq(sr_publish_events_until(f.seq, f.ring, 17, SR_DEADLINE_NOW, write_or_fail, &fail,
+	    NULL), SR_EINVAL, "n beyond the ring's size");
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+/* Releases every second event early; holds the batch open at hold_at until told. */
+typedef struct releaser {
+	sr_sequence *own;
+	sr_sequencer *seq;
+	int64_t capacity[8];   /* what producers could claim when event s began */
+	int64_t hold_at;
+	atomic_int holding, go_on;
+	int n;
+} releaser;
+
+static int
+release_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	releaser *r = ctx;
+	(void)slot, (void)eob;
+	if (s < 8)
+		r->capacity[s] = sr_sequencer_remaining_capacity(r->seq);
+	if (s == r->hold_at) {
+		atomic_store(&r->holding, 1);
+		while (!atomic_load(&r->go_on))
+			sc_sleep_ns(100 * 1000);
+	}
+	if (s % 2 == 1)
+		sr_sequence_set(r->own, s); /* finished with everything up to s */
+	r->n++;
+	return 0;
+}
+
+static void
+release_callback(void *ctx, sr_sequence *own)
+{
+	((releaser *)ctx)->own = own;
+}
+
+Test(processor, early_release_frees_slots_before_the_batch_ends, .timeout = 30)
+{
+	fixture f = make(8, SR_PRODUCER_SINGLE, "block", -1);
+	releaser r = { .seq = f.seq, .hold_at = 4 };
+	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq,
+	    .handler = { .ctx = &r, .on_event = release_event,
+	    .set_sequence_callback = release_callback } };
+	sr_processor *p = sr_processor_create(&c, NULL);
+	cr_assert_not_null(p);
+	cr_assert_eq(r.own, sr_processor_sequence(p), "set_sequence_callback at creation");
+	sr_sequencer_add_gating(f.seq, sr_processor_sequence(p));
+	publish_values(&f, 8); /* the ring is full: one batch of 8 */
+	cr_assert_eq(sr_sequencer_remaining_capacity(f.seq), 0);
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	while (!atomic_load(&r.holding))
+		sc_sleep_ns(SC_MS);
+
+	/* Mid-batch, at event 4, 0..3 are released: the producer claims 4 slots, not 5. */
+	int64_t first;
+	cr_assert_eq(sr_sequencer_try_claim_n(f.seq, 4, &first), SR_OK);
+	cr_assert_eq(first, 8);
+	int64_t more;
+	cr_assert_eq(sr_sequencer_try_claim(f.seq, &more), SR_EFULL);
+	for (int64_t s = first; s < first + 4; s++)
+		*(int64_t *)sr_ring_slot(f.ring, s) = s;
+	sr_sequencer_publish_range(f.seq, first, first + 3);
+	atomic_store(&r.go_on, 1);
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, 10 * SC_S), SR_OK);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	int64_t expect[8] = { 0, 0, 2, 2, 4, 4, 6, 6 };
+	for (int s = 0; s < 4; s++)
+		cr_assert_eq(r.capacity[s], expect[s], "capacity when event %d began: %lld", s,
+		    (long long)r.capacity[s]);
+	cr_assert_eq(r.n, 12);
+	cr_assert_eq(sr_sequence_get(sr_processor_sequence(p)), 11);
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+/* Three rewind requests at sequence 2 of the batch 0..3. */
+static void
+run_rewinds(sr_rewind_strategy rewind, trace *t)
+{
+	fixture f = make(8, SR_PRODUCER_SINGLE, "block", -1);
+	*t = (trace){ .fail_at = 2, .fails_left = 3 };
+	sr_processor *p = trace_processor(&f, t, rewind);
+	publish_values(&f, 4);
+	cr_assert_eq(sr_processor_start(p, NULL), SR_OK);
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, 10 * SC_S), SR_OK);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(sr_sequence_get(sr_processor_sequence(p)), 3);
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
+static void
+expect_trace(const trace *t, const int64_t *expect, int n)
+{
+	cr_assert_eq(t->n, n, "entries: %d, expected %d", t->n, n);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(t->seen[i], expect[i], "entry %d: %lld, expected %lld", i,
+		    (long long)t->seen[i], (long long)expect[i]);
+}
+
+Test(processor, rewind_replays_the_batch_until_the_limit_then_the_error_handler, .timeout = 30)
+{
+	trace t;
+	/* Unlimited: three replays, then the fourth pass succeeds. */
+	run_rewinds((sr_rewind_strategy){ .max_rewinds = -1 }, &t);
+	int64_t always[] = { 0, 1, 1002, 0, 1, 1002, 0, 1, 1002, 0, 1, 2, 3 };
+	expect_trace(&t, always, 13);
+	cr_assert_eq(t.errors, 0);
+
+	/* At most 2 replays: the third request goes to on_error, the batch goes on. */
+	run_rewinds((sr_rewind_strategy){ .max_rewinds = 2, .pause_ns = 1000 }, &t);
+	int64_t limited[] = { 0, 1, 1002, 0, 1, 1002, 0, 1, 1002, 3 };
+	expect_trace(&t, limited, 10);
+	cr_assert_eq(t.errors, 1);
+	cr_assert_eq(t.error_at, 2);
+	cr_assert_eq(t.error_code, SR_EVENT_REWIND);
+
+	/* Not rewindable (the default): SR_EVENT_REWIND is an ordinary error. */
+	run_rewinds((sr_rewind_strategy){ 0 }, &t);
+	int64_t plain[] = { 0, 1, 1002, 3 };
+	expect_trace(&t, plain, 4);
+	cr_assert_eq(t.errors, 1);
+}
+
+static enum sr_rewind_action
+rewind_once(void *ctx, int64_t sequence, int64_t rewinds)
+{
+	int64_t *calls = ctx;
+	(*calls)++;
+	return sequence == 2 && rewinds == 0 ? SR_REWIND : SR_REWIND_GIVE_UP;
+}
+
+Test(processor, a_rewind_strategy_function_decides, .timeout = 30)
+{
+	trace t;
+	int64_t calls = 0;
+	run_rewinds((sr_rewind_strategy){ .decide = rewind_once, .ctx = &calls }, &t);
+	int64_t expect[] = { 0, 1, 1002, 0, 1, 1002, 3 };
+	expect_trace(&t, expect, 7);
+	cr_assert_eq(calls, 2);
+	cr_assert_eq(t.errors, 1);
+}
+
+Test(processor, create_refuses_a_negative_rewind_pause)
+{
+	fixture f = make(8, SR_PRODUCER_SINGLE, "block", -1);
+	sr_error err;
+	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq,
+	    .handler = { .on_event = ignore_event }, .rewind = { .max_rewinds = 1, .pause_ns = -5 } };
+	cr_assert_null(sr_processor_create(&c, &err));
+	cr_assert_eq(err.code, SR_EINVAL);
+	cr_assert(strstr(err.message, "rewind.pause_ns -5") != NULL, "%s", err.message);
+	unmake(&f);
 }

@@ -480,3 +480,78 @@ Test(full_ring, sixty_four_producers_synchronized_liteblock, .timeout = 60)
 {
 	sixty_four(true, "liteblock");
 }
+
+/* ---- block's adaptive spin --------------------------------------------- */
+
+typedef struct sparse_waiter {
+	sr_wait *w;
+	sr_sequence *cursor;
+	int64_t events;
+	atomic_int waiting;
+	int64_t cpu_ns;
+	int rc;
+} sparse_waiter;
+
+static int64_t
+thread_cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * SC_S + ts.tv_nsec;
+}
+
+static int
+wait_each(void *arg)
+{
+	sparse_waiter *s = arg;
+	sr_atomic_i32 alert;
+	sr_atomic_store_relaxed_i32(&alert, 0);
+	int64_t cpu0 = thread_cpu_now();
+	for (int64_t q = 0; q < s->events; q++) {
+		int64_t avail;
+		atomic_store(&s->waiting, (int)q + 1);
+		s->rc = sr_wait_for(s->w, q, s->cursor, NULL, 0, &alert, &avail);
+		if (s->rc != SR_OK)
+			return s->rc;
+	}
+	s->cpu_ns = thread_cpu_now() - cpu0;
+	return 0;
+}
+
+/*
+ * Events far apart: each wait's spin ends in a sleep, so the spin shrinks
+ * back to its minimum (it starts here at its maximum, as after a steady
+ * stream), and the waiter spends little CPU between events.
+ */
+Test(wait, block_spin_shrinks_when_events_are_sparse, .timeout = 30)
+{
+	sr_wait_config c;
+	sr_wait_config_default(&c, SR_WAIT_BLOCK);
+	sr_wait w;
+	cr_assert_eq(sr_wait_init(&w, &c, NULL), SR_OK);
+	cr_assert_eq(sr_atomic_load_relaxed_i32(&w.signal_needed.block_spin), SR_WAIT__BLOCK_SPIN);
+	sr_atomic_store_relaxed_i32(&w.signal_needed.block_spin, SR_WAIT__BLOCK_SPIN_MAX);
+	sr_sequence cursor;
+	sr_sequence_init(&cursor, -1);
+	sparse_waiter s = { .w = &w, .cursor = &cursor, .events = 400 };
+	sc_background bg;
+	sc_background_start(&bg, wait_each, &s);
+	int64_t wall0 = sc_now();
+	for (int64_t q = 0; q < s.events; q++) {
+		while (atomic_load(&s.waiting) <= q)
+			sc_sleep_ns(10 * 1000);
+		sc_sleep_ns(500 * 1000); /* the waiter is asleep by now */
+		sr_sequence_set(&cursor, q);
+		sr_wait_signal(&w);
+	}
+	cr_assert_eq(sc_background_join(&bg), 0, "rc %d", s.rc);
+	int64_t wall = sc_now() - wall0;
+	cr_assert_eq(sr_atomic_load_relaxed_i32(&w.signal_needed.block_spin), SR_WAIT__BLOCK_SPIN,
+	    "the spin is back at its minimum");
+	/* Generous: a wake-up costs some CPU; spinning the maximum each time would cost far more. */
+	cr_assert_lt(s.cpu_ns * 10, wall, "%.1f ms of CPU in %.1f ms for %lld sparse events",
+	    (double)s.cpu_ns / 1e6, (double)wall / 1e6, (long long)s.events);
+	cr_log_info("block, sparse events: %.2f ms of CPU in %.1f ms", (double)s.cpu_ns / 1e6,
+	    (double)wall / 1e6);
+	sr_wait_destroy(&w);
+}

@@ -307,6 +307,7 @@ sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err)
 		break;
 	}
 	sr_atomic_store_relaxed_i32(&w->signal_needed.value, 0);
+	sr_atomic_store_relaxed_i32(&w->signal_needed.block_spin, SR_WAIT__BLOCK_SPIN);
 	set_ladders(w);
 
 	pthread_condattr_t attr;
@@ -335,12 +336,26 @@ sr_wait_destroy(sr_wait *w)
 	pthread_mutex_destroy(&w->mutex);
 }
 
+/*
+ * The broadcast comes after the unlock, as a Java monitor's notifyAll takes
+ * effect when the notifier leaves the monitor.  Broadcasting inside the
+ * lock wakes a waiter only for it to find the mutex still held: it sleeps
+ * again in the mutex, and the unlock must wake it a second time (two
+ * futex calls and two context switches per wake-up instead of one).  The
+ * empty lock/unlock is what makes the late broadcast safe: a waiter that
+ * read the old cursor did so holding the mutex, and pthread_cond_wait
+ * registers it before releasing it, so once we have held the mutex after
+ * our store of the cursor, every such waiter is registered and the
+ * broadcast reaches it.  A waiter that arrives after the unlock reads the
+ * new cursor (the mutex orders it after our store) or is woken spuriously,
+ * which its loop tolerates.
+ */
 void
 sr_wait__wake(sr_wait *w)
 {
 	pthread_mutex_lock(&w->mutex);
-	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->mutex);
+	pthread_cond_broadcast(&w->cond);
 }
 
 void
@@ -348,33 +363,32 @@ sr_wait_signal_all(sr_wait *w)
 {
 	pthread_mutex_lock(&w->mutex);
 	sr_atomic_store_relaxed_i32(&w->signal_needed.value, 0);
-	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->mutex);
+	pthread_cond_broadcast(&w->cond);
 }
 
-/* Pauses before sr_wait__block takes the mutex: well under a microsecond. */
-#define BLOCK_SPIN 16
-
 int
-sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
-    const sr_atomic_i32 *alert, enum sr_wait_kind kind)
+sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
+    const sr_atomic_i32 *alert, enum sr_wait_kind kind, int pre_spin)
 {
 	/*
-	 * block only: a short spin before the mutex (BLOCK_SPIN pauses).  Its
-	 * publishers lock and broadcast on every event, so a consumer that
-	 * sleeps whenever it catches up makes the next publish a futex wake;
-	 * the spin lets a steadily fed consumer find the next event awake
-	 * (perf/README.md has the figures).  Not for liteblock and timeout:
-	 * their publishers pay nothing while the consumer is awake, and a
-	 * consumer that sleeps lets the producer run ahead; spinning there
-	 * costs them throughput.
-	 * Pairs with the publisher's store-release of the cursor.
+	 * See SR_WAIT__BLOCK_SPIN: block waiting for the cursor adapts its
+	 * spin; the length is a hint shared by the waiters of this strategy
+	 * (relaxed: a lost update only misjudges one spin).
 	 */
-	for (int i = 0; kind == SR_WAIT_BLOCK && i < BLOCK_SPIN; i++) {
-		if (sr_sequence_get(cursor) >= sequence)
+	bool adaptive = kind == SR_WAIT_BLOCK && pre_spin == SR_WAIT__BLOCK_SPIN;
+	int spin = adaptive ? sr_atomic_load_relaxed_i32(&w->signal_needed.block_spin) : pre_spin;
+	for (int i = 0; i < spin; i++) {
+		/* pairs with the publisher's store-release of *watched */
+		if (sr_atomic_load_acquire_i64(watched) >= sequence) {
+			if (adaptive && spin < SR_WAIT__BLOCK_SPIN_MAX)
+				sr_atomic_store_relaxed_i32(&w->signal_needed.block_spin, spin * 2);
 			return SR_OK;
+		}
 		sr_atomic_pause();
 	}
+	if (adaptive && spin > SR_WAIT__BLOCK_SPIN)
+		sr_atomic_store_relaxed_i32(&w->signal_needed.block_spin, spin / 2);
 	struct timespec deadline = { 0, 0 };
 	if (kind == SR_WAIT_TIMEOUT)
 		deadline = sr_timespec_from_ns(sr_monotonic_ns() + w->config.timeout_ns);
@@ -389,8 +403,8 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 			 */
 			sr_atomic_exchange_i32(&w->signal_needed.value, 1);
 		}
-		/* pairs with the publisher's store-release of the cursor */
-		if (sr_sequence_get(cursor) >= sequence)
+		/* pairs with the publisher's store-release of *watched */
+		if (sr_atomic_load_acquire_i64(watched) >= sequence)
 			break;
 		/* pairs with the store-release in sr_barrier_alert */
 		if (sr_atomic_load_acquire_i32(alert)) {
@@ -400,7 +414,7 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 		if (kind == SR_WAIT_TIMEOUT) {
 			int e = pthread_cond_timedwait(&w->cond, &w->mutex, &deadline);
 			if (e == ETIMEDOUT) {
-				if (sr_sequence_get(cursor) < sequence)
+				if (sr_atomic_load_acquire_i64(watched) < sequence)
 					rc = SR_ETIMEDOUT;
 				break;
 			}

@@ -22,10 +22,10 @@
  *            rounds a sleep up to its timer slack, tens of microseconds).
  *            Little idle CPU (each wake-up costs some), and the latency after
  *            a quiet spell is the real sleep time.  Publishers never signal.
- *  block     mutex + condition variable; every publish locks the mutex and
- *            broadcasts (the Disruptor's BlockingWaitStrategy).  No idle CPU;
- *            each publish pays a lock/unlock, and a futex wake when a waiter
- *            sleeps.  The waiter spins 16 pauses before it takes the mutex,
+ *  block     mutex + condition variable; every publish locks and unlocks the
+ *            mutex, then broadcasts (the Disruptor's BlockingWaitStrategy).
+ *            No idle CPU; each publish pays a lock/unlock, and a futex wake
+ *            when a waiter sleeps.  The waiter spins 16 pauses before it takes the mutex,
  *            so that a steadily fed consumer does not sleep, and cost its
  *            producer a wake, each time it catches up.
  *  liteblock as block, but a waiter announces that it is about to sleep and a
@@ -46,6 +46,11 @@
  *
  * Every kind honours the alert flag of its barrier: sr_wait_signal_all wakes
  * even a waiter asleep in block, liteblock or timeout at once.
+ *
+ * A multi-producer consumer whose next sequence is claimed but not yet
+ * published waits for its availability flag the same way
+ * (sr_wait_for_publish): the blocking kinds sleep, sleep naps.  A claim that
+ * is never published stalls the consumer for ever, but costs it no core.
  */
 #ifndef SR_WAIT_H
 #define SR_WAIT_H
@@ -132,12 +137,15 @@ typedef struct sr_wait {
 	sr_backoff_ladder dependents; /* after a block: polling for upstream consumers */
 	/*
 	 * liteblock/timeout: 1 when a waiter may be about to sleep.  On its own
-	 * line: waiters write it, every publisher reads it.
+	 * line: waiters write it, every publisher reads it.  block_spin shares
+	 * it: block's adaptive spin (SR_WAIT__BLOCK_SPIN), read and written by
+	 * block waiters only (block publishers never read the line).
 	 */
 	struct {
 		char pad_before[SR_CACHELINE];
 		sr_atomic_i32 value;
-		char pad_after[SR_CACHELINE - sizeof(int32_t)];
+		sr_atomic_i32 block_spin;
+		char pad_after[SR_CACHELINE - 2 * sizeof(int32_t)];
 	} __attribute__((aligned(SR_CACHELINE))) signal_needed;
 	pthread_mutex_t mutex;
 	pthread_cond_t cond;    /* uses CLOCK_MONOTONIC for timed waits */
@@ -147,9 +155,14 @@ typedef struct sr_wait {
 SR_API int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
 SR_API void sr_wait_destroy(sr_wait *w);
 
-/* Out-of-line slow paths (sr_wait.c). */
-SR_API int sr_wait__block(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
-    const sr_atomic_i32 *alert, enum sr_wait_kind kind);
+/*
+ * Out-of-line slow paths (sr_wait.c).  sr_wait__block sleeps until *watched
+ * (the cursor's value, or one availability flag of a multi-producer
+ * sequencer) reaches `sequence`; pre_spin pauses are spent re-reading it
+ * before the mutex is taken.
+ */
+SR_API int sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
+    const sr_atomic_i32 *alert, enum sr_wait_kind kind, int pre_spin);
 SR_API void sr_wait__wake(sr_wait *w);
 
 /*
@@ -203,6 +216,27 @@ sr_wait__available(const sr_sequence *cursor, const sr_sequence *const *deps, in
 	}
 	return lowest;
 }
+
+/*
+ * Pauses a block waiter spends re-reading the cursor before it takes the
+ * mutex.  Its publishers lock and broadcast on every event, so a consumer
+ * that slept whenever it caught up would make the next publish a futex
+ * wake, and each sleep costs two context switches; the spin lets a steadily
+ * fed consumer find the next event awake.  The length adapts, as a Java
+ * monitor's spin does: it doubles (up to SR_WAIT__BLOCK_SPIN_MAX) after a
+ * spin that found the event, and halves (down to SR_WAIT__BLOCK_SPIN) after
+ * one that ended in a sleep, so a steady stream is met awake while sparse
+ * events and idle spells cost the short spin only.  liteblock and timeout
+ * do not spin: their publishers pay nothing while the consumer is awake,
+ * and a consumer that sleeps lets the producer run ahead.
+ */
+#define SR_WAIT__BLOCK_SPIN 16
+#define SR_WAIT__BLOCK_SPIN_MAX 1024
+/*
+ * Pauses spent on an availability flag before sleeping on it: a claimed
+ * sequence is normally published a few stores after its claim.
+ */
+#define SR_WAIT__PUBLISH_SPIN 64
 
 /* sr_wait__poll's result when a ladder without a sleep phase has run out. */
 #define SR_WAIT__LADDER_ENDED 1
@@ -278,10 +312,48 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 		 * other consumers, poll for them along the dependents' ladder,
 		 * since consumers do not signal (as in the Disruptor).
 		 */
-		int rc = sr_wait__block(w, sequence, cursor, alert, kind);
+		int rc = sr_wait__block(w, sequence, &cursor->value, alert, kind,
+		    kind == SR_WAIT_BLOCK ? SR_WAIT__BLOCK_SPIN : 0);
 		if (rc != SR_OK)
 			return rc;
 		return sr_wait__poll(&w->dependents, sequence, cursor, deps, ndeps, alert, available);
+	}
+	}
+}
+
+/*
+ * Waits until *flag >= sequence: a multi-producer consumer whose cursor
+ * shows `sequence` claimed but whose availability flag `flag` shows it not
+ * yet published.  Every kind waits as it waits for the cursor: the blocking
+ * kinds sleep on the condition variable (the publisher of that flag
+ * signals after storing it), sleep naps, the spinning kinds spin.  A claim
+ * that is never published therefore costs a blocked consumer no CPU.
+ * SR_OK, SR_EALERTED, or SR_ETIMEDOUT (timeout kind).
+ */
+static inline int
+sr_wait_for_publish(sr_wait *w, int64_t sequence, const sr_atomic_i64 *flag,
+    const sr_atomic_i32 *alert)
+{
+	enum sr_wait_kind kind = w->config.kind;
+	if (kind == SR_WAIT_PHASED)
+		kind = w->sleeping_kind; /* the phased spin already ran on the cursor */
+	switch (kind) {
+	case SR_WAIT_BLOCK:
+	case SR_WAIT_LITE_BLOCK:
+	case SR_WAIT_TIMEOUT:
+		return sr_wait__block(w, sequence, flag, alert, kind, SR_WAIT__PUBLISH_SPIN);
+	default: {
+		sr_backoff b;
+		sr_backoff_start(&b, &w->polling);
+		for (;;) {
+			/* pairs with the alerting thread's store-release (sr_barrier_alert) */
+			if (sr_atomic_load_acquire_i32(alert))
+				return SR_EALERTED;
+			/* pairs with the publisher's store-release of the flag */
+			if (sr_atomic_load_acquire_i64(flag) >= sequence)
+				return SR_OK;
+			sr_backoff_step(&b, &w->polling);
+		}
 	}
 	}
 }

@@ -33,6 +33,7 @@ typedef struct options {
 	bench_wait_list waits;
 	bool want_topo[TOPO_COUNT];
 	bool baselines;
+	bool builder;              /* --builder: each seqring row twice, hand-wired and built */
 	int runs;
 	int64_t fixed_events;      /* 0: calibrated per row */
 	int64_t max_events;
@@ -53,6 +54,8 @@ usage(FILE *f)
 	    "                   specs as sr_wait_config_parse takes them, or 'all' (default all)\n"
 	    "  --topo LIST      1-1,1-1-batch,1-3-pipeline,1-3-multicast,3-1,1-3-diamond or 'all'\n"
 	    "  --no-baselines   skip the ck_ring, mutex_condvar and ceiling rows\n"
+	    "  --builder        after each seqring row, the same graph wired by the graph\n"
+	    "                   builder (sr_disruptor.h), interleaved with it: an A/B table\n"
 	    "  --runs N         measured rounds (default 5); the median is reported\n"
 	    "  --events N       events per run for every row (k/M/G suffixes); default:\n"
 	    "                   calibrated per row from a warm-up run to last --seconds\n"
@@ -80,7 +83,7 @@ static const row *
 find_row(const row *rows, int n, enum topo_kind t, enum impl_kind impl, enum sr_wait_kind wait)
 {
 	for (int i = 0; i < n; i++) {
-		if (rows[i].v.topo == t && rows[i].v.impl == impl && !rows[i].failed &&
+		if (rows[i].v.topo == t && rows[i].v.impl == impl && !rows[i].failed && !rows[i].v.built &&
 		    rows[i].nrates > 0 && (impl != IMPL_SEQRING || rows[i].v.wait.kind == wait))
 			return &rows[i];
 	}
@@ -129,6 +132,7 @@ parse_args(int argc, char **argv, options *o, char *err, size_t errsize)
 		{ BENCH_FLAG("--wait", BENCH_CUSTOM, &o->waits), .parse = parse_waits },
 		{ BENCH_FLAG("--topo", BENCH_CUSTOM, o->want_topo), .parse = parse_topo_flag },
 		{ BENCH_FLAG("--no-baselines", BENCH_SWITCH, &o->baselines), .switch_to = false },
+		{ BENCH_FLAG("--builder", BENCH_SWITCH, &o->builder), .switch_to = true },
 		{ BENCH_FLAG("--runs", BENCH_INT, &o->runs), .max = MAX_RUNS },
 		{ BENCH_FLAG("--events", BENCH_COUNT, &o->fixed_events) },
 		{ BENCH_FLAG("--seconds", BENCH_SECONDS, &o->seconds) },
@@ -170,6 +174,10 @@ build_rows(const options *o, row *rows)
 			r->v.wait = o->waits.waits[w].config;
 			r->v.ring_size = o->ring_size;
 			r->v.max_batch = o->max_batch;
+			if (o->builder && nrows < MAX_ROWS) {
+				rows[nrows] = *r;
+				rows[nrows++].v.built = true;
+			}
 		}
 		if (!o->baselines)
 			continue;
@@ -255,6 +263,20 @@ print_markdown(const options *o, const row *rows, int nrows)
 		print_ratio(rows, nrows, TOPO_3_1, k, TOPO_3_1, IMPL_CK_MPMC, 1.0, "3-1 ck_ring_mpmc");
 	}
 	printf("\nThe 1-1 targets are for busy-spin; the other strategies' ratios are for reference.\n");
+	if (o->builder) {
+		printf("\n### Built by the graph builder against wired by hand (medians, interleaved)\n\n");
+		printf("| topology | wait | built | by hand | built / by hand |\n|---|---|--:|--:|--:|\n");
+		for (int i = 0; i + 1 < nrows; i++) {
+			const row *h = &rows[i], *b = &rows[i + 1];
+			if (h->v.impl != IMPL_SEQRING || h->v.built || !b->v.built || h->failed || b->failed ||
+			    h->rate.median <= 0)
+				continue;
+			char x[32], y[32];
+			printf("| %s | %s | %s | %s | %.3f |\n", topo_name(h->v.topo),
+			    sr_wait_kind_name(h->v.wait.kind), bench_fmt_rate(b->rate.median, x, sizeof x),
+			    bench_fmt_rate(h->rate.median, y, sizeof y), b->rate.median / h->rate.median);
+		}
+	}
 	printf("CSV: %s\n", o->out_path);
 }
 

@@ -29,6 +29,7 @@
 #include "baseline_queue.h"
 #include "bench_threads.h"
 #include "sr_backoff.h"
+#include "sr_disruptor.h"
 #include "sr_processor.h"
 #include "sr_ring.h"
 #include "sr_sequencer.h"
@@ -101,6 +102,12 @@ topo_supported(enum topo_kind t, enum impl_kind i)
 const char *
 variant_wait_label(const topo_variant *v)
 {
+	static const char *const built[SR_WAIT_KIND_COUNT] = {
+		"busyspin+builder", "yield+builder", "sleep+builder", "block+builder",
+		"liteblock+builder", "timeout+builder", "phased+builder",
+	};
+	if (v->impl == IMPL_SEQRING && v->built && (unsigned)v->wait.kind < SR_WAIT_KIND_COUNT)
+		return built[v->wait.kind];
 	if (v->impl == IMPL_SEQRING)
 		return sr_wait_kind_name(v->wait.kind);
 	return impl_name(v->impl);
@@ -330,6 +337,38 @@ wait_done(consumer *c, int64_t deadline_ns)
 	return true;
 }
 
+/*
+ * The same graphs as the hand-wired ones below, from the builder: stage i
+ * is cons[i], running fns[i].  Multicast: three in parallel; pipeline: a
+ * chain of three; diamond: two in parallel, then one after both.
+ */
+static int
+wire_with_builder(sr_disruptor *graph, enum topo_kind t, consumer *cons,
+    int (*const *fns)(void *, void *, int64_t, bool), int ncons, sr_error *e)
+{
+	sr_handler h[3];
+	for (int i = 0; i < ncons; i++)
+		h[i] = (sr_handler){ .ctx = &cons[i], .on_event = fns[i] };
+	sr_group g;
+	switch (t) {
+	case TOPO_PIPELINE:
+		g = sr_disruptor_handle_events_with(graph, &h[0], 1, e);
+		g = sr_group_then(sr_group_then(g, &h[1], 1, e), &h[2], 1, e);
+		break;
+	case TOPO_DIAMOND:
+		g = sr_group_then(sr_disruptor_handle_events_with(graph, &h[0], 2, e), &h[2], 1, e);
+		break;
+	default: /* one consumer, or multicast's three in parallel */
+		g = sr_disruptor_handle_events_with(graph, h, ncons, e);
+		break;
+	}
+	if (g.status != SR_OK)
+		return g.status;
+	for (int i = 0; i < ncons; i++)
+		cons[i].proc = sr_disruptor_processor(graph, i);
+	return sr_disruptor_start(graph, e);
+}
+
 static int
 run_seqring(const topo_variant *v, int64_t events, int64_t deadline_ns, topo_result *res,
     char *err, size_t errlen)
@@ -342,6 +381,7 @@ run_seqring(const topo_variant *v, int64_t events, int64_t deadline_ns, topo_res
 	sr_error_clear(&e);
 	sr_ring *ring = NULL;
 	sr_sequencer *seq = NULL;
+	sr_disruptor *graph = NULL;  /* v->built: owns ring, seq and the processors */
 	consumer *cons = NULL;
 	producer *prods = NULL;
 	pthread_t threads[3];
@@ -353,16 +393,29 @@ run_seqring(const topo_variant *v, int64_t events, int64_t deadline_ns, topo_res
 	bench_finish_gate finished;
 	bench_finish_gate_init(&finished);
 
-	ring = sr_ring_create(v->ring_size, 8, NULL, NULL, &e);
-	if (ring == NULL)
-		goto fail_sr;
-	sr_sequencer_config sc;
-	sr_sequencer_config_default(&sc, v->ring_size,
-	    nprod > 1 ? SR_PRODUCER_MULTI : SR_PRODUCER_SINGLE);
-	sc.wait = v->wait;
-	seq = sr_sequencer_create(&sc, &e);
-	if (seq == NULL)
-		goto fail_sr;
+	if (v->built) {
+		/* The ring and its sequencer are the builder's, made from one config. */
+		sr_disruptor_config dc;
+		sr_disruptor_config_default(&dc, v->ring_size, 8,
+		    nprod > 1 ? SR_PRODUCER_MULTI : SR_PRODUCER_SINGLE);
+		dc.wait = v->wait;
+		dc.max_batch_size = v->max_batch;
+		if ((graph = sr_disruptor_create(&dc, &e)) == NULL)
+			goto fail_sr;
+		ring = sr_disruptor_ring(graph);
+		seq = sr_disruptor_sequencer(graph);
+	} else {
+		ring = sr_ring_create(v->ring_size, 8, NULL, NULL, &e);
+		if (ring == NULL)
+			goto fail_sr;
+		sr_sequencer_config sc;
+		sr_sequencer_config_default(&sc, v->ring_size,
+		    nprod > 1 ? SR_PRODUCER_MULTI : SR_PRODUCER_SINGLE);
+		sc.wait = v->wait;
+		seq = sr_sequencer_create(&sc, &e);
+		if (seq == NULL)
+			goto fail_sr;
+	}
 
 	cons = aligned_alloc(128, sizeof *cons * 3);
 	prods = aligned_alloc(128, sizeof *prods * 3);
@@ -408,36 +461,41 @@ run_seqring(const topo_variant *v, int64_t events, int64_t deadline_ns, topo_res
 		snprintf(err, errlen, "unknown topology %d", (int)t);
 		goto out;
 	}
-	for (int i = 0; i < ncons; i++) {
-		/* dependents are wired after creation: they need the upstream processors */
-		if (t == TOPO_PIPELINE && i > 0) {
-			deps[i][0] = sr_processor_sequence(cons[i - 1].proc);
-			ndeps[i] = 1;
-		} else if (t == TOPO_DIAMOND && i == 2) {
-			deps[i][0] = sr_processor_sequence(cons[0].proc);
-			deps[i][1] = sr_processor_sequence(cons[1].proc);
-			ndeps[i] = 2;
-		}
-		sr_processor_config pc;
-		memset(&pc, 0, sizeof pc);
-		pc.ring = ring;
-		pc.sequencer = seq;
-		pc.dependents = ndeps[i] ? deps[i] : NULL;
-		pc.dependent_count = ndeps[i];
-		pc.handler.ctx = &cons[i];
-		pc.handler.on_event = fns[i];
-		pc.max_batch_size = v->max_batch;
-		cons[i].proc = sr_processor_create(&pc, &e);
-		if (cons[i].proc == NULL)
+	if (v->built) {
+		if (wire_with_builder(graph, t, cons, fns, ncons, &e) != SR_OK)
 			goto fail_sr;
-		if (gating[i] && sr_sequencer_add_gating(seq, sr_processor_sequence(cons[i].proc)) != SR_OK) {
-			snprintf(err, errlen, "cannot add a gating sequence");
-			goto out;
+	} else {
+		for (int i = 0; i < ncons; i++) {
+			/* dependents are wired after creation: they need the upstream processors */
+			if (t == TOPO_PIPELINE && i > 0) {
+				deps[i][0] = sr_processor_sequence(cons[i - 1].proc);
+				ndeps[i] = 1;
+			} else if (t == TOPO_DIAMOND && i == 2) {
+				deps[i][0] = sr_processor_sequence(cons[0].proc);
+				deps[i][1] = sr_processor_sequence(cons[1].proc);
+				ndeps[i] = 2;
+			}
+			sr_processor_config pc;
+			memset(&pc, 0, sizeof pc);
+			pc.ring = ring;
+			pc.sequencer = seq;
+			pc.dependents = ndeps[i] ? deps[i] : NULL;
+			pc.dependent_count = ndeps[i];
+			pc.handler.ctx = &cons[i];
+			pc.handler.on_event = fns[i];
+			pc.max_batch_size = v->max_batch;
+			cons[i].proc = sr_processor_create(&pc, &e);
+			if (cons[i].proc == NULL)
+				goto fail_sr;
+			if (gating[i] && sr_sequencer_add_gating(seq, sr_processor_sequence(cons[i].proc)) != SR_OK) {
+				snprintf(err, errlen, "cannot add a gating sequence");
+				goto out;
+			}
 		}
-	}
-	for (int i = 0; i < ncons; i++) {
-		if (sr_processor_start(cons[i].proc, &e) != SR_OK)
-			goto fail_sr;
+		for (int i = 0; i < ncons; i++) {
+			if (sr_processor_start(cons[i].proc, &e) != SR_OK)
+				goto fail_sr;
+		}
 	}
 
 	if (nprod > 1) {
@@ -538,7 +596,11 @@ fail_sr:
 out:
 	for (int i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
-	if (cons != NULL) {
+	if (graph != NULL) {
+		sr_disruptor_destroy(graph); /* halts and joins the stages, frees ring and seq */
+		ring = NULL;
+		seq = NULL;
+	} else if (cons != NULL) {
 		for (int i = 0; i < ncons; i++)
 			if (cons[i].proc != NULL)
 				sr_processor_halt(cons[i].proc);

@@ -47,6 +47,7 @@ typedef struct topo_variant {
 	sr_wait_config wait;     /* IMPL_SEQRING only */
 	int64_t ring_size;       /* slots (a power of two) */
 	int64_t max_batch;       /* IMPL_SEQRING: the processors' max_batch_size (0: unbounded) */
+	bool built;              /* IMPL_SEQRING: wired by the graph builder (sr_disruptor.h), not by hand */
 } topo_variant;
 
 /* "1-1", "1-1-batch", "1-3-pipeline", "1-3-multicast", "3-1", "1-3-diamond" */
@@ -59,7 +60,10 @@ int topo_batch(enum topo_kind t);
 const char *impl_name(enum impl_kind i);
 /* Which baselines exist for which topology (seqring: all). */
 bool topo_supported(enum topo_kind t, enum impl_kind i);
-/* The value of the CSV's wait column: the strategy's name, or the baseline's. */
+/*
+ * The value of the CSV's wait column: the strategy's name ("block+builder"
+ * for a graph wired by the builder), or the baseline's.
+ */
 const char *variant_wait_label(const topo_variant *v);
 
 /* events rounded up to a multiple of producers x batch (every producer gets whole batches). */

@@ -114,9 +114,19 @@ halt_while_waiting(const char *spec, int mode)
 	if (!sc_failed(&l->check) && (r.events != 0 || r.n[0] != 1 || r.n[1] != 1))
 		sc_failf(&l->check, "%s: %" PRId64 " events, %" PRId64 " starts, %" PRId64
 		    " shutdowns; expected 0, 1, 1", spec, r.events, r.n[0], r.n[1]);
+	/* A halted processor starts again, waits as before, and halts again. */
 	sr_error err;
-	if (sr_processor_start(proc, &err) != SR_ESTATE)
-		sc_failf(&l->check, "%s: restart of a halted processor was not SR_ESTATE", spec);
+	if (!sc_failed(&l->check) && sr_processor_start(proc, &err) != SR_OK)
+		sc_failf(&l->check, "%s: restart of a halted processor failed: %s", spec, err.message);
+	else if (!sc_failed(&l->check)) {
+		sr_processor_halt(proc);
+		sr_processor_join(proc);
+		if (atomic_load(&l->started) != 2 || atomic_load(&l->shutdowns) != 2 ||
+		    atomic_load(&l->handled) != 0)
+			sc_failf(&l->check, "%s: after a restart and a halt: %d starts, %d shutdowns, %lld "
+			    "events; expected 2, 2, 0", spec, atomic_load(&l->started),
+			    atomic_load(&l->shutdowns), (long long)atomic_load(&l->handled));
+	}
 	return life_end(l, r);
 }
 
