@@ -51,7 +51,7 @@ consumer_main(void *arg)
 	int64_t last = ctx->last;
 	int64_t next = ctx->first;
 	while (next <= last) {
-		int64_t avail;
+		int64_t avail = next - 1;
 		int rc = sr_barrier_wait_for(&ctx->barrier, next, &avail);
 		if (rc == SR_EALERTED)
 			return NULL;
