@@ -15,6 +15,7 @@
 #include "test_log_support.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "sr_log_layout_internal.h"
@@ -474,4 +475,45 @@ Test(log_layout, signal_safe_renderer_matches_printf)
 	sr_fmt_render_safe(&b, "failed: %m", none, 0, none, 0, ENOENT);
 	got[b.len] = '\0';
 	cr_expect_str_eq(got, "failed: errno 2");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Hostile widths and precisions                                                            */
+
+/*
+ * The worst '*' values through a logger in every mode: each line is cut at
+ * the line limit and marked, and the lines after it are written (unclamped,
+ * %.*f with INT_MAX took the consumer seconds and gigabytes and printed nothing).
+ */
+Test(log_layout, hostile_widths_are_cut_and_marked, .timeout = 20)
+{
+	static const sr_log_mode modes[] = { SR_LOG_MODE_RING, SR_LOG_MODE_QUEUE, SR_LOG_MODE_SYNC };
+	for (int m = 0; m < 3; m++) {
+		tl_setup t;
+		sr_log_config *c = tl_setup_begin(&t);
+		c->mode = modes[m];
+		c->layout = SR_LOG_LAYOUT_MESSAGE;
+		c->max_line_bytes = 4096;
+		sr_log *log = tl_open(c);
+		sr_category *cat = sr_log_category(log, "hostile");
+		SR_WARN(cat, "w[%*d]", INT_MAX, 1);
+		SR_WARN(cat, "p[%.*f]", INT_MAX, 0.5);
+		SR_WARN(cat, "n[%*d]", -INT_MAX, 2);
+		SR_WARN(cat, "after");
+		cr_assert_eq(tl_flushed_count(log, &t.cap), 4, "mode %d", m);
+		const char *mark = " " SR_FMT_TRUNCATION_MARKER;
+		for (int i = 0; i < 3; i++) {
+			const char *line = t.cap.lines[i];
+			size_t len = strlen(line);
+			cr_expect_eq(len, 4096 + strlen(mark), "mode %d line %d: %zu bytes", m, i, len);
+			cr_expect_str_eq(line + len - strlen(mark), mark, "mode %d line %d", m, i);
+		}
+		cr_expect_eq(strspn(t.cap.lines[0] + 2, " "), 4094 + 1, "padding, then the marker's space");
+		cr_expect(strncmp(t.cap.lines[1], "p[0.5000", 8) == 0, "%.20s", t.cap.lines[1]);
+		cr_expect(strncmp(t.cap.lines[2], "n[2   ", 6) == 0, "%.20s", t.cap.lines[2]);
+		cr_expect_str_eq(t.cap.lines[3], "after");
+		cr_expect_eq(tl_stats(log).truncated_lines, 3, "mode %d", m);
+		sr_log_close(&log);
+		tl_setup_end(&t);
+	}
 }
