@@ -121,6 +121,7 @@ set_options(sr_log *log, const sr_log_config *c, sr_error *err)
 	o->capacity = c->producer == SR_LOG_PRODUCER_PER_THREAD ? c->thread_ring_slots : c->ring_slots;
 	o->close_at_exit = c->close_at_exit;
 	o->describe = c->describe;
+	o->escape_controls = c->escape_control_characters;
 	o->slot_size = c->slot_size;
 	o->synchronize_enqueue = c->synchronize_enqueue_when_full;
 	o->immediate_flush = c->immediate_flush;

@@ -355,6 +355,15 @@ typedef struct sr_log_config {
 	 * a pattern with another layout is an error).  NULL by default.
 	 */
 	const char *pattern;
+	/*
+	 * Escape the control characters of each message in the text, message
+	 * and pattern layouts (default true): LF as \n, CR as \r, TAB as \t,
+	 * other C0 controls and DEL as \xHH, C1 controls (U+0080 to U+009F) as
+	 * \u00HH, so that a message made of another party's input cannot forge
+	 * a line of its own or drive a terminal.  false writes them raw (a
+	 * multi-line message then spans lines).  JSON escapes in any case.
+	 */
+	bool escape_control_characters;
 	/* Where timestamps come from.  Default SR_LOG_CLOCK_AUTO. */
 	sr_log_clock clock;
 	/*
@@ -421,6 +430,7 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_LAYOUT           text | message | json | pattern
  *   SEQRING_LOG_PATTERN          a pattern (implies layout pattern)
  *   SEQRING_LOG_CLOCK            realtime | coarse | tsc | auto
+ *   SEQRING_LOG_ESCAPE           0 | 1 (escape_control_characters)
  *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
  *                                stderr | stdout | null | fd:N | file:PATH,
  *                                each with options ",level=L",

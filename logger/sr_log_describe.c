@@ -96,6 +96,7 @@ sr_log_describe(sr_log *log, FILE *out)
 	row(out, log, SR_SET_BACKTRACE_TRIGGER, sr_log_level_name(log->opt.bt_trigger));
 	row(out, log, SR_SET_CRASH_HANDLER, b2s(sr_log__crash_installed(log)));
 	row(out, log, SR_SET_DESCRIBE, b2s(log->opt.describe));
+	row(out, log, SR_SET_ESCAPE, b2s(log->opt.escape_controls));
 
 	sr_log__levels_describe(log, out);
 	fflush(out);

@@ -51,6 +51,7 @@ static const char *const env_names[SR_SET_COUNT] = {
 	[SR_SET_BACKTRACE_TRIGGER] = "SEQRING_LOG_BACKTRACE_TRIGGER",
 	[SR_SET_CRASH_HANDLER] = "SEQRING_LOG_CRASH_HANDLER",
 	[SR_SET_DESCRIBE] = "SEQRING_LOG_DESCRIBE",
+	[SR_SET_ESCAPE] = "SEQRING_LOG_ESCAPE",
 };
 
 /* The config field each setting is, for describe. */
@@ -79,6 +80,7 @@ static const char *const field_names[SR_SET_COUNT] = {
 	[SR_SET_BACKTRACE_TRIGGER] = "backtrace_trigger",
 	[SR_SET_CRASH_HANDLER] = "crash_handler",
 	[SR_SET_DESCRIBE] = "describe",
+	[SR_SET_ESCAPE] = "escape_control_characters",
 };
 
 const char *
@@ -430,6 +432,7 @@ code_sources(const sr_log_config *c, uint8_t *src)
 	DIFF(SR_SET_BACKTRACE_TRIGGER, c->backtrace_trigger != d.backtrace_trigger);
 	DIFF(SR_SET_CRASH_HANDLER, c->crash_handler != d.crash_handler);
 	DIFF(SR_SET_DESCRIBE, c->describe != d.describe);
+	DIFF(SR_SET_ESCAPE, c->escape_control_characters != d.escape_control_characters);
 #undef DIFF
 }
 
@@ -547,6 +550,8 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		return env_bool(err, set, v, &c->crash_handler);
 	case SR_SET_DESCRIBE:
 		return env_bool(err, set, v, &c->describe);
+	case SR_SET_ESCAPE:
+		return env_bool(err, set, v, &c->escape_control_characters);
 	default:
 		return SR_OK;
 	}

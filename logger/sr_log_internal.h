@@ -42,6 +42,7 @@ typedef struct sr_log_options {
 	bool immediate_flush;     /* sync mode: false buffers lines in the sinks */
 	bool describe;
 	bool close_at_exit;
+	bool escape_controls;     /* escape_control_characters */
 	size_t slot_size;
 	size_t max_record;        /* max_message_bytes */
 	size_t max_line;          /* max_line_bytes */

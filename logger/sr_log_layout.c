@@ -48,7 +48,7 @@ render_event(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 	case SR_LOG_LAYOUT_MESSAGE:
 		if (ev->backtrace)
 			sr_fmt_buf_put(out, SR_LOG_BACKTRACE_MARK, sizeof SR_LOG_BACKTRACE_MARK - 1);
-		sr_log__put_message(ev, out);
+		sr_log__put_message_escaped(ev, out);
 		break;
 	case SR_LOG_LAYOUT_PATTERN:
 		if (ev->backtrace)
@@ -95,6 +95,7 @@ sr_log__render_record_ex(const sr_log *log, const sr_log_rec *h,
 		.body_len = body_len,
 		.backtrace = backtrace,
 		.signal_safe = signal_safe,
+		.escape_controls = log->opt.escape_controls,
 	};
 	render_event(log, &ev, out);
 }
@@ -118,6 +119,7 @@ sr_log__render_text(const sr_log *log, int level, const char *text, size_t len, 
 		.category = "seqring",
 		.text = text,
 		.text_len = len,
+		.escape_controls = log->opt.escape_controls,
 	};
 	render_event(log, &ev, out);
 }

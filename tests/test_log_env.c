@@ -236,6 +236,7 @@ Test(log_env, every_variable_reaches_the_logger)
 		{ "SEQRING_LOG_BACKTRACE_TRIGGER", "warn" },
 		{ "SEQRING_LOG_CRASH_HANDLER", "no" },
 		{ "SEQRING_LOG_DESCRIBE", "0" },
+		{ "SEQRING_LOG_ESCAPE", "no" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
 		setenv(vars[i][0], vars[i][1], 1);
@@ -266,6 +267,7 @@ Test(log_env, every_variable_reaches_the_logger)
 		{ "backtrace_level", "debug" },
 		{ "backtrace_trigger", "warn" },
 		{ "crash_handler", "false" },
+		{ "escape_control_characters", "false" },
 	};
 	for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
 		char line[600];
@@ -352,6 +354,7 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		{ "SEQRING_LOG_BACKTRACE_TRIGGER", "off", "SEQRING_LOG_BACKTRACE_TRIGGER 'off' is invalid" },
 		{ "SEQRING_LOG_CRASH_HANDLER", "sure", "SEQRING_LOG_CRASH_HANDLER 'sure' is invalid" },
 		{ "SEQRING_LOG_DESCRIBE", "please", "SEQRING_LOG_DESCRIBE 'please' is invalid" },
+		{ "SEQRING_LOG_ESCAPE", "mostly", "SEQRING_LOG_ESCAPE 'mostly' is invalid: expected 1, 0" },
 		{ "SEQRING_LOG_LAYOUTT", "json",
 		  "SEQRING_LOG_LAYOUTT is not a seqring setting: did you mean SEQRING_LOG_LAYOUT?" },
 		{ "SEQRING_LOG_VERBOSITY", "9", "SEQRING_LOG_VERBOSITY is not a seqring setting (the" },

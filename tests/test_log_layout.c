@@ -517,3 +517,115 @@ Test(log_layout, hostile_widths_are_cut_and_marked, .timeout = 20)
 		tl_setup_end(&t);
 	}
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Control characters                                                                       */
+
+/* Escapes text (n bytes) in a buffer of cap bytes after a prefix; returns the buffer's text. */
+static char *
+escaped(const char *prefix, const char *text, size_t n, size_t cap, sr_fmt_buf *b, char *data)
+{
+	*b = (sr_fmt_buf){ data, 0, cap, 0 };
+	sr_fmt_buf_put(b, prefix, strlen(prefix));
+	size_t start = b->len;
+	sr_fmt_buf_put(b, text, n);
+	sr_log__escape_controls(b, start);
+	data[b->len] = '\0';
+	return data;
+}
+
+Test(log_layout, control_characters_are_escaped)
+{
+	char data[512];
+	sr_fmt_buf b;
+	/* Every C0 control, DEL and the C1 controls; printable UTF-8 and backslashes stay. */
+	static const char text[] = "a\nb\rc\td\x1b[31me\x7f" "f\xc2\x85g\xc2\x9f" "h\xc2\xa3\xc3\xa9\\n\x01";
+	cr_expect_str_eq(escaped("> ", text, sizeof text - 1, 400, &b, data),
+	    "> a\\nb\\rc\\td\\x1b[31me\\x7ff\\u0085g\\u009fh\xc2\xa3\xc3\xa9\\n\\x01");
+	cr_expect_eq(b.want, b.len);
+	/* NUL is a control too (a %c of 0). */
+	cr_expect_str_eq(escaped("", "x\0y", 3, 400, &b, data), "x\\x00y");
+	/* Nothing to escape: untouched. */
+	cr_expect_str_eq(escaped("p", "plain text \xe2\x82\xac", 14, 400, &b, data), "pplain text \xe2\x82\xac");
+	/* A lone C2 at the end of a cut message is a byte, not half a control. */
+	cr_expect_str_eq(escaped("", "z\xc2", 2, 400, &b, data), "z\xc2");
+	for (size_t cap = 2; cap < 14; cap++) {
+		/* Cut: escapes are kept whole, and want says the line was cut. */
+		escaped("ab", "\n\n\x1b\n", 4, cap, &b, data);
+		size_t kept = b.len - 2;
+		cr_expect(kept == 0 || kept == 2 || kept == 4 || kept == 8 || kept == 10, "cap %zu: %s", cap, data);
+		cr_expect_leq(b.len, cap);
+		cr_expect_eq(strncmp(data, "ab\\n\\n\\x1b\\n", b.len), 0, "cap %zu: %s", cap, data);
+		if (kept < 10)
+			cr_expect_gt(b.want, b.len, "cap %zu: a cut escape is a cut line", cap);
+		else
+			cr_expect_eq(b.want, b.len);
+	}
+}
+
+/* Logs a message made to forge a second line through layout; returns the captured lines. */
+static void
+forge_through(sr_log_layout layout, bool escape, const char *env, tl_setup *t, size_t *count)
+{
+	sr_log_config *c = tl_setup_begin(t);
+	c->layout = layout;
+	c->pattern = layout == SR_LOG_LAYOUT_PATTERN ? "%p %c: %m%n" : NULL;
+	c->escape_control_characters = escape;
+	if (env != NULL) {
+		setenv("SEQRING_LOG_ESCAPE", env, 1);
+		c->ignore_environment = false;
+	}
+	sr_log *log = tl_open(c);
+	const char *user = "bob\n2026-01-01T00:00:00.000000Z ERROR [main] auth - admin logged in\r\x1b[2J";
+	SR_WARN(sr_log_category(log, "auth"), "login failed for %s", user);
+	*count = tl_flushed_count(log, &t->cap);
+	sr_log_close(&log);
+}
+
+Test(log_layout, a_message_cannot_forge_lines_in_any_layout)
+{
+	static const sr_log_layout layouts[] = {
+		SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_MESSAGE, SR_LOG_LAYOUT_PATTERN, SR_LOG_LAYOUT_JSON
+	};
+	for (int i = 0; i < 4; i++) {
+		tl_setup t;
+		size_t count;
+		forge_through(layouts[i], true, NULL, &t, &count);
+		cr_expect_eq(count, 1, "layout %s", sr_log_layout_name(layouts[i]));
+		const char *line = t.cap.lines[0];
+		cr_expect_null(strpbrk(line, "\n\r\x1b"), "layout %s: %s", sr_log_layout_name(layouts[i]), line);
+		if (layouts[i] != SR_LOG_LAYOUT_JSON)
+			cr_expect_not_null(strstr(line, "login failed for bob\\n2026-01-01T00:00:00.000000Z ERROR"
+			    " [main] auth - admin logged in\\r\\x1b[2J"), "%s", line);
+		tl_setup_end(&t);
+	}
+}
+
+Test(log_layout, raw_control_characters_by_option_or_environment)
+{
+	/* From the code. */
+	tl_setup t;
+	size_t count;
+	forge_through(SR_LOG_LAYOUT_TEXT, false, NULL, &t, &count);
+	cr_expect_eq(count, 1);
+	cr_expect_not_null(strstr(t.cap.lines[0], "for bob\n2026-01-01"), "%s", t.cap.lines[0]);
+	tl_setup_end(&t);
+	/* From the environment, over the code's default. */
+	forge_through(SR_LOG_LAYOUT_PATTERN, true, "0", &t, &count);
+	cr_expect_not_null(strstr(t.cap.lines[0], "logged in\r\x1b[2J"), "%s", t.cap.lines[0]);
+	tl_setup_end(&t);
+	forge_through(SR_LOG_LAYOUT_MESSAGE, false, "on", &t, &count);
+	cr_expect_not_null(strstr(t.cap.lines[0], "bob\\n2026"), "%s", t.cap.lines[0]);
+	tl_setup_end(&t);
+	/* A bad value names the variable. */
+	tl_clear_env();
+	setenv("SEQRING_LOG_ESCAPE", "sometimes", 1);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ring_slots = 64;
+	sr_error err = tl_open_refused(&c, "SEQRING_LOG_ESCAPE=sometimes");
+	cr_expect_str_eq(err.message, "SEQRING_LOG_ESCAPE 'sometimes' is invalid: expected 1, 0, true, false, "
+	    "yes, no, on or off");
+	sr_log_config_default(&c);
+	cr_expect(c.escape_control_characters, "escaping is the default");
+}
