@@ -169,6 +169,9 @@ sr_log *
 sr_log_open(const sr_log_config *config, sr_error *err)
 {
 	sr_log_config defaults;
+	sr_error own_err = { 0 };
+	if (err == NULL)
+		err = &own_err;  /* a failure's message is kept for the first call through its categories */
 	if (config == NULL) {
 		sr_log_config_default(&defaults);
 		config = &defaults;
@@ -223,6 +226,8 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	if (log->opt.describe)
 		sr_log_describe(log, stderr);
 out:
+	if (log == NULL)
+		sr_log__note_open_failure(err->message);
 	sr_log__resolved_free(r);
 	free(r);
 	return log;

@@ -7,6 +7,7 @@
  */
 #include "sr_log_category_internal.h"
 #include "sr_log_config_internal.h"
+#include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
 
 #include <inttypes.h>
@@ -26,11 +27,109 @@ struct sr_log_levels {
 	size_t nrules, rules_cap;
 	int root_level;
 	uint8_t root_source;      /* enum sr_log_source */
+	char **refused;           /* names sr_log_category refused and reported, each once */
+	size_t nrefused;
 };
 
 sr_category sr_category_off = {
 	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF
 };
+
+/* ---------------------------------------------------------------------------------------- */
+/* Handles that write nothing say so                                                        */
+
+/*
+ * What sr_log_category and sr_log_root give for a NULL logger (sr_log_open
+ * failed, and the program logs anyway).  Its call-site level lets the first
+ * call into the frontend, which calls sr_log__call_without_logger: one line
+ * on stderr says why nothing is logged, then the handle is off.
+ */
+static sr_category no_logger = {
+	.level = SR_LOG_TRACE, .id = -1, .log = NULL, .name = "no logger", .write_level = SR_LOG_OFF
+};
+static sr_atomic_i32 no_logger_reported;
+
+/* Why the last sr_log_open failed, for that line. */
+static pthread_mutex_t open_failure_lock = PTHREAD_MUTEX_INITIALIZER;
+static char open_failure[SR_ERROR_MESSAGE_MAX];
+
+/* Writes "seqring: <text><tail>" on stderr as one line, its control characters escaped. */
+static void
+report_line(const char *text, const char *tail)
+{
+	char data[SR_ERROR_MESSAGE_MAX + 256 + SR_FMT_LINE_RESERVE];
+	sr_fmt_buf b = { data, 0, sizeof data - SR_FMT_LINE_RESERVE, 0 };
+	sr_fmt_buf_put(&b, "seqring: ", 9);
+	size_t start = b.len;
+	sr_fmt_buf_put(&b, text, strlen(text));
+	sr_log__escape_controls(&b, start);
+	sr_fmt_buf_put(&b, tail, strlen(tail));
+	b.data[b.len++] = '\n';
+	fwrite(b.data, 1, b.len, stderr);
+	fflush(stderr);
+}
+
+void
+sr_log__note_open_failure(const char *message)
+{
+	pthread_mutex_lock(&open_failure_lock);
+	snprintf(open_failure, sizeof open_failure, "%s", message != NULL ? message : "");
+	pthread_mutex_unlock(&open_failure_lock);
+}
+
+void
+sr_log__call_without_logger(sr_category *cat)
+{
+	if (cat != &no_logger)
+		return;
+	/* Relaxed: the line is written once whoever comes first; no data is published. */
+	sr_atomic_store_relaxed_i32(&no_logger.level, SR_LOG_OFF);
+	if (sr_atomic_exchange_i32(&no_logger_reported, 1) != 0)
+		return;
+	char why[SR_ERROR_MESSAGE_MAX + 64];
+	pthread_mutex_lock(&open_failure_lock);
+	if (open_failure[0] != '\0')
+		snprintf(why, sizeof why, "nothing is logged: sr_log_open failed: %s", open_failure);
+	else
+		snprintf(why, sizeof why, "nothing is logged: a log call went through a category of a NULL logger");
+	pthread_mutex_unlock(&open_failure_lock);
+	report_line(why, " (this line is written once; check what sr_log_open returns)");
+}
+
+/*
+ * sr_log_category refused name: say so on stderr, once per name and logger
+ * (at most SR_LOG_MAX_REFUSED names, then once that more are not reported).
+ */
+#define SR_LOG_MAX_REFUSED 32
+
+static void
+report_refused(sr_log *log, const char *name, const char *message)
+{
+	struct sr_log_levels *lv = log->levels;
+	pthread_mutex_lock(&lv->lock);
+	bool seen = false;
+	for (size_t i = 0; i < lv->nrefused && i < SR_LOG_MAX_REFUSED && !seen; i++)
+		seen = lv->refused != NULL && lv->refused[i] != NULL && strcmp(lv->refused[i], name) == 0;
+	bool report = !seen && lv->nrefused <= SR_LOG_MAX_REFUSED;
+	if (report) {
+		if (lv->refused == NULL)
+			lv->refused = calloc(SR_LOG_MAX_REFUSED, sizeof *lv->refused);
+		char *copy = lv->nrefused < SR_LOG_MAX_REFUSED ? strdup(name) : NULL;
+		if (lv->refused != NULL && copy != NULL)
+			lv->refused[lv->nrefused] = copy;
+		else
+			free(copy);
+		lv->nrefused++;
+	}
+	size_t n = lv->nrefused;
+	pthread_mutex_unlock(&lv->lock);
+	if (!report)
+		return;
+	if (n > SR_LOG_MAX_REFUSED)
+		report_line("sr_log_category refused more category names; they are not reported", "");
+	else
+		report_line(message, "; sr_log_category gave the off handle: nothing logged through it is written");
+}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Level names                                                                              */
@@ -172,11 +271,13 @@ sr_log_category_get(sr_log *log, const char *name, sr_error *err)
 		sr_error_set(err, SR_EINVAL, "logger is NULL");
 		return NULL;
 	}
-	if (name == NULL || !sr_log__valid_category_name(name)) {
+	if (name == NULL || (name[0] != '\0' && !sr_log__valid_category_name(name))) {
+		size_t n = name != NULL ? strlen(name) : 0;
 		sr_error_set(err, SR_EINVAL,
-		    "category name '%.64s' is invalid: expected 1 to %d printable characters without "
-		    "spaces, ',' or '=', in non-empty dot-separated parts", name != NULL ? name : "(null)",
-		    SR_LOG_MAX_CATEGORY_NAME);
+		    "category name '%.64s%s' is invalid: expected 1 to %d bytes of printable ASCII but "
+		    "space, ',' and '=', or UTF-8, in non-empty dot-separated parts%s",
+		    name != NULL ? name : "(null)", n > 64 ? "..." : "", SR_LOG_MAX_CATEGORY_NAME,
+		    n > SR_LOG_MAX_CATEGORY_NAME ? " (it has more bytes)" : "");
 		return NULL;
 	}
 	pthread_mutex_lock(&log->levels->lock);
@@ -184,7 +285,7 @@ sr_log_category_get(sr_log *log, const char *name, sr_error *err)
 	if (sr_atomic_load_acquire_i32(&log->shut))
 		sr_error_set(err, SR_ESTATE, "the logger is shut down");
 	else
-		c = category_locked(log, name, err);
+		c = category_locked(log, name, err);  /* "" finds the root, made at open */
 	pthread_mutex_unlock(&log->levels->lock);
 	return c;
 }
@@ -192,14 +293,24 @@ sr_log_category_get(sr_log *log, const char *name, sr_error *err)
 sr_category *
 sr_log_category(sr_log *log, const char *name)
 {
-	sr_category *c = sr_log_category_get(log, name, NULL);
-	return c != NULL ? c : &sr_category_off;
+	if (log == NULL)
+		return &no_logger;
+	sr_error err;
+	sr_category *c = sr_log_category_get(log, name, &err);
+	if (c != NULL)
+		return c;
+	/* After shutdown every handle is off anyway; any other refusal is said. */
+	if (err.code != SR_ESTATE)
+		report_refused(log, name != NULL ? name : "(null)", err.message);
+	return &sr_category_off;
 }
 
 sr_category *
 sr_log_root(sr_log *log)
 {
-	if (log == NULL || log->levels->ncats == 0)
+	if (log == NULL)
+		return &no_logger;
+	if (log->levels->ncats == 0)
 		return &sr_category_off;
 	return log->levels->cats[0];  /* created at open, never moves */
 }
@@ -466,6 +577,9 @@ sr_log__levels_free(sr_log *log)
 	for (size_t i = 0; i < lv->nrules; i++)
 		free(lv->rules[i].prefix);
 	free(lv->rules);
+	for (size_t i = 0; i < lv->nrefused && i < SR_LOG_MAX_REFUSED; i++)
+		free(lv->refused != NULL ? lv->refused[i] : NULL);
+	free(lv->refused);
 	pthread_mutex_destroy(&lv->lock);
 	free(lv);
 	log->levels = NULL;
