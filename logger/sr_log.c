@@ -75,34 +75,6 @@ free_log(sr_log *log)
 	free(log);
 }
 
-/*
- * A configuration error that may involve values from the environment: say
- * which variables were applied, so that the user looks there too.
- */
-static void
-note_environment(const sr_log_resolved *r, sr_error *err)
-{
-	if (err == NULL)
-		return;
-	char note[SR_ERROR_MESSAGE_MAX];
-	size_t len = 0;
-	for (int i = 0; i < SR_SET_COUNT; i++) {
-		if (r->settings.source[i] != SR_SRC_ENV)
-			continue;
-		int n = snprintf(note + len, sizeof note - len, "%s%s=%.24s", len == 0 ? " (from the environment: " : ", ",
-		    sr_log__env_name(i), r->settings.env_value[i]);
-		if (n < 0 || (size_t)n >= sizeof note - len)
-			return;
-		len += (size_t)n;
-	}
-	size_t have = strlen(err->message);
-	if (len > 0 && have + len + 2 <= sizeof err->message) {
-		memcpy(err->message + have, note, len);
-		err->message[have + len] = ')';
-		err->message[have + len + 1] = '\0';
-	}
-}
-
 /* The options in force, from the resolved configuration. */
 static int
 set_options(sr_log *log, const sr_log_config *c, sr_error *err)
@@ -187,7 +159,7 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	if (sr_log__resolve(config, r, err) != SR_OK)
 		goto out;
 	if (sr_log__config_validate(&r->cfg, &wait, err) != SR_OK) {
-		note_environment(r, err);
+		sr_log__explain_open_failure(r, &r->settings, true, err);
 		goto out;
 	}
 	log = calloc(1, sizeof *log);
@@ -204,6 +176,8 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		 */
 		log->backend->stop(log);
 		sr_log__sinks_abandon(log);
+		/* The settings' values moved into the logger with its parts. */
+		sr_log__explain_open_failure(r, log->settings != NULL ? log->settings : &r->settings, false, err);
 		free_log(log);
 		log = NULL;
 		goto out;

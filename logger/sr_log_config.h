@@ -448,7 +448,10 @@ typedef struct sr_log_config {
  * would otherwise be silently ignored), makes sr_log_open fail with
  * SR_EINVAL and a message naming the variable, its value and what is valid:
  * "SEQRING_LOG_RING_SLOTS '1000' is invalid: expected a power of two from 2
- * to 1073741824".  An empty variable counts as unset.  The environment is
+ * to 1073741824".  Another name that begins SEQRING_LOG in any case
+ * (SEQRING_LOGLEVEL, seqring_log_mode) may be another program's: it gets a
+ * warning on stderr, with a suggestion when close to a setting, and is
+ * ignored.  An empty variable counts as unset.  The environment is
  * read once, by sr_log_open (getenv: do not setenv in another thread at the
  * same time); sr_log_set_level_spec reloads levels from a string later.
  */

@@ -47,6 +47,16 @@ typedef struct sr_log_resolved {
 /* Applies the environment to *config (unless config->ignore_environment) and parses the specs. */
 int sr_log__resolve(const sr_log_config *config, sr_log_resolved *r, sr_error *err);
 void sr_log__resolved_free(sr_log_resolved *r);
+/*
+ * Makes the message of a failed sr_log_open (err, not NULL) name where its
+ * values came from: a sink of SEQRING_LOG_SINK is named so rather than as
+ * config.sinks[N]; a ring or queue that cannot be allocated names the
+ * variables or fields of its size; any other error lists the variables
+ * applied.  in_validation: the validation refused the configuration (else
+ * it passed, and building the logger failed).
+ */
+void sr_log__explain_open_failure(const sr_log_resolved *r, const sr_log_settings *settings,
+    bool in_validation, sr_error *err);
 /* The SEQRING_LOG* variable of a setting. */
 const char *sr_log__env_name(int setting);
 /* The config field of a setting, for describe. */

@@ -116,7 +116,7 @@ sr_log__spec_parse(const char *spec, sr_log_spec *out, char *msg, size_t msg_siz
 							snprintf(msg, msg_size,
 							    "'%.*s': '%.*s' is neither a level (trace, debug, info, warn, error, "
 							    "fatal, off) nor a category name (dot-separated parts of printable "
-							    "characters without spaces, ',' or '=')",
+							    "characters or UTF-8, without spaces, ',' or '=')",
 							    (int)(n > 64 ? 64 : n), a, (int)(nlen > 64 ? 64 : nlen), a);
 					}
 					free(name);
