@@ -10,16 +10,6 @@
  */
 #include "test_log_support.h"
 
-/* Lines of text that contain needle. */
-static size_t
-count_in(const char *text, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-		n++;
-	return n;
-}
-
 Test(log_category_names, utf8_names_are_accepted_and_written)
 {
 	tl_setup t;
@@ -64,13 +54,13 @@ Test(log_category_names, a_refused_name_is_said_once_by_name)
 		SR_ERROR(sr_log_category(log, long_name), "lost");
 	}
 	char *text = tl_stderr_end(&s);
-	cr_expect_eq(count_in(text, "\n"), 4, "one line per name:\n%s", text);
-	cr_expect_eq(count_in(text, "seqring: category name 'bad name' is invalid"), 1, "%s", text);
-	cr_expect_eq(count_in(text, "category name 'new\\nline' is invalid"), 1, "escaped:\n%s", text);
-	cr_expect_eq(count_in(text, "category name 'broken\\xc3' is invalid"), 0, "UTF-8 bytes stay:\n%s", text);
-	cr_expect_eq(count_in(text, "category name 'broken\xc3' is invalid"), 1, "%s", text);
-	cr_expect_eq(count_in(text, "(it has more bytes)"), 1, "the over-long one:\n%s", text);
-	cr_expect_eq(count_in(text, "nothing logged through it is written"), 4, "%s", text);
+	cr_expect_eq(tl_count_of(text, "\n"), 4, "one line per name:\n%s", text);
+	cr_expect_eq(tl_count_of(text, "seqring: category name 'bad name' is invalid"), 1, "%s", text);
+	cr_expect_eq(tl_count_of(text, "category name 'new\\nline' is invalid"), 1, "escaped:\n%s", text);
+	cr_expect_eq(tl_count_of(text, "category name 'broken\\xc3' is invalid"), 0, "UTF-8 bytes stay:\n%s", text);
+	cr_expect_eq(tl_count_of(text, "category name 'broken\xc3' is invalid"), 1, "%s", text);
+	cr_expect_eq(tl_count_of(text, "(it has more bytes)"), 1, "the over-long one:\n%s", text);
+	cr_expect_eq(tl_count_of(text, "nothing logged through it is written"), 4, "%s", text);
 	free(text);
 	cr_expect_eq(tl_flushed_count(log, &t.cap), 0);
 	sr_log_close(&log);
@@ -89,9 +79,9 @@ Test(log_category_names, many_refused_names_end_in_one_line)
 		(void)sr_log_category(log, name);
 	}
 	char *text = tl_stderr_end(&s);
-	cr_expect_eq(count_in(text, "is invalid"), 32, "%s", text);
-	cr_expect_eq(count_in(text, "refused more category names"), 1, "%s", text);
-	cr_expect_eq(count_in(text, "\n"), 33);
+	cr_expect_eq(tl_count_of(text, "is invalid"), 32, "%s", text);
+	cr_expect_eq(tl_count_of(text, "refused more category names"), 1, "%s", text);
+	cr_expect_eq(tl_count_of(text, "\n"), 33);
 	free(text);
 	sr_log_close(&log);
 	tl_setup_end(&t);
@@ -117,8 +107,8 @@ log_without_checking(bool with_err)
 	}
 	char *text = tl_stderr_end(&s);
 	cr_assert_null(log);
-	cr_expect_eq(count_in(text, "\n"), 1, "one line:\n%s", text);
-	cr_expect_eq(count_in(text, "seqring: nothing is logged: sr_log_open failed: config.ring_slots 1000 is "
+	cr_expect_eq(tl_count_of(text, "\n"), 1, "one line:\n%s", text);
+	cr_expect_eq(tl_count_of(text, "seqring: nothing is logged: sr_log_open failed: config.ring_slots 1000 is "
 	    "invalid: expected a power of two"), 1, "%s", text);
 	cr_expect_eq(sr_category_level(net), SR_LOG_OFF);
 	free(text);
@@ -134,7 +124,7 @@ Test(log_category_names, a_null_logger_never_opened_says_so)
 	SR_ERROR(sr_log_category(NULL, "x"), "nothing");
 	SR_ERROR(sr_log_category(NULL, "y"), "nothing");
 	char *text = tl_stderr_end(&s);
-	cr_expect_eq(count_in(text, "\n"), 1, "%s", text);
-	cr_expect_eq(count_in(text, "a category of a NULL logger"), 1, "%s", text);
+	cr_expect_eq(tl_count_of(text, "\n"), 1, "%s", text);
+	cr_expect_eq(tl_count_of(text, "a category of a NULL logger"), 1, "%s", text);
 	free(text);
 }
