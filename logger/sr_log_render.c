@@ -237,8 +237,10 @@ render_spec(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c, 
 		return false;
 	memcpy(fmt, text, s->len);
 	fmt[s->len] = '\0';
-	clamp k = { .active = false };
-	if (!s->plain)
+	clamp k;  /* not zeroed: only a clamp that is active is read past `active` */
+	k.active = false;
+	/* A spec of 5 bytes or fewer ("%999d", "%9.9f") holds no number above 999: nothing to clamp. */
+	if (!s->plain && (s->len > 5 || s->width_star || s->prec_star))
 		clamp_prepare(out, text, s, w, pr, &k);
 
 	switch (s->type) {

@@ -563,6 +563,41 @@ Test(log_layout, control_characters_are_escaped)
 	}
 }
 
+/* The escape of one byte b of a string as the documented rule says (no C1 pairs here). */
+static size_t
+reference_escape(unsigned char b, char *out)
+{
+	if (b == '\n' || b == '\r' || b == '\t')
+		return (size_t)sprintf(out, "\\%c", b == '\n' ? 'n' : b == '\r' ? 'r' : 't');
+	if (b < 0x20 || b == 0x7f)
+		return (size_t)sprintf(out, "\\x%02x", b);
+	out[0] = (char)b;
+	return 1;
+}
+
+/* Every byte at every position of a 24-byte message, so that the 8-byte scan meets each in each lane. */
+Test(log_layout, every_byte_in_every_lane)
+{
+	char data[128], want[128];
+	for (int b = 0; b < 256; b++) {
+		if (b == 0xc2)
+			continue;  /* a C1 control's first byte: its own cases above */
+		for (size_t pos = 0; pos < 24; pos++) {
+			char text[24];
+			memset(text, 'a', sizeof text);
+			text[pos] = (char)b;
+			size_t w = 0;
+			for (size_t i = 0; i < sizeof text; i++)
+				w += reference_escape((unsigned char)text[i], want + w);
+			want[w] = '\0';
+			sr_fmt_buf buf;
+			escaped("", text, sizeof text, 100, &buf, data);
+			cr_assert_eq(buf.len, w, "byte 0x%02x at %zu", b, pos);
+			cr_assert_eq(memcmp(data, want, w), 0, "byte 0x%02x at %zu", b, pos);
+		}
+	}
+}
+
 /* Logs a message made to forge a second line through layout; returns the captured lines. */
 static void
 forge_through(sr_log_layout layout, bool escape, const char *env, tl_setup *t, size_t *count)
