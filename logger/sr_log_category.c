@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 
 
@@ -53,20 +54,25 @@ static sr_atomic_i32 no_logger_reported;
 static pthread_mutex_t open_failure_lock = PTHREAD_MUTEX_INITIALIZER;
 static char open_failure[SR_ERROR_MESSAGE_MAX];
 
-/* Writes "seqring: <text><tail>" on stderr as one line, its control characters escaped. */
+/*
+ * Writes "seqring: <head><text><tail>" on stderr as one line, with one
+ * write(2) and no stdio (a log call may come from a signal handler), the
+ * control characters of text (a name, a message quoting one) escaped.
+ */
 static void
-report_line(const char *text, const char *tail)
+report_line(const char *head, const char *text, const char *tail)
 {
 	char data[SR_ERROR_MESSAGE_MAX + 256 + SR_FMT_LINE_RESERVE];
 	sr_fmt_buf b = { data, 0, sizeof data - SR_FMT_LINE_RESERVE, 0 };
 	sr_fmt_buf_put(&b, "seqring: ", 9);
+	sr_fmt_buf_put(&b, head, strlen(head));
 	size_t start = b.len;
 	sr_fmt_buf_put(&b, text, strlen(text));
 	sr_log__escape_controls(&b, start);
 	sr_fmt_buf_put(&b, tail, strlen(tail));
 	b.data[b.len++] = '\n';
-	fwrite(b.data, 1, b.len, stderr);
-	fflush(stderr);
+	ssize_t rc = write(2, b.data, b.len);
+	(void)rc;  /* nowhere left to report a failure to */
 }
 
 void
@@ -86,19 +92,22 @@ sr_log__call_without_logger(sr_category *cat)
 	sr_atomic_store_relaxed_i32(&no_logger.level, SR_LOG_OFF);
 	if (sr_atomic_exchange_i32(&no_logger_reported, 1) != 0)
 		return;
-	char why[SR_ERROR_MESSAGE_MAX + 64];
-	pthread_mutex_lock(&open_failure_lock);
-	if (open_failure[0] != '\0')
-		snprintf(why, sizeof why, "nothing is logged: sr_log_open failed: %s", open_failure);
-	else
-		snprintf(why, sizeof why, "nothing is logged: a log call went through a category of a NULL logger");
-	pthread_mutex_unlock(&open_failure_lock);
-	report_line(why, " (this line is written once; check what sr_log_open returns)");
+	static const char tail[] = " (this line is written once; check what sr_log_open returns)";
+	/* trylock: a signal handler's call must not wait for the lock its own thread may hold. */
+	if (pthread_mutex_trylock(&open_failure_lock) == 0) {
+		if (open_failure[0] != '\0')
+			report_line("nothing is logged: sr_log_open failed: ", open_failure, tail);
+		else
+			report_line("nothing is logged: a log call went through a category of a NULL logger", "", tail);
+		pthread_mutex_unlock(&open_failure_lock);
+	} else {
+		report_line("nothing is logged: a log call went through a category of a NULL logger", "", tail);
+	}
 }
 
 /*
- * sr_log_category refused name: say so on stderr, once per name and logger
- * (at most SR_LOG_MAX_REFUSED names, then once that more are not reported).
+ * A name sr_log_category refused: said on stderr once per name and logger
+ * (for SR_LOG_MAX_REFUSED names, then once that more are not reported).
  */
 #define SR_LOG_MAX_REFUSED 32
 
@@ -126,9 +135,9 @@ report_refused(sr_log *log, const char *name, const char *message)
 	if (!report)
 		return;
 	if (n > SR_LOG_MAX_REFUSED)
-		report_line("sr_log_category refused more category names; they are not reported", "");
+		report_line("sr_log_category refused more category names; they are not reported", "", "");
 	else
-		report_line(message, "; sr_log_category gave the off handle: nothing logged through it is written");
+		report_line("", message, "; sr_log_category gave the off handle: nothing logged through it is written");
 }
 
 /* ---------------------------------------------------------------------------------------- */
