@@ -242,7 +242,7 @@ closest_setting(const char *name)
 		suffix++;
 	char upper[64];
 	size_t n = 0;
-	for (; suffix[n] != '\0' && n < sizeof upper - 1; n++)
+	for (; n < sizeof upper - 1 && suffix[n] != '\0'; n++)
 		upper[n] = (char)toupper((unsigned char)suffix[n]);
 	upper[n] = '\0';
 	size_t best = 99;

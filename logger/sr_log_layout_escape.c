@@ -52,7 +52,10 @@ write_escape_back(const unsigned char *s, size_t take, char *end)
 	unsigned char c = take == 2 ? s[1] : s[0];
 	if (take == 2) {
 		end -= 6;
-		memcpy(end, "\\u00", 4);
+		end[0] = '\\';
+		end[1] = 'u';
+		end[2] = '0';
+		end[3] = '0';
 		end[4] = hex[c >> 4];
 		end[5] = hex[c & 15];
 		return end;
@@ -60,7 +63,7 @@ write_escape_back(const unsigned char *s, size_t take, char *end)
 	if (c == '\n' || c == '\r' || c == '\t') {
 		end -= 2;
 		end[0] = '\\';
-		end[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+		end[1] = (char)(c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
 		return end;
 	}
 	if (c < 0x20 || c == 0x7f) {
