@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "sr_log_layout_internal.h"
+#include "sr_log_render_internal.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Pattern: dates and widths on fixed events                                                */
@@ -496,10 +497,17 @@ Test(log_layout, hostile_widths_are_cut_and_marked, .timeout = 20)
 		c->max_line_bytes = 4096;
 		sr_log *log = tl_open(c);
 		sr_category *cat = sr_log_category(log, "hostile");
+		/* Sync mode renders on this thread: its count of bytes snprintf produced is the work. */
+		unsigned long long work = sr_fmt__render_work();
 		SR_WARN(cat, "w[%*d]", INT_MAX, 1);
 		SR_WARN(cat, "p[%.*f]", INT_MAX, 0.5);
 		SR_WARN(cat, "n[%*d]", -INT_MAX, 2);
 		SR_WARN(cat, "after");
+		work = sr_fmt__render_work() - work;
+		if (modes[m] == SR_LOG_MODE_SYNC) {
+			cr_expect_geq(work, 3ULL * 4096, "each hostile record fills its line");
+			cr_expect_leq(work, 3ULL * 2 * (4096 + 5000 + 5000), "%llu bytes for 3 records", work);
+		}
 		cr_assert_eq(tl_flushed_count(log, &t.cap), 4, "mode %d", m);
 		const char *mark = " " SR_FMT_TRUNCATION_MARKER;
 		for (int i = 0; i < 3; i++) {
