@@ -14,6 +14,7 @@
 #include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
+#include "sr_log_threads_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,7 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	}
 	pthread_mutex_init(&log->life_lock, NULL);
 	log->backend = backend_for(r->cfg.mode, r->cfg.producer);
+	log->fast_key = log->backend->thread_records ? sr_log__threads_new_key() : SR_LOG__NO_FAST_KEY;
 	if (open_parts(log, r, err) != SR_OK || log->backend->start(log, &r->cfg, &wait, err) != SR_OK) {
 		/*
 		 * Undo only what this call made: a consumer it started, files it

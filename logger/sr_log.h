@@ -67,6 +67,7 @@
 #include "sr_log_args.h"
 #include "sr_log_category.h"
 #include "sr_log_config.h"
+#include "sr_log_fast.h"
 #include "sr_log_level.h"
 #include "sr_log_site.h"
 
@@ -199,10 +200,12 @@ SR_API int sr_log_remove_crash_handler(sr_log *log);
 		static sr_site sr_log__site = { \
 			.format = SR_LOG__FIRST(__VA_ARGS__), .file = __FILE__, \
 			.function = __func__, .line = __LINE__, .level = (lvl) }; \
+		static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__KIND_ITEM, __VA_ARGS__) }; \
 		(void)sizeof(sr_log__format_check(__VA_ARGS__)); \
-		const sr_log_arg sr_log__args[] = { { .kind = 0 } SR_LOG__ARGS(__VA_ARGS__) }; \
-		sr_log__emit_args(sr_log__cat, &sr_log__site, sr_log__args + 1, \
-		    (int)(sizeof sr_log__args / sizeof sr_log__args[0]) - 1); \
+		sr_log_arg sr_log__args[SR_LOG__NARGS(__VA_ARGS__) + 1]; \
+		SR_LOG__EACH(SR_LOG__ARG_STORE, __VA_ARGS__) \
+		sr_log__emit_fast(sr_log__cat, &sr_log__site, sr_log__args, sr_log__kinds + 1, \
+		    SR_LOG__NARGS(__VA_ARGS__)); \
 	} \
 } while (0)
 

@@ -35,6 +35,8 @@ typedef struct sr_log_claim {
 } sr_log_claim;
 
 struct sr_log_backend {
+	/* Records carry the short header of a thread's ring (sr_log__thread_rec), not sr_log_rec. */
+	bool thread_records;
 	/* Creates the state and starts the consumer, if any; on error the state may stay for destroy. */
 	int (*start)(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_error *err);
 	/* The hot path: take one record (h, then g's arguments; g is NULL for a header-only record). */

@@ -50,6 +50,34 @@ static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
 	uint64_t id;
 	sr_log_thread_ring *ring;
 } my_last;
+/* What the macros' inline calls use of the ring my_last holds (sr_log_fast.h); 0 key: none. */
+SR_API _Thread_local sr_log__fast sr_log__my_fast;
+
+_Static_assert((int)SR_LOG__CLOCK_REALTIME == (int)SR_LOG_CLOCK_REALTIME &&
+    (int)SR_LOG__CLOCK_COARSE == (int)SR_LOG_CLOCK_COARSE &&
+    (int)SR_LOG__CLOCK_TSC == (int)SR_LOG_CLOCK_TSC, "sr_log_fast.h's clocks");
+
+/* Forgets the cached ring: the next call looks it up (and sees a new name). */
+static void
+forget_cached_ring(void)
+{
+	my_last.id = 0;
+	my_last.ring = NULL;
+	memset(&sr_log__my_fast, 0, sizeof sr_log__my_fast);
+}
+
+void
+sr_log__threads_thread_renamed(void)
+{
+	forget_cached_ring();
+}
+
+uint64_t
+sr_log__threads_new_key(void)
+{
+	/* Counters of ids only: no data rides on this add. */
+	return (uint64_t)sr_atomic_faa_i64(&last_logger_id, 1) + 1;
+}
 
 /* Takes p off its thread's list, if it is on one (rings_lock held). */
 static void
@@ -90,8 +118,7 @@ thread_exits(void *arg)
 	free(mine);
 	/* A later destructor that logs makes a new ring (and list) rather than use a freed one. */
 	my_rings = NULL;
-	my_last.id = 0;
-	my_last.ring = NULL;
+	forget_cached_ring();
 }
 
 static void
@@ -159,7 +186,13 @@ ring_make(sr_log *log, sr_log_threads *t)
 	p->owner_id = t->hot.id;
 	p->c.next = SR_SEQUENCE_INITIAL + 1;
 	p->c.avail = p->c.seen = SR_SEQUENCE_INITIAL;
+	/* The writer as the consumer first sees it (the ring's publication orders these). */
+	const sr_log_thread *self = sr_log__thread();
+	p->writer.tid = self->tid;
+	memcpy(p->writer.name, self->name, sizeof p->writer.name);
+	p->name_gen = self->name_gen;
 	sr_log__crash_ring_init(&p->crash, p->ring, p->seq, &p->consumed);
+	p->crash.writer = &p->writer;
 	return p;
 }
 
@@ -179,6 +212,56 @@ ring_register(sr_log_threads *t, sr_log_thread_ring *p)
 	}
 	pthread_mutex_unlock(&t->lock);
 	return open;
+}
+
+/*
+ * The thread was renamed since its last record in p: a SR_REC_THREAD_NAME
+ * record tells the consumer, before this thread's next message.  Dropped
+ * (and the old name kept) when the ring is full.
+ */
+static void
+tell_new_name(sr_log *log, sr_log_thread_ring *p)
+{
+	const sr_log_thread *self = sr_log__thread();
+	sr_log_rec h = sr_log__record_notice(SR_REC_THREAD_NAME);
+	h.ts_ns = sr_log__clock_read(log);
+	size_t stored = sr_log__thread_header_size(&h) + sizeof self->name;
+	int64_t k = sr_ring_slots_for(p->ring, stored);
+	int64_t first;
+	if (sr_sequencer_try_claim_n(p->seq, k, &first) != SR_OK)
+		return;
+	h.size = (uint32_t)(sizeof h + sizeof self->name);
+	sr_ring_writer w = sr_ring_stream_at(p->ring, first);
+	unsigned char head[sizeof h];
+	sr_ring_writer_put(&w, head, sr_log__thread_header_put(head, &h));
+	sr_ring_writer_put(&w, self->name, sizeof self->name);
+	sr_sequencer_publish_range(p->seq, first, first + k - 1);
+	p->name_gen = self->name_gen;
+}
+
+/* Fills sr_log__my_fast from p, when the inline call can write p's records (sr_log_fast.h). */
+static void
+cache_for_inline_calls(const sr_log *log, sr_log_thread_ring *p)
+{
+	sr_log__fast *f = &sr_log__my_fast;
+	memset(f, 0, sizeof *f);
+	if (p->ring->slot_shift < 0 || log->fast_key != p->owner_id)
+		return;
+	f->seq = p->seq;
+	f->base = p->ring->slots;
+	f->bytes = p->ring->bytes;
+	f->parked = &p->owner->hot.parked;
+	f->ring = p;
+	f->slot_shift = (uint32_t)p->ring->slot_shift;
+	f->max_record = log->opt.max_record > UINT32_MAX ? UINT32_MAX : (uint32_t)log->opt.max_record;
+	f->clock = (int32_t)log->opt.clock;
+	f->key = p->owner_id;
+}
+
+void
+sr_log__fast_wake(void *ring)
+{
+	sr_log__threads_wake(((sr_log_thread_ring *)ring)->owner);
 }
 
 /* A cache miss: this thread's ring for the logger, made on its first call; NULL when it cannot. */
@@ -208,8 +291,11 @@ my_ring_slow(sr_log *log, sr_log_threads *t)
 		mine->head = p;
 		pthread_mutex_unlock(&rings_lock);
 	}
+	if (p->name_gen != sr_log__thread()->name_gen)
+		tell_new_name(log, p);
 	my_last.id = t->hot.id;
 	my_last.ring = p;
+	cache_for_inline_calls(log, p);
 	return p;
 }
 
@@ -308,7 +394,8 @@ threads_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 		sr_log__count_drop(log, h->level);
 		return;
 	}
-	int64_t k = sr_ring_slots_for(p->ring, h->size);
+	/* The record as this ring stores it: the shorter header (sr_log_record_internal.h). */
+	int64_t k = sr_ring_slots_for(p->ring, h->size - sizeof *h + sr_log__thread_header_size(h));
 	int64_t first;
 	if (__builtin_expect(sr_sequencer_try_claim_n(p->seq, k, &first) != SR_OK, 0)) {
 		/* Whatever the policy, the consumer must be awake to free this ring. */
@@ -322,7 +409,7 @@ threads_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 		}
 	}
 	sr_ring_writer w = sr_ring_stream_at(p->ring, first);
-	sr_log__record_encode(&w, h, g);
+	sr_log__thread_record_encode(&w, h, g);
 	sr_sequencer_publish_range(p->seq, first, first + k - 1);
 	wake_if_parked(p->owner);
 }
@@ -383,7 +470,7 @@ threads_notice(sr_log *log, int kind)
 	/* Stamped, so that the merge puts it after what this and other threads logged before. */
 	h.ts_ns = sr_log__clock_read(log);
 	sr_ring_writer w = sr_ring_stream_at(own->ring, s);
-	sr_log__record_encode(&w, &h, NULL);
+	sr_log__thread_record_encode(&w, &h, NULL);
 	sr_sequencer_publish(own->seq, s);
 	wake_fenced(t);
 	return wait_consumed(log, t, own, s);
@@ -431,8 +518,8 @@ threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, s
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the per-thread rings backend");
 	memset(t, 0, sizeof *t);
 	log->state = t;
-	/* Counters of ids only: no data rides on this add. */
-	t->hot.id = (uint64_t)sr_atomic_faa_i64(&last_logger_id, 1) + 1;
+	/* The key sr_log_open chose (sr_log__threads_new_key): categories carry it too. */
+	t->hot.id = log->fast_key;
 	t->slots = c->thread_ring_slots;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->park_lock, NULL);
@@ -505,6 +592,7 @@ threads_destroy(sr_log *log)
 }
 
 const sr_log_backend sr_log__threads_backend = {
+	.thread_records = true,
 	.start = threads_start,
 	.emit = threads_emit,
 	.try_claim = threads_try_claim,

@@ -33,7 +33,8 @@ struct sr_log_levels {
 };
 
 sr_category sr_category_off = {
-	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF
+	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF,
+	.fast_key = SR_LOG__NO_FAST_KEY
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -46,7 +47,8 @@ sr_category sr_category_off = {
  * on stderr says why nothing is logged, then the handle is off.
  */
 static sr_category no_logger = {
-	.level = SR_LOG_TRACE, .id = -1, .log = NULL, .name = "no logger", .write_level = SR_LOG_OFF
+	.level = SR_LOG_TRACE, .id = -1, .log = NULL, .name = "no logger", .write_level = SR_LOG_OFF,
+	.fast_key = SR_LOG__NO_FAST_KEY   /* never the inline path: its first call reaches the frontend */
 };
 static sr_atomic_i32 no_logger_reported;
 
@@ -267,6 +269,7 @@ category_locked(sr_log *log, const char *name, sr_error *err)
 	}
 	c->id = (int32_t)log->levels->ncats;
 	c->log = log;
+	c->fast_key = log->fast_key;
 	c->name = copy;
 	set_category_levels(log, c);
 	log->levels->cats[log->levels->ncats++] = c;

@@ -43,7 +43,16 @@ typedef struct sr_category {
 	 * relaxed by the consumer and sr_category_level.
 	 */
 	sr_atomic_i32 write_level;
+	/*
+	 * The logger's key for the macros' inline call (sr_log_fast.h): equal
+	 * to the calling thread's cached key when that thread's own ring for
+	 * this logger is cached.  Set at creation, then only read.
+	 */
+	uint64_t fast_key;
 } sr_category;
+
+/* A category's fast_key when its logger has no per-thread rings: no thread caches it. */
+#define SR_LOG__NO_FAST_KEY UINT64_MAX
 
 /*
  * The handle of a dotted category name ("net.http"), created on first use

@@ -37,8 +37,6 @@ extern "C" {
 
 /* Largest value area: every argument a long double. */
 #define SR_FMT_MAX_VALUE_BYTES (SR_SITE_MAX_ARGS * 16)
-/* The length stored for a NULL string argument. */
-#define SR_FMT_NULL_STRING UINT32_MAX
 
 
 /*

@@ -90,6 +90,7 @@ sr_log__crash_ring_init(sr_log_crash_ring *cr, sr_ring *ring, sr_sequencer *seq,
 	cr->progress = progress;
 	sr_atomic_store_relaxed_i64(&cr->handled_seq, sr_sequencer_cursor(seq));
 	cr->from = cr->target = 0;
+	cr->writer = NULL;             /* full records; a thread's ring sets its writer */
 }
 
 void
@@ -176,9 +177,7 @@ targets_reached(sr_log_crash *c)
 static int64_t
 head_ts(const sr_log_crash_ring *cr)
 {
-	sr_log_rec h;
-	memcpy(&h, sr_ring_slot(cr->ring, cr->from), sizeof h);
-	return h.ts_ns;
+	return sr_log__record_ts(cr->ring, cr->from, cr->writer);
 }
 
 /* Renders and writes the record at cr->from, in the handler, and steps past it. */
@@ -186,8 +185,10 @@ static void
 write_record(sr_log *log, sr_log_crash *c, sr_log_crash_ring *cr)
 {
 	sr_log_rec h;
-	const unsigned char *rec;
-	int64_t k = sr_log__record_decode(cr->ring, cr->from, log->opt.max_record, c->rec, &h, &rec);
+	const unsigned char *body;
+	size_t body_len;
+	int64_t k = sr_log__record_read(cr->ring, cr->from, log->opt.max_record, c->rec, cr->writer,
+	    &h, &body, &body_len);
 	if (k == 0) {
 		cr->from++;
 		return;
@@ -201,7 +202,7 @@ write_record(sr_log *log, sr_log_crash *c, sr_log_crash_ring *cr)
 	/* A message let in only for the backtrace is not written. */
 	if ((kind == SR_REC_MESSAGE || kind == SR_REC_FORMAT_ERROR) && !sr_log__bt_only(log, &h)) {
 		sr_fmt_buf b = { c->line, 0, log->opt.max_line, 0 };
-		sr_log__render_record_ex(log, &h, rec + sizeof h, h.size - sizeof h, false, true, &b);
+		sr_log__render_record_ex(log, &h, body, body_len, false, true, &b);
 		sr_log__finish_line(log, &b);
 		sr_log__sinks_write_raw(log, h.level, b.data, b.len);
 	}

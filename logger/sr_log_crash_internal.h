@@ -33,6 +33,7 @@ typedef struct sr_log_crash_ring {
 	const sr_sequence *progress;   /* the consumer's sequence on this ring, set after each batch */
 	sr_atomic_i64 handled_seq;     /* consumer: last sequence whose line is in the sinks' buffers */
 	int64_t from, target;          /* the handler's own */
+	struct sr_log_writer *writer;  /* a thread's ring: its short records' writer; NULL: full records */
 } sr_log_crash_ring;
 
 /* A logger's crash state, in its backend's state. */

@@ -98,7 +98,11 @@ decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 		if (want == SR_FMT_ARG_STR)
 			mask |= UINT32_C(1) << i;
 	}
-	int copy = by_type ? SR_SITE_COPY_BY_TYPE : SR_SITE_COPY_CONVERTED;
+	/* Inline (sr_log_fast.h) when no string has a precision and no record needs errno. */
+	bool inline_ok = by_type && !sig->uses_errno;
+	for (int i = 0; inline_ok && i < n; i++)
+		inline_ok = !(mask >> i & 1) || sig->precision[i] == SR_FMT_PREC_NONE;
+	int copy = inline_ok ? SR_SITE_COPY_FAST : by_type ? SR_SITE_COPY_BY_TYPE : SR_SITE_COPY_CONVERTED;
 	if (!by_type)
 		mask = 0;
 	/*
@@ -113,24 +117,18 @@ decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 	return copy;
 }
 
-void
-sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
+/*
+ * The macros' path once the site copies by type: measure the strings, claim,
+ * write in place, commit.  False when the record must take the general path
+ * (to be cut, or no room now).  thread_records is a constant in each of the
+ * two copies sr_log__emit_args makes: a shared ring's header, or the shorter
+ * one of a thread's ring (sr_log_record_internal.h).
+ */
+static inline __attribute__((always_inline)) bool
+emit_by_type(sr_log *log, sr_category *cat, sr_site *site, const sr_fmt_sig *sig,
+    const sr_log_arg *args, int n, int saved_errno, const bool thread_records)
 {
-	sr_log *log = cat->log;
-	if (__builtin_expect(log == NULL, 0)) {
-		sr_log__call_without_logger(cat);
-		return;
-	}
-	int saved_errno = errno;
-	sr_fmt_sig scratch;
-	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
-	/* pairs with the store-release in decide_copy: str_mask is set */
-	int copy = sr_atomic_load_acquire_i32(&site->copy);
-	if (__builtin_expect(copy == SR_SITE_COPY_UNKNOWN, 0))
-		copy = decide_copy(site, sig, args, n);
-	if (__builtin_expect(copy != SR_SITE_COPY_BY_TYPE || log->backend->try_claim == NULL, 0))
-		goto general;
-	/* ordered by the load-acquire of copy above (the store-release in decide_copy) */
+	/* ordered by the load-acquire of copy in sr_log__emit_args (the store-release in decide_copy) */
 	const uint32_t str_mask = (uint32_t)sr_atomic_load_relaxed_i32(&site->str_mask);
 
 	/* Measure the strings: the record's size decides the claim. */
@@ -147,24 +145,30 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 		len[i] = sr_fmt__string_len(s, sig->precision[i], cap);
 		size += (size_t)len[i] + 1;
 	}
-	sr_log_claim c;
-	if (__builtin_expect(size > cap || !log->backend->try_claim(log, size, &c), 0))
-		goto general;
-
+	if (__builtin_expect(size > cap, 0))
+		return false;
 	sr_log_rec h;
 	fill_header(&h, cat, site, sr_log__thread(), saved_errno);
 	h.size = (uint32_t)size;
 	h.value_bytes = sig->value_bytes;
+	size_t header = thread_records ? sr_log__thread_header_size(&h) : sizeof h;
+	size_t stored = size - sizeof h + header;
+	sr_log_claim c;
+	if (__builtin_expect(!log->backend->try_claim(log, stored, &c), 0))
+		return false;
 	h.ts_ns = sr_log__clock_read(log);
 	/*
 	 * The record in place when it does not cross the ring's physical end
 	 * (nearly always), else assembled and streamed across it.
 	 */
 	unsigned char assembled[sizeof h + SR_FMT_MAX_VALUE_BYTES];
-	bool in_place = c.w.pos + size <= c.w.wrap;
+	bool in_place = c.w.pos + stored <= c.w.wrap;
 	unsigned char *rec = in_place ? c.w.base + c.w.pos : assembled;
-	memcpy(rec, &h, sizeof h);
-	unsigned char *v = sr_fmt__put_values(rec + sizeof h, sig, args, n, len);
+	if (thread_records)
+		sr_log__thread_header_put(rec, &h);
+	else
+		memcpy(rec, &h, sizeof h);
+	unsigned char *v = sr_fmt__put_values(rec + header, sig, args, n, len);
 	/* The strings: in place (a copy and a NUL each), or streamed after the rest across the end. */
 	if (in_place) {
 		for (uint32_t m = str_mask; m != 0; m &= m - 1) {
@@ -187,8 +191,32 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 		}
 	}
 	log->backend->commit(log, &c);
-	return;
-general:
+	return true;
+}
+
+void
+sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
+{
+	sr_log *log = cat->log;
+	if (__builtin_expect(log == NULL, 0)) {
+		sr_log__call_without_logger(cat);
+		return;
+	}
+	int saved_errno = errno;
+	sr_fmt_sig scratch;
+	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
+	/* pairs with the store-release in decide_copy: str_mask is set */
+	int copy = sr_atomic_load_acquire_i32(&site->copy);
+	if (__builtin_expect(copy == SR_SITE_COPY_UNKNOWN, 0))
+		copy = decide_copy(site, sig, args, n);
+	if (__builtin_expect((copy == SR_SITE_COPY_BY_TYPE || copy == SR_SITE_COPY_FAST) &&
+	    log->backend->try_claim != NULL, 1)) {
+		bool done = log->backend->thread_records ?
+		    emit_by_type(log, cat, site, sig, args, n, saved_errno, true) :
+		    emit_by_type(log, cat, site, sig, args, n, saved_errno, false);
+		if (__builtin_expect(done, 1))
+			return;
+	}
 	emit_args_general(log, cat, site, sig, args, n, saved_errno);
 }
 

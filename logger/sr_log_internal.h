@@ -72,6 +72,12 @@ struct sr_log {
 	sr_log_options opt;
 	const sr_log_backend *backend;          /* chosen once, at open */
 	void *state;                            /* the backend's own (its file defines it) */
+	/*
+	 * What the macros' inline calls compare with their thread's cached ring
+	 * (sr_category.fast_key, sr_log_fast.h): the per-thread backend's key,
+	 * else SR_LOG__NO_FAST_KEY, which no thread caches.
+	 */
+	uint64_t fast_key;
 	struct sr_log_levels *levels;
 	struct sr_log_sinks *sinks;
 	struct sr_log_consumer *consumer;

@@ -3,7 +3,12 @@
  * (internal).
  *
  * A record is a header (sr_log_rec) followed by the codec's value and string
- * areas (sr_log_codec_internal.h).  In ring mode it occupies
+ * areas (sr_log_codec_internal.h).  In a thread's own ring (producer
+ * per_thread) the header is the shorter sr_log__thread_rec (sr_log_fast.h):
+ * the ring's writer (sr_log_writer) gives the thread's name and id, and the
+ * caller's errno follows the header only when the site's format has %m
+ * (SR_REC_ERRNO); sr_log__record_read expands it to an sr_log_rec.  In ring
+ * mode a record occupies
  * sr_ring_slots_for(size) consecutive slots from its first sequence and may
  * cross the physical end of the array; slots are at least 64 bytes, so the
  * header itself never does.  The caller encodes, the consumer and the crash
@@ -20,6 +25,7 @@
 
 #include "sr_log_category.h"
 #include "sr_log_codec_internal.h"
+#include "sr_log_fast.h"
 #include "sr_ring.h"
 
 /* Record kinds (sr_log_rec.kind, low bits); SR_REC_TRUNCATED is a flag. */
@@ -28,9 +34,12 @@ enum {
 	SR_REC_FORMAT_ERROR = 2,  /* a call whose format was refused: header only */
 	SR_REC_NOTICE = 3,        /* no message: makes the consumer end a batch (flush) */
 	SR_REC_DUMP = 4,          /* a notice that also writes the backtrace (sr_log_dump_backtrace) */
-	SR_REC_KIND_MASK = 0x7f,
+	SR_REC_THREAD_NAME = 5,   /* thread rings: the writer's new name (16 bytes) follows */
+	SR_REC_KIND_MASK = 0x3f,
+	SR_REC_ERRNO = 0x40,      /* thread rings: the caller's errno (4 bytes) follows the header */
 	SR_REC_TRUNCATED = 0x80   /* strings were cut to max_message_bytes */
 };
+_Static_assert(SR_REC_MESSAGE == SR_LOG__REC_MESSAGE, "the inline call's record kind");
 
 /* The header of every record.  56 bytes. */
 typedef struct sr_log_rec {
@@ -45,6 +54,43 @@ typedef struct sr_log_rec {
 	sr_category *cat;
 	char thread[16];          /* the caller's name, "" for none */
 } sr_log_rec;
+
+/* Whose records a thread's ring holds: the consumer's view (SR_REC_THREAD_NAME updates it). */
+typedef struct sr_log_writer {
+	uint32_t tid;
+	char name[16];            /* "" for none */
+} sr_log_writer;
+
+/* The size of h's header in a thread's ring (errno only where the format has %m). */
+static inline size_t
+sr_log__thread_header_size(const sr_log_rec *h)
+{
+	bool with_errno = h->site != NULL && h->site->sig.uses_errno;
+	return sizeof(sr_log__thread_rec) + (with_errno ? sizeof h->errno_value : 0);
+}
+
+/*
+ * Writes h's header as a thread ring stores it at dst (sizeof sr_log_rec
+ * bytes of room): the record's size is h->size less what the shorter header
+ * saves.  Returns the header's size.
+ */
+static inline size_t
+sr_log__thread_header_put(unsigned char *dst, const sr_log_rec *h)
+{
+	size_t hs = sr_log__thread_header_size(h);
+	sr_log__thread_rec t;
+	t.size = (uint32_t)(h->size - sizeof *h + hs);
+	t.value_bytes = h->value_bytes;
+	t.kind = (uint8_t)(h->kind | (hs > sizeof t ? SR_REC_ERRNO : 0));
+	t.level = h->level;
+	t.ts_ns = h->ts_ns;
+	t.site = h->site;
+	t.cat = h->cat;
+	memcpy(dst, &t, sizeof t);
+	if (hs > sizeof t)
+		memcpy(dst + sizeof t, &h->errno_value, sizeof h->errno_value);
+	return hs;
+}
 
 /* Writes a record (its header, then the arguments g gathered, if any) through w. */
 static inline void
@@ -77,6 +123,81 @@ sr_log__record_decode(const sr_ring *ring, int64_t sequence, size_t max_record,
 		*rec = scratch;
 	}
 	return sr_ring_slots_for(ring, h->size);
+}
+
+/* The same in a thread's ring (sr_log__thread_header_put's header). */
+static inline void
+sr_log__thread_record_encode(sr_ring_writer *w, const sr_log_rec *h, const sr_fmt_gather *g)
+{
+	unsigned char head[sizeof *h];
+	sr_ring_writer_put(w, head, sr_log__thread_header_put(head, h));
+	if (g != NULL)
+		sr_fmt_write(g, w);
+}
+
+/* The timestamp of the record at sequence (writer: a thread ring's; any 8 bytes when none). */
+static inline int64_t
+sr_log__record_ts(const sr_ring *ring, int64_t sequence, const sr_log_writer *writer)
+{
+	int64_t ts;
+	size_t at = writer != NULL ? offsetof(sr_log__thread_rec, ts_ns) : offsetof(sr_log_rec, ts_ns);
+	memcpy(&ts, (const unsigned char *)sr_ring_slot(ring, sequence) + at, sizeof ts);
+	return ts;
+}
+
+/*
+ * Reads the record at sequence as sr_log__record_decode does, from a
+ * shared ring (writer NULL) or a thread's (writer: its ring's), into a full
+ * header *h and its body (the value and string areas).  A thread ring's
+ * SR_REC_THREAD_NAME record renames the writer here; its kind tells the
+ * caller there is nothing else to do.  Returns the slots it occupies, or 0
+ * for a slot that holds no record we wrote.
+ */
+static inline int64_t
+sr_log__record_read(const sr_ring *ring, int64_t sequence, size_t max_record,
+    unsigned char *scratch, sr_log_writer *writer, sr_log_rec *h,
+    const unsigned char **body, size_t *body_len)
+{
+	if (writer == NULL) {
+		const unsigned char *rec;
+		int64_t k = sr_log__record_decode(ring, sequence, max_record, scratch, h, &rec);
+		if (k != 0) {
+			*body = rec + sizeof *h;
+			*body_len = h->size - sizeof *h;
+		}
+		return k;
+	}
+	sr_log__thread_rec t;
+	memcpy(&t, sr_ring_slot(ring, sequence), sizeof t);
+	size_t hs = sizeof t + (t.kind & SR_REC_ERRNO ? sizeof h->errno_value : 0);
+	size_t max = max_record > sizeof t ? max_record : sizeof t;
+	if (t.size < hs || t.size > max)
+		return 0;
+	sr_ring_reader r = sr_ring_stream_at(ring, sequence);
+	const unsigned char *rec = sr_ring_reader_peek(&r, t.size);
+	if (rec == NULL) {
+		sr_ring_reader_get(&r, scratch, t.size);
+		rec = scratch;
+	}
+	memset(h, 0, sizeof *h);
+	h->size = (uint32_t)(t.size - hs + sizeof *h);
+	h->value_bytes = t.value_bytes;
+	h->kind = (uint8_t)(t.kind & ~SR_REC_ERRNO);
+	h->level = t.level;
+	h->ts_ns = t.ts_ns;
+	h->site = t.site;
+	h->cat = t.cat;
+	if (t.kind & SR_REC_ERRNO)
+		memcpy(&h->errno_value, rec + sizeof t, sizeof h->errno_value);
+	*body = rec + hs;
+	*body_len = t.size - hs;
+	if ((h->kind & SR_REC_KIND_MASK) == SR_REC_THREAD_NAME && *body_len >= sizeof writer->name) {
+		memcpy(writer->name, *body, sizeof writer->name);
+		writer->name[sizeof writer->name - 1] = '\0';
+	}
+	h->tid = writer->tid;
+	memcpy(h->thread, writer->name, sizeof h->thread);
+	return sr_ring_slots_for(ring, t.size);
 }
 
 /* A record made by the logger itself: no message, only a kind (notices). */

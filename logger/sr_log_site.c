@@ -243,6 +243,8 @@ sr_fmt_parse(const char *format, sr_fmt_sig *sig, char *msg, size_t msg_size)
 			e = add_arg(sig, SR_FMT_ARG_WIDTH, 0);
 		if (e == SR_FMT_OK && s.prec_star)
 			e = add_arg(sig, SR_FMT_ARG_PRECISION, 0);
+		if (e == SR_FMT_OK && s.conv == 'm')
+			sig->uses_errno = 1;
 		if (e == SR_FMT_OK && s.type != 0)
 			e = add_arg(sig, s.type, s.type != SR_FMT_ARG_STR ? 0 :
 			    s.prec_star ? SR_FMT_PREC_STAR : s.prec >= 0 ? s.prec : SR_FMT_PREC_NONE);

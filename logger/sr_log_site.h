@@ -39,6 +39,8 @@ extern "C" {
 
 /* Most arguments one call site may take ('*' widths and precisions count). */
 #define SR_SITE_MAX_ARGS 32
+/* The length a record stores for a NULL string argument. */
+#define SR_FMT_NULL_STRING UINT32_MAX
 
 /* Argument types of a signature. */
 enum sr_fmt_arg {
@@ -74,6 +76,7 @@ typedef struct sr_fmt_sig {
 	uint8_t nstrings;
 	uint8_t error;                      /* enum sr_fmt_error */
 	uint16_t value_bytes;               /* size of the value area */
+	uint8_t uses_errno;                 /* the format has %m: records carry the caller's errno */
 	uint8_t type[SR_SITE_MAX_ARGS];     /* enum sr_fmt_arg */
 	int32_t precision[SR_SITE_MAX_ARGS];/* strings: a precision or SR_FMT_PREC_* */
 } sr_fmt_sig;
@@ -81,7 +84,12 @@ typedef struct sr_fmt_sig {
 /* sr_site.state */
 enum { SR_SITE_UNPARSED = 0, SR_SITE_PARSING = 1, SR_SITE_READY = 2 };
 /* sr_site.copy */
-enum { SR_SITE_COPY_UNKNOWN = 0, SR_SITE_COPY_BY_TYPE = 1, SR_SITE_COPY_CONVERTED = 2 };
+enum {
+	SR_SITE_COPY_UNKNOWN = 0,
+	SR_SITE_COPY_BY_TYPE = 1,    /* by C type (a string may have a precision, the format a %m) */
+	SR_SITE_COPY_CONVERTED = 2,  /* converted to the format's types (the general path) */
+	SR_SITE_COPY_FAST = 3        /* by C type, no string precision, no %m: inline (sr_log_fast.h) */
+};
 
 /*
  * A call site.  The logging macros make one `static` per call, so location

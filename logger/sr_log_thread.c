@@ -3,6 +3,7 @@
  * the layouts print.
  */
 #include "sr_log_thread_internal.h"
+#include "sr_log_threads_internal.h"
 
 #include <errno.h>
 #include <string.h>
@@ -45,4 +46,7 @@ sr_log_thread_name(const char *name)
 		t->named = false;
 		sr_log__thread_init(t);
 	}
+	/* A ring of this thread's own tells its consumer the new name with its next record. */
+	t->name_gen++;
+	sr_log__threads_thread_renamed();
 }

@@ -16,6 +16,7 @@ typedef struct sr_log_thread {
 	int in_sink;              /* depth of sink writes on this thread */
 	const sr_log *consumer_of;/* set on a logger's consumer thread */
 	uint32_t tid;
+	uint32_t name_gen;        /* bumped by sr_log_thread_name: per-thread rings tell the consumer */
 	char name[16];
 } sr_log_thread;
 

@@ -67,9 +67,7 @@ refresh_rings(sr_log_threads *t)
 static inline int64_t
 head_ts(const sr_log_thread_ring *p)
 {
-	int64_t ts;
-	memcpy(&ts, (const unsigned char *)sr_ring_slot(p->ring, p->c.next) + offsetof(sr_log_rec, ts_ns), sizeof ts);
-	return ts;
+	return sr_log__record_ts(p->ring, p->c.next, &p->writer);
 }
 
 /*
@@ -131,14 +129,18 @@ consume_head(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p)
 {
 	sr_log__crash_checkpoint(&t->crash);
 	sr_log_rec h;
-	const unsigned char *rec;
-	int64_t k = sr_log__record_decode(p->ring, p->c.next, log->opt.max_record, t->scratch, &h, &rec);
+	const unsigned char *body;
+	size_t body_len;
+	int64_t k = sr_log__record_read(p->ring, p->c.next, log->opt.max_record, t->scratch,
+	    &p->writer, &h, &body, &body_len);
 	if (k == 0) {
 		/* Not a record we wrote: skip the slot rather than read garbage. */
 		p->c.next++;
 		return;
 	}
-	sr_log__consume_record(log, &h, rec + sizeof h, h.size - sizeof h);
+	/* A new name for the ring's writer was taken by the read itself. */
+	if ((h.kind & SR_REC_KIND_MASK) != SR_REC_THREAD_NAME)
+		sr_log__consume_record(log, &h, body, body_len);
 	p->c.next += k;
 	/* pairs with the crash handler's load-acquire: the record's line is in the sinks' buffers */
 	sr_atomic_store_release_i64(&p->crash.handled_seq, p->c.next - 1);

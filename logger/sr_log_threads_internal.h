@@ -50,6 +50,7 @@
 
 #include "sr_log_crash_internal.h"
 #include "sr_log_internal.h"
+#include "sr_log_record_internal.h"
 #include "sr_ring.h"
 #include "sr_sequencer.h"
 #include "sr_wait.h"
@@ -75,6 +76,10 @@ typedef struct sr_log_thread_ring {
 	sr_sequence consumed;
 	/* 1 once the thread exited (store-release by its key destructor): nothing more comes. */
 	sr_atomic_i32 finished;
+	/* The writer's name and id as the consumer knows them (SR_REC_THREAD_NAME renames). */
+	sr_log_writer writer;
+	/* The owner thread's own: the name generation its records have told (sr_log_thread.name_gen). */
+	uint32_t name_gen;
 	/* The thread's list of rings, under the process-wide rings lock (sr_log_backend_threads.c). */
 	struct sr_log_thread_ring *thread_next;
 	struct sr_log_ring_list *thread;   /* NULL once the thread exited */
@@ -149,6 +154,10 @@ sr_log__thread_ring_of_crash(sr_log_crash_ring *cr)
 
 /* ---- sr_log_backend_threads.c ---- */
 
+/* A new key for a logger with per-thread rings: never 0, never reused in the process. */
+uint64_t sr_log__threads_new_key(void);
+/* The calling thread was renamed: its cached ring is forgotten, the next record tells the name. */
+void sr_log__threads_thread_renamed(void);
 /* Wakes a parked consumer (out of line: only when a caller saw the flag). */
 void sr_log__threads_wake(sr_log_threads *t);
 /* Frees a ring (its thread exited, or the logger closes); unlinks it from its thread first. */

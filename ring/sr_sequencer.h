@@ -140,6 +140,54 @@ SR_API int sr_sequencer__wait_for_capacity(sr_sequencer *s, int64_t n, int64_t d
 #define SR_DEADLINE_NOW  INT64_MIN  /* do not wait at all (try-claim) */
 
 /*
+ * The single-producer claim (the caller checked the mode and 1 <= n <=
+ * buffer_size): plain arithmetic on the producer's own fields; the gating
+ * sequences are read only when the cached minimum no longer leaves room.
+ */
+static inline int
+sr_sequencer__claim_single(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
+{
+	int64_t current = s->single.next_value;
+	int64_t next = current + n;
+	int64_t wrap_point = next - s->buffer_size;
+	int64_t cached = s->single.cached_gating;
+	if (wrap_point > cached || cached > current) {
+		int64_t gating = sr_sequencer_min_gating(s, current);
+		while (wrap_point > gating) {
+			if (deadline_ns == SR_DEADLINE_NOW)
+				return SR_EFULL;
+			int rc = sr_sequencer__wait_for_capacity(s, n, deadline_ns);
+			if (rc != SR_OK)
+				return rc;
+			gating = sr_sequencer_min_gating(s, current);
+		}
+		s->single.cached_gating = gating;
+	}
+	s->single.next_value = next;
+	*first = current + 1;
+	return SR_OK;
+}
+
+/*
+ * For a sequencer known to be single-producer (its only producer calls):
+ * claims n sequences, 1 <= n <= buffer_size, or returns SR_EFULL at once.
+ * The mode and n are not checked: this is the claim of a hot path that
+ * made the sequencer itself.  Publish with sr_sequencer_publish_range.
+ */
+static inline int
+sr_sequencer_try_claim_single(sr_sequencer *s, int64_t n, int64_t *first)
+{
+	return sr_sequencer__claim_single(s, n, SR_DEADLINE_NOW, first);
+}
+
+/* The first sequence the next single-producer claim will return (its producer only). */
+static inline int64_t
+sr_sequencer_next_single(const sr_sequencer *s)
+{
+	return s->single.next_value + 1;
+}
+
+/*
  * Claims n consecutive sequences; *first receives the first of them (the
  * last is *first + n - 1).  deadline_ns is a CLOCK_MONOTONIC time
  * (sr_monotonic_ns() + timeout), SR_DEADLINE_NONE or SR_DEADLINE_NOW.
@@ -153,27 +201,8 @@ sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_
 	*first = INT64_MIN;
 	if (n < 1 || n > s->buffer_size)
 		return SR_EINVAL;
-	if (s->mode == SR_PRODUCER_SINGLE) {
-		int64_t current = s->single.next_value;
-		int64_t next = current + n;
-		int64_t wrap_point = next - s->buffer_size;
-		int64_t cached = s->single.cached_gating;
-		if (wrap_point > cached || cached > current) {
-			int64_t gating = sr_sequencer_min_gating(s, current);
-			while (wrap_point > gating) {
-				if (deadline_ns == SR_DEADLINE_NOW)
-					return SR_EFULL;
-				int rc = sr_sequencer__wait_for_capacity(s, n, deadline_ns);
-				if (rc != SR_OK)
-					return rc;
-				gating = sr_sequencer_min_gating(s, current);
-			}
-			s->single.cached_gating = gating;
-		}
-		s->single.next_value = next;
-		*first = current + 1;
-		return SR_OK;
-	}
+	if (s->mode == SR_PRODUCER_SINGLE)
+		return sr_sequencer__claim_single(s, n, deadline_ns, first);
 	for (;;) {
 		/* The CAS below orders the claim; this load needs no ordering. */
 		int64_t current = sr_sequence_get_relaxed(&s->cursor);

@@ -5,7 +5,9 @@
  * arguments by C type (the fast path) or converts them by the format (a
  * '*' precision, types that differ from the format's); each argument is
  * evaluated once; records to cut, a full ring and the baseline modes leave
- * the fast path with the same text.
+ * the fast path with the same text.  Built twice: as test_log_args_per_thread
+ * (TL_PRODUCER_PER_THREAD) its ring-mode loggers use per-thread rings, where
+ * a site's calls after its first are written inline (sr_log_fast.h).
  */
 #include <criterion/criterion.h>
 
@@ -27,6 +29,10 @@ open_message_logger(sr_log_mode mode)
 	sr_log_config *c = tl_setup_begin(&setup);
 	c->layout = SR_LOG_LAYOUT_MESSAGE;
 	c->mode = mode;
+#ifdef TL_PRODUCER_PER_THREAD
+	if (mode == SR_LOG_MODE_RING)
+		c->producer = SR_LOG_PRODUCER_PER_THREAD;
+#endif
 	logger = tl_open(c);
 	cat = sr_log_root(logger);
 }
@@ -53,12 +59,19 @@ last_line(void)
 	return setup.cap.lines[setup.cap.count - 1];
 }
 
-/* SR_INFO(fmt, ...) must print what snprintf(fmt, ...) prints. */
+/*
+ * SR_INFO(fmt, ...) must print what snprintf(fmt, ...) prints, at a site's
+ * first call (which decides how the site copies) and at its later ones
+ * (which copy as decided: inline, with per-thread rings).
+ */
 #define EXPECT_AS_SNPRINTF(...) do { \
 	char want_[1024]; \
 	snprintf(want_, sizeof want_, __VA_ARGS__); \
-	SR_INFO(cat, __VA_ARGS__); \
-	cr_expect_str_eq(last_line(), want_, "format %s", #__VA_ARGS__); \
+	for (int call_ = 0; call_ < 2; call_++) \
+		SR_INFO(cat, __VA_ARGS__); \
+	cr_expect_str_eq(last_line(), want_, "format %s, a later call", #__VA_ARGS__); \
+	cr_expect_str_eq(setup.cap.lines[setup.cap.count - 2], want_, "format %s, the first call", \
+	    #__VA_ARGS__); \
 } while (0)
 
 TestSuite(log_args, .init = open_ring, .fini = close_logger);

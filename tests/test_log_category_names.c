@@ -128,3 +128,24 @@ Test(log_category_names, a_null_logger_never_opened_says_so)
 	cr_expect_eq(tl_count_of(text, "a category of a NULL logger"), 1, "%s", text);
 	free(text);
 }
+
+/* A thread whose own ring of another logger is cached still says why a NULL logger writes nothing. */
+Test(log_category_names, a_null_logger_says_so_beside_a_per_thread_logger)
+{
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	c->producer = SR_LOG_PRODUCER_PER_THREAD;
+	sr_log *log = tl_open(c);
+	SR_WARN(sr_log_root(log), "cached %d", 1);   /* this thread's ring for log is cached now */
+	tl_stderr s;
+	tl_stderr_begin(&s);
+	SR_WARN(sr_log_category(NULL, "x"), "lost %d", 2);
+	SR_WARN(sr_log_category(NULL, "x"), "lost %d", 3);
+	char *text = tl_stderr_end(&s);
+	cr_expect_eq(tl_count_of(text, "seqring: nothing is logged"), 1, "%s", text);
+	free(text);
+	SR_WARN(sr_log_root(log), "cached %d", 4);
+	cr_expect_eq(tl_flushed_count(log, &t.cap), 2);
+	sr_log_close(&log);
+	tl_setup_end(&t);
+}

@@ -53,6 +53,16 @@ tiny_rings_config(sr_log_config *c)
 	c->max_message_bytes = 1024;
 }
 
+/* Opens c with one sink, *s, that captures its lines in cap. */
+static sr_log *
+open_to_capture(sr_log_config *c, sr_sink_config *s, tl_capture *cap)
+{
+	*s = sr_sink_callback(tl_capture_write, cap);
+	c->sinks = s;
+	c->sink_count = 1;
+	return tl_open(c);
+}
+
 /* The "per-thread rings" line of describe: live, made, freed. */
 static void
 ring_counts(sr_log *log, long *live, long *made, long *freed)
@@ -727,10 +737,8 @@ Test(log_producer, dump_backtrace_includes_every_thread_before_the_call)
 	sr_log_config c;
 	per_thread_config(&c);
 	c.backtrace_size = 100;
-	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
+	sr_sink_config s;
+	sr_log *log = open_to_capture(&c, &s, &cap);
 	sr_category *cat = sr_log_category(log, "t");
 	kept k[3];
 	pthread_t t[3];
@@ -1094,7 +1102,7 @@ claimer_main(void *arg)
 		static sr_site site = { .format = "from another thread", .file = __FILE__, .function = __func__,
 			.line = __LINE__, .level = SR_LOG_INFO };
 		sr_log_rec h = plain_record(&site, sr_log_category(c->log, "t"));
-		sr_log__record_encode(&claim.w, &h, NULL);
+		sr_log__thread_record_encode(&claim.w, &h, NULL);
 		c->log->backend->commit(c->log, &claim);
 	}
 	return NULL;
@@ -1106,10 +1114,8 @@ Test(log_producer, try_claim_and_commit)
 	tl_capture_init(&cap);
 	sr_log_config c;
 	tiny_rings_config(&c);
-	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
+	sr_sink_config s;
+	sr_log *log = open_to_capture(&c, &s, &cap);
 	sr_category *cat = sr_log_category(log, "t");
 	cr_assert_not_null(log->backend->try_claim);
 	cr_assert_not_null(log->backend->commit);
@@ -1120,14 +1126,14 @@ Test(log_producer, try_claim_and_commit)
 	sr_log_claim a, b;
 	cr_assert(log->backend->try_claim(log, sizeof h, &a));
 	cr_expect_eq(a.first, 0);
-	cr_expect_eq(a.last, 0, "56 bytes: one 64-byte slot");
-	sr_log__record_encode(&a.w, &h, NULL);
+	cr_expect_eq(a.last, 0, "a thread record's header: one 64-byte slot");
+	sr_log__thread_record_encode(&a.w, &h, NULL);
 	log->backend->commit(log, &a);
 	cr_assert(log->backend->try_claim(log, 100, &b));
 	cr_expect_eq(b.ring, a.ring, "the same thread, the same ring");
 	cr_expect(b.first == 1 && b.last == 2, "100 bytes: two slots, %" PRId64 "..%" PRId64, b.first, b.last);
 	h.size = 100;    /* a record of two slots (44 bytes of nothing after the header) */
-	sr_log__record_encode(&b.w, &h, NULL);
+	sr_log__thread_record_encode(&b.w, &h, NULL);
 	log->backend->commit(log, &b);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	cr_expect_eq(tl_capture_grep(&cap, "claimed and committed"), 2);
@@ -1146,7 +1152,7 @@ Test(log_producer, try_claim_and_commit)
 	int claimed = 0;
 	sr_log_claim x;
 	while (claimed < 100 && log->backend->try_claim(log, sizeof h, &x)) {
-		sr_log__record_encode(&x.w, &h, NULL);
+		sr_log__thread_record_encode(&x.w, &h, NULL);
 		log->backend->commit(log, &x);
 		claimed++;
 	}
@@ -1161,3 +1167,72 @@ Test(log_producer, try_claim_and_commit)
 	sr_log_close(&log);
 	tl_capture_free(&cap);
 }
+
+/*
+ * A thread's ring carries its name once, not in every record: a thread
+ * renamed after it logged tells the consumer with its next record, so lines
+ * before the rename show the old name and lines after it the new one, at a
+ * site whose later calls are written inline as at a new one.
+ */
+Test(log_producer, a_thread_renamed_after_it_logged_shows_its_new_name)
+{
+	tl_capture cap;
+	tl_capture_init(&cap);
+	sr_log_config c;
+	per_thread_config(&c);
+	c.pattern = "%t|%m";
+	c.layout = SR_LOG_LAYOUT_PATTERN;
+	sr_sink_config s;
+	sr_log *log = open_to_capture(&c, &s, &cap);
+	sr_category *cat = sr_log_category(log, "t");
+	sr_log_thread_name("before");
+	for (int phase = 0; phase < 2; phase++) {
+		for (int i = 0; i < 3; i++)
+			SR_INFO(cat, "call %d of phase %d", i, phase);
+		SR_INFO(cat, "a new site in phase %d", phase);
+		if (phase == 0)
+			sr_log_thread_name("after");
+	}
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	cr_expect_eq(tl_capture_grep(&cap, "before|call"), 3, "the first phase's calls, old name");
+	cr_expect_eq(tl_capture_grep(&cap, "before|a new site in phase 0"), 1);
+	cr_expect_eq(tl_capture_grep(&cap, "after|call"), 3, "the second phase's calls, new name");
+	cr_expect_eq(tl_capture_grep(&cap, "after|a new site in phase 1"), 1);
+	cr_expect_eq(cap.count, 8, "no line for the rename itself");
+	sr_log_thread_name(NULL);
+	sr_log_close(&log);
+	tl_capture_free(&cap);
+}
+
+/* A thread's ring keeps errno only for sites that print it: %m still prints the caller's. */
+/* %m is glibc's, which -Wpedantic reports as not ISO C. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
+Test(log_producer, percent_m_in_a_threads_ring_prints_the_callers_errno)
+{
+	tl_capture cap;
+	tl_capture_init(&cap);
+	sr_log_config c;
+	per_thread_config(&c);
+	sr_sink_config s;
+	sr_log *log = open_to_capture(&c, &s, &cap);
+	sr_category *cat = sr_log_category(log, "t");
+	for (int i = 0; i < 2; i++) {
+		errno = ENOENT;
+		SR_INFO(cat, "open %d: %m", i);
+		cr_expect_eq(errno, ENOENT, "logging leaves errno as it was");
+		errno = EACCES;
+		SR_INFO(cat, "no errno here %d", i);
+	}
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	char want[128];
+	for (int i = 0; i < 2; i++) {
+		snprintf(want, sizeof want, "open %d: %s", i, strerror(ENOENT));
+		cr_expect_eq(tl_capture_grep(&cap, want), 1, "%s", want);
+		snprintf(want, sizeof want, "no errno here %d", i);
+		cr_expect_eq(tl_capture_grep(&cap, want), 1, "%s", want);
+	}
+	sr_log_close(&log);
+	tl_capture_free(&cap);
+}
+#pragma GCC diagnostic pop
