@@ -12,6 +12,7 @@
 #include "sr_log_consumer_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_log_layout_internal.h"
+#include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_threads_internal.h"
@@ -94,6 +95,8 @@ set_options(sr_log *log, const sr_log_config *c, sr_error *err)
 	o->capacity = c->producer == SR_LOG_PRODUCER_PER_THREAD ? c->thread_ring_slots : c->ring_slots;
 	o->close_at_exit = c->close_at_exit;
 	o->describe = c->describe;
+	o->reopen_signal = c->reopen_signal;
+	o->color = c->color;
 	o->escape_controls = c->escape_control_characters;
 	o->slot_size = c->slot_size;
 	o->synchronize_enqueue = c->synchronize_enqueue_when_full;
@@ -184,7 +187,8 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		log = NULL;
 		goto out;
 	}
-	if (r->cfg.crash_handler && sr_log_install_crash_handler(log, err) != SR_OK) {
+	if ((r->cfg.crash_handler && sr_log_install_crash_handler(log, err) != SR_OK) ||
+	    sr_log__reopen_signal_install(log, err) != SR_OK) {
 		/* The sinks are closed (descriptors with close_fd too: the open failed late). */
 		sr_log_shutdown(log);
 		free_log(log);
@@ -221,8 +225,9 @@ sr_log_shutdown(sr_log *log)
 		pthread_mutex_unlock(&log->life_lock);
 		return SR_OK;
 	}
-	/* The crash handler must not reach for a logger that is going away. */
+	/* The crash handler and the reopen signal must not reach for a logger that is going away. */
 	sr_log_remove_crash_handler(log);
+	sr_log__reopen_signal_remove(log);
 	/* pairs with the load-acquire in when_full, sr_log_flush, the category functions */
 	sr_atomic_store_release_i32(&log->shut, 1);
 	sr_log__levels_shut(log);

@@ -183,6 +183,19 @@ SR_API int sr_log_install_crash_handler(sr_log *log, sr_error *err);
 /* Removes the logger from the crash handler (see above).  SR_OK if it was not installed. */
 SR_API int sr_log_remove_crash_handler(sr_log *log);
 
+/*
+ * Reopens every file sink by its path, for logrotate's "create" mode (after
+ * the file was renamed or deleted, the sinks would go on writing to the old
+ * inode): on the consumer thread, between two batches, after the lines
+ * buffered so far were written to the old file, so that no line is lost or
+ * written twice.  Waits, as sr_log_flush does, until it happened (from a
+ * sink callback it is only requested).  A file that cannot be opened keeps
+ * the old descriptor; the error is counted in the sink's errors and
+ * reported on stderr once.  config.reopen_signal does the same from a
+ * signal.  SR_OK, SR_EINVAL for NULL, SR_ESTATE after shutdown.
+ */
+SR_API int sr_log_reopen(sr_log *log);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Logging                                                                                  */
 
@@ -264,6 +277,8 @@ typedef struct sr_log_sink_counters {
 	uint64_t errors;      /* failed writes / callback errors, skipped writes of a broken sink */
 	uint64_t lost_bytes;  /* bytes that could not be written */
 	uint64_t rotations;   /* FILE with rotation: files rotated */
+	uint64_t lost_messages; /* SYSLOG: messages that could not be delivered (reported in the log) */
+	uint64_t reopens;     /* FILE: reopened by sr_log_reopen or the reopen signal */
 } sr_log_sink_counters;
 
 typedef struct sr_log_counters {

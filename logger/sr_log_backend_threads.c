@@ -327,7 +327,7 @@ sr_log__threads_wake(sr_log_threads *t)
 /*
  * After a publish: a relaxed load, no fence.  A caller that reads 0 while
  * the consumer is parking without having seen its record costs that record
- * at most SR_LOG_THREADS_PARK_NS (sr_log_threads_internal.h).
+ * at most the park's bound (SR_LOG_THREADS_PARK_MAX_NS, sr_log_threads_internal.h).
  */
 static inline void
 wake_if_parked(sr_log_threads *t)

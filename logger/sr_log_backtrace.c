@@ -107,11 +107,10 @@ sr_log__bt_dump(sr_log *log, int level, char *line)
 			continue;
 		sr_log_rec h;
 		memcpy(&h, e->rec, sizeof h);
-		sr_fmt_buf b = { line, 0, log->opt.max_line, 0 };
-		sr_log__render_record_ex(log, &h, e->rec + sizeof h, e->len - sizeof h, true, false, &b);
-		sr_log__finish_line(log, &b);
+		sr_log_event ev;
+		sr_log__event_of_record(log, &h, e->rec + sizeof h, e->len - sizeof h, true, false, &ev);
 		/* The trigger's level decides which sinks get the context. */
-		sr_log__dispatch_buffered(log, level, b.data, b.len);
+		sr_log__fanout(log, &ev, level, SR_DISPATCH_BUFFERED, line);
 		e->len = 0;
 		written++;
 	}

@@ -5,6 +5,7 @@
  * is valid.  The reference is docs/configuration.md.
  */
 #include "sr_log_config_internal.h"
+#include "sr_log_reopen_internal.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -146,10 +147,13 @@ is_pow2(uint64_t v)
 static int
 validate_sink(const sr_sink_config *s, int i, sr_error *err)
 {
-	if ((unsigned)s->kind > SR_SINK_CALLBACK)
+	if ((unsigned)s->kind > SR_SINK_SYSLOG)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d].kind %d is invalid: expected SR_SINK_FILE (0), SR_SINK_FD (1), "
-		    "SR_SINK_NULL (2) or SR_SINK_CALLBACK (3)", i, (int)s->kind);
+		    "SR_SINK_NULL (2), SR_SINK_CALLBACK (3) or SR_SINK_SYSLOG (4)", i, (int)s->kind);
+	int rc = sr_log__validate_sink_layout(s, i, err);
+	if (rc != SR_OK)
+		return rc;
 	if ((unsigned)s->level > SR_LOG_OFF)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d].level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_OFF (6)",
@@ -188,7 +192,9 @@ validate_sink(const sr_sink_config *s, int i, sr_error *err)
 	default:
 		break;
 	}
-	if (s->kind == SR_SINK_FILE || s->kind == SR_SINK_FD) {
+	if (s->kind == SR_SINK_SYSLOG && (rc = sr_log__validate_syslog_sink(s, i, err)) != SR_OK)
+		return rc;
+	if (s->kind == SR_SINK_FILE || s->kind == SR_SINK_FD || s->kind == SR_SINK_SYSLOG) {
 		if (s->buffer_bytes < 256 || s->buffer_bytes > (64u << 20))
 			return sr_error_set(err, SR_EINVAL,
 			    "config.sinks[%d].buffer_bytes %zu is out of range: expected 256 to %u",
@@ -309,7 +315,19 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		int rc = validate_sink(&c->sinks[i], i, err);
 		if (rc != SR_OK)
 			return rc;
+		if (c->sinks[i].layout == SR_LOG_LAYOUT_JSON && c->max_line_bytes < 1024)
+			return sr_error_set(err, SR_EINVAL,
+			    "config.max_line_bytes %zu is too small for the json layout of config.sinks[%d]: "
+			    "expected at least 1024", c->max_line_bytes, i);
 	}
+	if (!sr_log__reopen_signal_valid(c->reopen_signal))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.reopen_signal %d is invalid: expected 0 (none), SIGHUP, SIGUSR1 or SIGUSR2",
+		    c->reopen_signal);
+	if ((unsigned)c->color > SR_LOG_COLOR_NEVER)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.color %d is invalid: expected SR_LOG_COLOR_AUTO (0), SR_LOG_COLOR_ALWAYS (1) or "
+		    "SR_LOG_COLOR_NEVER (2)", (int)c->color);
 	if (c->thread_name != NULL && (c->thread_name[0] == '\0' || strlen(c->thread_name) > 15))
 		return sr_error_set(err, SR_EINVAL,
 		    "config.thread_name '%.32s' is invalid: expected 1 to 15 characters", c->thread_name);

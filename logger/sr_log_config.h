@@ -139,7 +139,9 @@ typedef enum sr_log_layout {
 	 * "[truncated]") and the object stays whole.  Backtrace lines carry
 	 * "backtrace":true.
 	 */
-	SR_LOG_LAYOUT_JSON = 3
+	SR_LOG_LAYOUT_JSON = 3,
+	/* A sink's default (sr_sink_config.layout): the logger's layout. */
+	SR_LOG_LAYOUT_LOGGER = -1
 } sr_log_layout;
 
 /* "text", "message", "pattern", "json"; parse is case-insensitive, SR_EINVAL lists them. */
@@ -189,12 +191,40 @@ typedef enum sr_log_clock {
 SR_API const char *sr_log_clock_name(int clock);
 SR_API int sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err);
 
+/* Whether stdout and stderr sinks colour the level (ANSI escapes). */
+typedef enum sr_log_color {
+	/* When the descriptor is a terminal and NO_COLOR is unset or empty (the default). */
+	SR_LOG_COLOR_AUTO = 0,
+	SR_LOG_COLOR_ALWAYS = 1,
+	SR_LOG_COLOR_NEVER = 2
+} sr_log_color;
+
+/* "auto", "always", "never"; "unknown" for another value. */
+SR_API const char *sr_log_color_name(int color);
+
 typedef enum sr_sink_kind {
 	SR_SINK_FILE = 0,     /* a file opened O_WRONLY|O_APPEND|O_CREAT, owned by the logger */
 	SR_SINK_FD = 1,       /* an open descriptor: stdout, stderr, a pipe, a socket */
 	SR_SINK_NULL = 2,     /* formats, then discards (measures the consumer) */
-	SR_SINK_CALLBACK = 3  /* a function called with each line */
+	SR_SINK_CALLBACK = 3, /* a function called with each line */
+	SR_SINK_SYSLOG = 4    /* a syslog collector: the local socket, UDP, TCP or a unix socket */
 } sr_sink_kind;
+
+/* How a syslog sink reaches its collector (sr_sink_syslog). */
+typedef enum sr_syslog_transport {
+	SR_SYSLOG_LOCAL = 0,       /* the local daemon's datagram socket, /dev/log */
+	SR_SYSLOG_UDP = 1,         /* "HOST:PORT", one datagram per message */
+	SR_SYSLOG_TCP = 2,         /* "HOST:PORT", RFC 6587 octet counting: "LEN SP MSG" */
+	SR_SYSLOG_UNIX = 3,        /* a unix socket at a path: stream if it accepts, else datagram */
+	SR_SYSLOG_UNIX_STREAM = 4, /* a unix stream socket at a path (octet counting) */
+	SR_SYSLOG_UNIX_DGRAM = 5   /* a unix datagram socket at a path */
+} sr_syslog_transport;
+
+/* A syslog sink's message format. */
+typedef enum sr_syslog_format {
+	SR_SYSLOG_5424 = 5424,     /* RFC 5424 with structured data (the default) */
+	SR_SYSLOG_3164 = 3164      /* RFC 3164 ("BSD"), for old daemons */
+} sr_syslog_format;
 
 /*
  * A callback sink's write: called with each line (newline included, not
@@ -258,6 +288,37 @@ typedef struct sr_sink_config {
 	 * waits until a write succeeds again.  Default 100 ms.
 	 */
 	int write_timeout_ms;
+	/*
+	 * How this sink lays out a message: SR_LOG_LAYOUT_LOGGER (the
+	 * constructors' default: the logger's layout), or TEXT, MESSAGE,
+	 * PATTERN (with `pattern`) or JSON.  Each record is rendered once per
+	 * distinct layout, not once per sink.  A syslog sink puts the line,
+	 * without its newline, in the syslog message's MSG part.  Mode queue
+	 * renders on the caller before it queues: there every sink must use the
+	 * logger's layout (an error at open otherwise).
+	 */
+	sr_log_layout layout;
+	/* The pattern of layout SR_LOG_LAYOUT_PATTERN (required then, and only then). */
+	const char *pattern;
+	/*
+	 * SYSLOG (sr_sink_syslog): the transport and its address ("HOST:PORT"
+	 * for UDP and TCP, a path for the unix ones, NULL for LOCAL: /dev/log).
+	 */
+	sr_syslog_transport syslog_transport;
+	const char *syslog_address;
+	/* SYSLOG: facility 0 to 23 (LOG_USER is 1, the default; local0 is 16). */
+	int syslog_facility;
+	/* SYSLOG: SR_SYSLOG_5424 (default) or SR_SYSLOG_3164. */
+	sr_syslog_format syslog_format;
+	/* SYSLOG: APP-NAME (1 to 48 printable characters); NULL: the program's name. */
+	const char *syslog_app;
+	/*
+	 * SYSLOG: the longest wait between two attempts to connect while the
+	 * collector is down, 10 to 600,000 ms (the wait doubles from 10 ms up to
+	 * it).  Default 2,000.  write_timeout_ms bounds each send (and each
+	 * connect attempt): the consumer never waits longer for the collector.
+	 */
+	int reconnect_max_ms;
 	/* CALLBACK: write is required, flush and close optional. */
 	sr_sink_write_fn write;
 	sr_sink_flush_fn flush;
@@ -272,6 +333,15 @@ SR_API sr_sink_config sr_sink_rotating(const char *path, uint64_t max_file_bytes
 SR_API sr_sink_config sr_sink_fd(int fd);
 SR_API sr_sink_config sr_sink_null(void);
 SR_API sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
+/*
+ * A syslog sink: transport and address as in sr_sink_config; facility
+ * user, RFC 5424, the program's name as APP-NAME.  Opening it never fails
+ * because the collector is down: it connects in the background of the
+ * consumer (each attempt bounded by write_timeout_ms, retried with a
+ * doubling wait capped at reconnect_max_ms), counts what it could not
+ * deliver, and reports that count in the log once it delivers again.
+ */
+SR_API sr_sink_config sr_sink_syslog(sr_syslog_transport transport, const char *address);
 
 /*
  * The default wait strategy: spin 10 us, yield 100 us, then sleep (waking
@@ -398,6 +468,15 @@ typedef struct sr_log_config {
 	/* Print sr_log_describe to stderr once open (as SEQRING_LOG_DESCRIBE=1).  Default false. */
 	bool describe;
 	/*
+	 * A signal that makes the logger reopen its file sinks (sr_log_reopen),
+	 * for logrotate's postrotate "kill -HUP": 0 (the default: none),
+	 * SIGHUP, SIGUSR1 or SIGUSR2.  The handler is installed at open and
+	 * removed at shutdown; a handler the program had is called after ours.
+	 */
+	int reopen_signal;
+	/* Colouring the level on stdout and stderr sinks.  Default SR_LOG_COLOR_AUTO. */
+	sr_log_color color;
+	/*
 	 * Ignore every SEQRING_LOG* environment variable (tests, programs that
 	 * must not be reconfigured from outside).  Default false: the
 	 * environment overrides the code, setting by setting (see below).
@@ -432,10 +511,13 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_CLOCK            realtime | coarse | tsc | auto
  *   SEQRING_LOG_ESCAPE           0 | 1 (escape_control_characters)
  *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
- *                                stderr | stdout | null | fd:N | file:PATH,
- *                                each with options ",level=L",
- *                                ",buffer=64k", ",timeout=100" (ms), and for files ",max_size=10m",
- *                                ",keep=5", ",daily=1", ",mode=0640"
+ *                                stderr | stdout | null | fd:N | file:PATH | syslog |
+ *                                syslog:udp://HOST:PORT | syslog:tcp://HOST:PORT |
+ *                                syslog:unix:PATH, each with options ",level=L",
+ *                                ",layout=json", ",pattern=P", ",buffer=64k", ",timeout=100"
+ *                                (ms), for files ",max_size=10m", ",keep=5", ",daily=1",
+ *                                ",mode=0640", for syslog ",facility=local0",
+ *                                ",format=5424|3164", ",app=NAME", ",reconnect=2000" (ms)
  *   SEQRING_LOG_THREAD_NAME      the consumer thread's name
  *   SEQRING_LOG_CLOSE_AT_EXIT    0 | 1
  *   SEQRING_LOG_BACKTRACE        0 to 65536 (backtrace_size)
@@ -443,6 +525,8 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_BACKTRACE_TRIGGER trace .. fatal
  *   SEQRING_LOG_CRASH_HANDLER    0 | 1
  *   SEQRING_LOG_DESCRIBE         0 | 1: print sr_log_describe to stderr at open
+ *   SEQRING_LOG_REOPEN_SIGNAL    SIGHUP | SIGUSR1 | SIGUSR2 | none (reopen_signal)
+ *   SEQRING_LOG_COLOR            auto | always | never (color; NO_COLOR is respected by auto)
  *
  * An invalid value, or a SEQRING_LOG_* name that is none of these (a typo
  * would otherwise be silently ignored), makes sr_log_open fail with

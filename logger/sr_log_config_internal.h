@@ -14,6 +14,9 @@
  * and what is valid.
  */
 int sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *err);
+/* A sink's layout and pattern; a syslog sink's own fields (sr_log_sink_validate.c). */
+int sr_log__validate_sink_layout(const sr_sink_config *s, int i, sr_error *err);
+int sr_log__validate_syslog_sink(const sr_sink_config *s, int i, sr_error *err);
 /* "shared", "per_thread"; "unknown" for another value. */
 const char *sr_log__producer_name(int producer);
 /* Parses those names (case-insensitive) into *producer: 0, or -1 when it is none. */

@@ -89,15 +89,12 @@ sr_log__report_drops(sr_log *log, bool now)
 	n += snprintf(text + n, sizeof text - (size_t)n, ")");
 	if (!sr_log__self.init)
 		sr_log__thread_init(&sr_log__self);
-	sr_fmt_buf b = { log->consumer->line, 0, log->opt.max_line, 0 };
-	sr_log__render_text(log, SR_LOG_WARN, text, (size_t)n, &b);
-	sr_log__finish_line(log, &b);
-	if (now) {
-		sr_log__dispatch_now(log, SR_LOG_WARN, b.data, b.len);
-	} else {
-		sr_log__dispatch_buffered(log, SR_LOG_WARN, b.data, b.len);
+	sr_log_event ev;
+	sr_log__event_of_text(SR_LOG_WARN, text, (size_t)n, &ev);
+	sr_log__fanout(log, &ev, SR_LOG_WARN, now ? SR_DISPATCH_NOW : SR_DISPATCH_BUFFERED,
+	    log->consumer->line);
+	if (!now)
 		sr_log__sinks_flush(log);
-	}
 	memcpy(log->consumer->reported_drops, current, sizeof current);
 }
 
@@ -150,6 +147,7 @@ sr_log__end_of_batch(sr_log *log)
 	sr_log__sinks_flush(log);
 	publish_batch_counters(log);
 	sr_log__report_drops(log, false);
+	sr_log__report_sink_losses(log, log->consumer->line, SR_DISPATCH_BUFFERED);
 	/* tsc: a cheap check, a recalibration when due (see sr_log_clock.c). */
 	if (log->clk != NULL)
 		sr_log__clock_refresh(log, false);
@@ -178,11 +176,10 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 		log->consumer->batch_format_errors++;
 	if (h->kind & SR_REC_TRUNCATED)
 		log->consumer->batch_truncated_records++;
-	sr_fmt_buf b = { log->consumer->line, 0, log->opt.max_line, 0 };
-	sr_log__render_record(log, h, body, body_len, &b);
-	if (sr_log__finish_line(log, &b))
+	sr_log_event ev;
+	sr_log__event_of_record(log, h, body, body_len, false, false, &ev);
+	if (sr_log__fanout(log, &ev, h->level, SR_DISPATCH_BUFFERED, log->consumer->line))
 		log->consumer->batch_truncated_lines++;
-	sr_log__dispatch_buffered(log, h->level, b.data, b.len);
 	log->consumer->batch_written++;
 }
 

@@ -201,10 +201,9 @@ write_record(sr_log *log, sr_log_crash *c, sr_log_crash_ring *cr)
 	int kind = h.kind & SR_REC_KIND_MASK;
 	/* A message let in only for the backtrace is not written. */
 	if ((kind == SR_REC_MESSAGE || kind == SR_REC_FORMAT_ERROR) && !sr_log__bt_only(log, &h)) {
-		sr_fmt_buf b = { c->line, 0, log->opt.max_line, 0 };
-		sr_log__render_record_ex(log, &h, body, body_len, false, true, &b);
-		sr_log__finish_line(log, &b);
-		sr_log__sinks_write_raw(log, h.level, b.data, b.len);
+		sr_log_event ev;
+		sr_log__event_of_record(log, &h, body, body_len, false, true, &ev);
+		sr_log__fanout(log, &ev, h.level, SR_DISPATCH_RAW, c->line);
 	}
 	cr->from += k;
 }

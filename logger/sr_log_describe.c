@@ -6,6 +6,7 @@
 #include "sr_log_config_internal.h"
 #include "sr_log_crash_internal.h"
 #include "sr_log_env_internal.h"
+#include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_threads_internal.h"
 
@@ -96,6 +97,8 @@ sr_log_describe(sr_log *log, FILE *out)
 	row(out, log, SR_SET_BACKTRACE_TRIGGER, sr_log_level_name(log->opt.bt_trigger));
 	row(out, log, SR_SET_CRASH_HANDLER, b2s(sr_log__crash_installed(log)));
 	row(out, log, SR_SET_DESCRIBE, b2s(log->opt.describe));
+	row(out, log, SR_SET_REOPEN_SIGNAL, sr_log__reopen_signal_name(log->opt.reopen_signal));
+	row(out, log, SR_SET_COLOR, sr_log_color_name(log->opt.color));
 	row(out, log, SR_SET_ESCAPE, b2s(log->opt.escape_controls));
 
 	sr_log__levels_describe(log, out);

@@ -78,9 +78,46 @@ sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g,
  * buffered (sync mode without immediate_flush, under its mutex, which makes
  * the caller the sinks' only user), append to the sinks' buffers.
  */
+/*
+ * write_by_caller when sinks use layouts of their own or frame with the
+ * event (syslog): render once per layout, on this thread, into a line
+ * buffer of max_line bytes.
+ */
+static void
+write_by_caller_fanout(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered)
+{
+	unsigned char rstack[2048];
+	unsigned char *rec = sr_log__encode_linear(h, g, rstack, sizeof rstack);
+	char *line = malloc(log->opt.max_line + SR_FMT_LINE_RESERVE);
+	if (rec == NULL || line == NULL) {
+		sr_log__count_drop(log, h->level);
+	} else {
+		sr_log_event ev;
+		sr_log__event_of_record(log, h, rec + sizeof *h, h->size - sizeof *h, false, false, &ev);
+		if (sr_log__fanout(log, &ev, h->level, buffered ? SR_DISPATCH_BUFFERED : SR_DISPATCH_NOW, line))
+			sr_atomic_faa_i64(&log->totals.truncated_lines, 1);
+		if ((h->kind & SR_REC_KIND_MASK) == SR_REC_FORMAT_ERROR)
+			sr_atomic_faa_i64(&log->totals.format_errors, 1);
+		if (h->kind & SR_REC_TRUNCATED)
+			sr_atomic_faa_i64(&log->totals.truncated_records, 1);
+		sr_atomic_faa_i64(&log->totals.accepted, 1);
+		sr_atomic_faa_i64(&log->totals.written, 1);
+		sr_atomic_faa_i64(&log->totals.written_by_caller, 1);
+		/* A syslog sink that delivers again says what it lost (no consumer does in mode sync). */
+		sr_log__report_sink_losses(log, line, buffered ? SR_DISPATCH_BUFFERED : SR_DISPATCH_NOW);
+	}
+	free(line);
+	if (rec != rstack)
+		free(rec);
+}
+
 void
 sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered)
 {
+	if (!sr_log__fanout_single(log, h->level)) {
+		write_by_caller_fanout(log, h, g, buffered);
+		return;
+	}
 	char lstack[4096];
 	size_t len;
 	char *line = sr_log__render_call(log, h, g, lstack, sizeof lstack, &len);

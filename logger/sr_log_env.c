@@ -13,7 +13,10 @@
  * SEQRING_LOG_* name fails sr_log_open.
  */
 #include "sr_log_config_internal.h"
+#include "sr_log_console_internal.h"
 #include "sr_log_env_internal.h"
+#include "sr_log_reopen_internal.h"
+#include "sr_log_syslog_internal.h"
 #include "sr_wait.h"
 
 #include <ctype.h>
@@ -51,6 +54,8 @@ static const char *const env_names[SR_SET_COUNT] = {
 	[SR_SET_BACKTRACE_TRIGGER] = "SEQRING_LOG_BACKTRACE_TRIGGER",
 	[SR_SET_CRASH_HANDLER] = "SEQRING_LOG_CRASH_HANDLER",
 	[SR_SET_DESCRIBE] = "SEQRING_LOG_DESCRIBE",
+	[SR_SET_REOPEN_SIGNAL] = "SEQRING_LOG_REOPEN_SIGNAL",
+	[SR_SET_COLOR] = "SEQRING_LOG_COLOR",
 	[SR_SET_ESCAPE] = "SEQRING_LOG_ESCAPE",
 };
 
@@ -80,6 +85,8 @@ static const char *const field_names[SR_SET_COUNT] = {
 	[SR_SET_BACKTRACE_TRIGGER] = "backtrace_trigger",
 	[SR_SET_CRASH_HANDLER] = "crash_handler",
 	[SR_SET_DESCRIBE] = "describe",
+	[SR_SET_REOPEN_SIGNAL] = "reopen_signal",
+	[SR_SET_COLOR] = "color",
 	[SR_SET_ESCAPE] = "escape_control_characters",
 };
 
@@ -331,7 +338,7 @@ static int
 parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
 {
 	int count = 0;
-	char why[160];
+	char why[256];
 	char *save_sink = NULL;
 	for (char *item = strtok_r(text, ";", &save_sink); item != NULL;
 	     item = strtok_r(NULL, ";", &save_sink)) {
@@ -366,9 +373,12 @@ parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
 			if (head[5] == '\0')
 				return sink_bad(err, all, count, "'file:' needs a path (file:/var/log/app.log)");
 			*s = sr_sink_file(head + 5);
+		} else if (strcasecmp(head, "syslog") == 0 || strncasecmp(head, "syslog:", 7) == 0) {
+			if (sr_log__syslog_parse_head(head, s, why, sizeof why) != 0)
+				return sink_bad(err, all, count, why);
 		} else {
-			snprintf(why, sizeof why, "'%.40s' is not a sink: expected stderr, stdout, null, fd:N "
-			    "or file:PATH", head);
+			snprintf(why, sizeof why, "'%.40s' is not a sink: expected stderr, stdout, null, fd:N, "
+			    "file:PATH or syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH]", head);
 			return sink_bad(err, all, count, why);
 		}
 		bool is_file = s->kind == SR_SINK_FILE;
@@ -377,14 +387,16 @@ parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
 				opt++;
 			char *eq = strchr(opt, '=');
 			if (eq == NULL) {
-				snprintf(why, sizeof why, "option '%.40s' has no '=' (expected level=, buffer=, timeout=, "
-				    "max_size=, keep=, daily=, mode=)", opt);
+				snprintf(why, sizeof why, "option '%.40s' has no '=' (expected level=, layout=, pattern=, "
+				    "buffer=, timeout=, max_size=, keep=, daily=, mode=, facility=, format=, app=, "
+				    "reconnect=)", opt);
 				return sink_bad(err, all, count, why);
 			}
 			*eq = '\0';
 			const char *key = opt, *val = eq + 1;
 			uint64_t num;
 			bool flag;
+			int syslog_rc;
 			if (strcmp(key, "level") == 0) {
 				int level;
 				if (!sr_log__level_of(val, strlen(val), &level)) {
@@ -392,6 +404,22 @@ parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
 					return sink_bad(err, all, count, why);
 				}
 				s->level = (sr_log_level)level;
+			} else if (strcmp(key, "layout") == 0) {
+				sr_log_layout layout;
+				if (sr_log_layout_parse(val, &layout, NULL) != SR_OK) {
+					snprintf(why, sizeof why, "layout '%.32s' is invalid: expected text, message, "
+					    "pattern or json", val);
+					return sink_bad(err, all, count, why);
+				}
+				s->layout = layout;
+			} else if (strcmp(key, "pattern") == 0) {
+				/* A sink's pattern (without ',' or ';') implies its pattern layout. */
+				s->layout = SR_LOG_LAYOUT_PATTERN;
+				s->pattern = val;
+			} else if (s->kind == SR_SINK_SYSLOG &&
+			    (syslog_rc = sr_log__syslog_parse_option(key, val, s, why, sizeof why)) != 0) {
+				if (syslog_rc < 0)
+					return sink_bad(err, all, count, why);
 			} else if (strcmp(key, "buffer") == 0 && s->kind != SR_SINK_NULL) {
 				if (!parse_size(val, &num) || num < 256 || num > (64u << 20)) {
 					snprintf(why, sizeof why, "buffer '%.32s' is invalid: expected 256 to 64m bytes", val);
@@ -434,16 +462,19 @@ parse_sinks(sr_log_resolved *r, const char *all, char *text, sr_error *err)
 				s->file_mode = (unsigned)m;
 			} else {
 				snprintf(why, sizeof why, "option '%.32s' is not one of a%s sink's (%s)", key,
-				    is_file ? " file" : s->kind == SR_SINK_NULL ? " null" : "n fd",
-				    is_file ? "level, buffer, timeout, max_size, keep, daily, mode" :
-				    s->kind == SR_SINK_NULL ? "level" : "level, buffer, timeout");
+				    is_file ? " file" : s->kind == SR_SINK_NULL ? " null" :
+				    s->kind == SR_SINK_SYSLOG ? " syslog" : "n fd",
+				    is_file ? "level, layout, pattern, buffer, timeout, max_size, keep, daily, mode" :
+				    s->kind == SR_SINK_NULL ? "level, layout, pattern" :
+				    s->kind == SR_SINK_SYSLOG ? "level, layout, pattern, facility, format, app, "
+				    "reconnect, buffer, timeout" : "level, layout, pattern, buffer, timeout");
 				return sink_bad(err, all, count, why);
 			}
 		}
 		count++;
 	}
 	if (count == 0)
-		return sink_bad(err, all, 0, "no sink (expected stderr, stdout, null, fd:N or file:PATH)");
+		return sink_bad(err, all, 0, "no sink (expected stderr, stdout, null, fd:N, file:PATH or syslog)");
 	r->cfg.sinks = r->sinks;
 	r->cfg.sink_count = count;
 	return SR_OK;
@@ -496,6 +527,8 @@ code_sources(const sr_log_config *c, uint8_t *src)
 	DIFF(SR_SET_BACKTRACE_TRIGGER, c->backtrace_trigger != d.backtrace_trigger);
 	DIFF(SR_SET_CRASH_HANDLER, c->crash_handler != d.crash_handler);
 	DIFF(SR_SET_DESCRIBE, c->describe != d.describe);
+	DIFF(SR_SET_REOPEN_SIGNAL, c->reopen_signal != d.reopen_signal);
+	DIFF(SR_SET_COLOR, c->color != d.color);
 	DIFF(SR_SET_ESCAPE, c->escape_control_characters != d.escape_control_characters);
 #undef DIFF
 }
@@ -614,6 +647,17 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		return env_bool(err, set, v, &c->crash_handler);
 	case SR_SET_DESCRIBE:
 		return env_bool(err, set, v, &c->describe);
+	case SR_SET_REOPEN_SIGNAL:
+		if (sr_log__reopen_signal_parse(v, &c->reopen_signal) != 0)
+			return env_bad(err, set, v, "expected SIGHUP, SIGUSR1, SIGUSR2 or none");
+		return SR_OK;
+	case SR_SET_COLOR: {
+		int color;
+		if (sr_log__color_parse(v, &color) != 0)
+			return env_bad(err, set, v, "expected auto, always or never");
+		c->color = (sr_log_color)color;
+		return SR_OK;
+	}
 	case SR_SET_ESCAPE:
 		return env_bool(err, set, v, &c->escape_control_characters);
 	default:

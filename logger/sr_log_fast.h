@@ -150,14 +150,15 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		    sr_sequencer_try_claim_single(seq, slots, &first) != SR_OK, 0))
 			goto general;
 		unsigned char *rec = f->base + pos;
-		sr_log__thread_rec h;
-		h.size = (uint32_t)size;
-		h.kind = SR_LOG__REC_MESSAGE;
-		h.level = (uint8_t)site->level;
-		h.ts_ns = sr_log__fast_clock(f->clock);
-		h.site = site;
-		h.cat = cat;
-		unsigned char *v = rec + sizeof h;
+		/* The header straight into the slot (its value_bytes once the values are in). */
+		sr_log__thread_rec *h = (sr_log__thread_rec *)(void *)rec;
+		h->size = (uint32_t)size;
+		h->kind = SR_LOG__REC_MESSAGE;
+		h->level = (uint8_t)site->level;
+		h->ts_ns = sr_log__fast_clock(f->clock);
+		h->site = site;
+		h->cat = cat;
+		unsigned char *v = rec + sizeof *h;
 		_Pragma("GCC unroll 32")
 		for (int i = 0; i < n; i++) {
 			switch (kinds[i]) {
@@ -184,8 +185,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 				break;
 			}
 		}
-		h.value_bytes = (uint16_t)(v - (rec + sizeof h));
-		memcpy(rec, &h, sizeof h);
+		h->value_bytes = (uint16_t)(v - (rec + sizeof *h));
 		_Pragma("GCC unroll 32")
 		for (int i = 0; i < n; i++) {
 			if (kinds[i] == SR_FMT_ARG_STR && len[i] != SR_FMT_NULL_STRING) {

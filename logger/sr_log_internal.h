@@ -41,6 +41,8 @@ typedef struct sr_log_options {
 	bool synchronize_enqueue;
 	bool immediate_flush;     /* sync mode: false buffers lines in the sinks */
 	bool describe;
+	int reopen_signal;        /* 0: none */
+	int color;                /* sr_log_color */
 	bool close_at_exit;
 	bool escape_controls;     /* escape_control_characters */
 	size_t slot_size;

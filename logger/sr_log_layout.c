@@ -41,10 +41,10 @@ sr_log__put_message(const sr_log_event *ev, sr_fmt_buf *out)
 }
 
 
-static void
-render_event(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
+void
+sr_log__render_event(const sr_log_layout_choice *lc, const sr_log_event *ev, sr_fmt_buf *out)
 {
-	switch (log->opt.layout) {
+	switch (lc->layout) {
 	case SR_LOG_LAYOUT_MESSAGE:
 		if (ev->backtrace)
 			sr_fmt_buf_put(out, SR_LOG_BACKTRACE_MARK, sizeof SR_LOG_BACKTRACE_MARK - 1);
@@ -53,10 +53,10 @@ render_event(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 	case SR_LOG_LAYOUT_PATTERN:
 		if (ev->backtrace)
 			sr_fmt_buf_put(out, SR_LOG_BACKTRACE_MARK, sizeof SR_LOG_BACKTRACE_MARK - 1);
-		sr_log__pattern_render(log->pattern, ev, out);
+		sr_log__pattern_render(lc->pattern, ev, out);
 		break;
 	case SR_LOG_LAYOUT_JSON:
-		sr_log__layout_json(log, ev, out);
+		sr_log__layout_json(NULL, ev, out);
 		break;
 	default:
 		sr_log__layout_text(ev, out);
@@ -65,11 +65,11 @@ render_event(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 }
 
 bool
-sr_log__finish_line(const sr_log *log, sr_fmt_buf *out)
+sr_log__end_line(sr_log_layout layout, sr_fmt_buf *out)
 {
 	/* The reserve past cap (SR_FMT_LINE_RESERVE) holds the marker and '\n'. */
 	bool cut = sr_fmt_buf_truncated(out);
-	if (cut && log->opt.layout != SR_LOG_LAYOUT_JSON) {
+	if (cut && layout != SR_LOG_LAYOUT_JSON) {
 		static const char mark[] = " " SR_FMT_TRUNCATION_MARKER;
 		memcpy(out->data + out->len, mark, sizeof mark - 1);
 		out->len += sizeof mark - 1;
@@ -78,12 +78,25 @@ sr_log__finish_line(const sr_log *log, sr_fmt_buf *out)
 	return cut;
 }
 
-void
-sr_log__render_record_ex(const sr_log *log, const sr_log_rec *h,
-    const unsigned char *body, size_t body_len, bool backtrace, bool signal_safe,
-    sr_fmt_buf *out)
+/* With the logger's own layout. */
+static void
+render_event(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 {
-	sr_log_event ev = {
+	sr_log_layout_choice lc = { log->opt.layout, log->pattern };
+	sr_log__render_event(&lc, ev, out);
+}
+
+bool
+sr_log__finish_line(const sr_log *log, sr_fmt_buf *out)
+{
+	return sr_log__end_line(log->opt.layout, out);
+}
+
+void
+sr_log__event_of_record(const sr_log *log, const sr_log_rec *h, const unsigned char *body,
+    size_t body_len, bool backtrace, bool signal_safe, sr_log_event *ev)
+{
+	*ev = (sr_log_event){
 		.ts_ns = sr_log__clock_to_ns(log, h->ts_ns),
 		.level = h->level,
 		.tid = h->tid,
@@ -97,6 +110,30 @@ sr_log__render_record_ex(const sr_log *log, const sr_log_rec *h,
 		.signal_safe = signal_safe,
 		.escape_controls = log->opt.escape_controls,
 	};
+}
+
+void
+sr_log__event_of_text(int level, const char *text, size_t len, sr_log_event *ev)
+{
+	const sr_log_thread *self = &sr_log__self;
+	*ev = (sr_log_event){
+		.ts_ns = sr_log__now_ns(),
+		.level = level,
+		.tid = self->tid,
+		.thread = self->name,
+		.category = "seqring",
+		.text = text,
+		.text_len = len,
+	};
+}
+
+void
+sr_log__render_record_ex(const sr_log *log, const sr_log_rec *h,
+    const unsigned char *body, size_t body_len, bool backtrace, bool signal_safe,
+    sr_fmt_buf *out)
+{
+	sr_log_event ev;
+	sr_log__event_of_record(log, h, body, body_len, backtrace, signal_safe, &ev);
 	render_event(log, &ev, out);
 }
 
@@ -110,16 +147,8 @@ sr_log__render_record(const sr_log *log, const sr_log_rec *h,
 void
 sr_log__render_text(const sr_log *log, int level, const char *text, size_t len, sr_fmt_buf *out)
 {
-	const sr_log_thread *self = &sr_log__self;
-	sr_log_event ev = {
-		.ts_ns = sr_log__now_ns(),
-		.level = level,
-		.tid = self->tid,
-		.thread = self->name,
-		.category = "seqring",
-		.text = text,
-		.text_len = len,
-		.escape_controls = log->opt.escape_controls,
-	};
+	sr_log_event ev;
+	sr_log__event_of_text(level, text, len, &ev);
+	ev.escape_controls = log->opt.escape_controls;
 	render_event(log, &ev, out);
 }

@@ -36,6 +36,22 @@ typedef struct sr_log_event {
 
 /* ---- sr_log_layout.c: choosing the layout ---- */
 
+typedef struct sr_log_pattern sr_log_pattern;
+/* A layout in force: the logger's, or a sink's (pattern: SR_LOG_LAYOUT_PATTERN only). */
+typedef struct sr_log_layout_choice {
+	sr_log_layout layout;
+	const sr_log_pattern *pattern;
+} sr_log_layout_choice;
+
+/* The event of a record (its timestamp converted), or of the logger's own text. */
+void sr_log__event_of_record(const sr_log *log, const sr_log_rec *h, const unsigned char *body,
+    size_t body_len, bool backtrace, bool signal_safe, sr_log_event *ev);
+void sr_log__event_of_text(int level, const char *text, size_t len, sr_log_event *ev);
+/* Lays out an event with a given layout (the line's end is sr_log__end_line's). */
+void sr_log__render_event(const sr_log_layout_choice *lc, const sr_log_event *ev, sr_fmt_buf *out);
+/* sr_log__finish_line for a given layout. */
+bool sr_log__end_line(sr_log_layout layout, sr_fmt_buf *out);
+
 /* Renders a record (header h, body = value + string areas) as one line. */
 void sr_log__render_record(const sr_log *log, const sr_log_rec *h,
     const unsigned char *body, size_t body_len, sr_fmt_buf *out);
@@ -76,7 +92,6 @@ void sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *
  */
 size_t sr_log__json_escape(sr_fmt_buf *out, const char *s, size_t n, size_t room);
 
-typedef struct sr_log_pattern sr_log_pattern;
 int sr_log__pattern_compile(const char *text, sr_log_pattern **out, sr_error *err);
 void sr_log__pattern_free(sr_log_pattern *p);
 void sr_log__pattern_render(const sr_log_pattern *p, const sr_log_event *ev, sr_fmt_buf *out);

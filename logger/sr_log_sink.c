@@ -9,7 +9,10 @@
  * descriptor whose reader stopped reading: that is the sink's nature (and
  * what the full-queue policies are for).
  */
+#include "sr_log_console_internal.h"
+#include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
+#include "sr_log_syslog_internal.h"
 #include "sr_log_thread_internal.h"
 
 #include <errno.h>
@@ -53,6 +56,15 @@ callback_locked(sr_log_sink *s, int level, const char *line, size_t len)
 	sr_log__sink_report_once(s, what);
 }
 
+static void
+free_copies(sr_log_sink *s)
+{
+	for (int k = 0; k < 3; k++) {
+		free(s->copies[k]);
+		s->copies[k] = NULL;
+	}
+}
+
 int
 sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err)
 {
@@ -75,6 +87,16 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 		s->index = i;
 		s->fd = -1;
 		s->cfg.path = NULL;
+		/* The configuration's strings may die with it (the environment's copy does). */
+		const char **strings[3] = { &s->cfg.pattern, &s->cfg.syslog_address, &s->cfg.syslog_app };
+		for (int k = 0; k < 3; k++) {
+			if (*strings[k] == NULL)
+				continue;
+			s->copies[k] = strdup(*strings[k]);
+			if (s->copies[k] == NULL)
+				goto nomem;
+			*strings[k] = s->copies[k];
+		}
 		switch (c->kind) {
 		case SR_SINK_FILE: {
 			s->path = strdup(c->path);
@@ -118,6 +140,10 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 				}
 			}
 			break;
+		case SR_SINK_SYSLOG:
+			if (sr_log__syslog_open(s, log->opt.max_line, err) != SR_OK)
+				goto fail;
+			break;
 		default:
 			break;
 		}
@@ -142,20 +168,34 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 	for (int i = 0; i < log->sinks->n; i++)
 		if ((int)log->sinks->s[i].cfg.level < log->sinks->min_level)
 			log->sinks->min_level = (int)log->sinks->s[i].cfg.level;
+	if (sr_log__sinks_layouts_open(log, configs, count, err) != SR_OK)
+		goto fail;
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
+		sr_log_layout lay = log->sinks->layouts[s->layout].layout;
+		s->color = s->cfg.kind == SR_SINK_FD && (lay == SR_LOG_LAYOUT_TEXT || lay == SR_LOG_LAYOUT_PATTERN) &&
+		    sr_log__console_colors(s->fd, log->opt.color);
+	}
 	return SR_OK;
 nomem:
 	sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", log->sinks->n);
 fail:
+	/* The sink that failed (it is not counted in n yet) may have copied its strings. */
+	if (log->sinks->n < SR_LOG_MAX_SINKS)
+		free_copies(&log->sinks->s[log->sinks->n]);
 	/* Undo the sinks opened so far; descriptors the caller gave stay open. */
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0)
 			close(s->fd);
 		pthread_mutex_destroy(&s->lock);
+		sr_log__syslog_free(s);
+		free_copies(s);
 		free(s->buf);
 		free(s->path);
 		free(s->rot_name);
 	}
+	sr_log__sinks_layouts_free(log->sinks);
 	log->sinks->n = 0;
 	return err != NULL ? err->code : SR_ESYS;
 }
@@ -177,6 +217,8 @@ sr_log__sinks_flush(sr_log *log)
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		flush_one(s);
+		if (s->cfg.kind == SR_SINK_SYSLOG)
+			sr_log__syslog_flush(s);
 		if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.flush != NULL && s->batch_messages > 0) {
 			pthread_mutex_lock(&s->lock);
 			sr_log__self.in_sink++;
@@ -189,14 +231,15 @@ sr_log__sinks_flush(sr_log *log)
 			s->batch_messages = 0;
 		}
 	}
+	sr_log__sinks_reopen_if_asked(log);
 }
 
-void
-sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
+static void
+dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, const char *line, size_t len)
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (level < (int)s->cfg.level)
+		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout))
 			continue;
 		s->batch_messages++;
 		switch (s->cfg.kind) {
@@ -207,9 +250,19 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 			callback_locked(s, level, line, len);
 			pthread_mutex_unlock(&s->lock);
 			break;
+		case SR_SINK_SYSLOG:
+			sr_log__syslog_append(s, ev, level, line, len);
+			break;
 		default:
-			if (s->len + len > s->cap)
+			if (s->len + len + (s->color ? SR_LOG_COLOR_EXTRA : 0) > s->cap)
 				flush_one(s);
+			if (s->color) {
+				size_t n = sr_log__console_color_line(level, line, len, s->buf + s->len, s->cap - s->len);
+				if (n > 0) {
+					s->len += n;
+					break;
+				}
+			}
 			if (len > s->cap) {
 				/* Bigger than the whole buffer: write it as it is. */
 				pthread_mutex_lock(&s->lock);
@@ -224,12 +277,12 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 	}
 }
 
-void
-sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
+static void
+dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const char *line, size_t len)
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (level < (int)s->cfg.level)
+		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout))
 			continue;
 		sr_log__sink_add(&s->messages, 1);
 		if (s->cfg.kind == SR_SINK_NULL)
@@ -238,11 +291,48 @@ sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
 		if (s->cfg.kind == SR_SINK_CALLBACK) {
 			if (!s->closed)
 				callback_locked(s, level, line, len);
+		} else if (s->cfg.kind == SR_SINK_SYSLOG) {
+			if (!s->closed)
+				sr_log__syslog_send_now_locked(s, ev, level, line, len);
 		} else {
-			sink_write_locked(s, line, len);
+			char colored[4096];
+			size_t n = s->color ? sr_log__console_color_line(level, line, len, colored, sizeof colored) : 0;
+			if (n > 0)
+				sink_write_locked(s, colored, n);
+			else
+				sink_write_locked(s, line, len);
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
+}
+
+void
+sr_log__dispatch_to(sr_log *log, int layout, int how, const sr_log_event *ev, int level,
+    const char *line, size_t len)
+{
+	switch (how) {
+	case SR_DISPATCH_NOW:
+		dispatch_now(log, layout, ev, level, line, len);
+		break;
+	case SR_DISPATCH_RAW:
+		sr_log__sinks_write_raw_layout(log, layout, level, line, len);
+		break;
+	default:
+		dispatch_buffered(log, layout, ev, level, line, len);
+		break;
+	}
+}
+
+void
+sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
+{
+	dispatch_buffered(log, -1, NULL, level, line, len);
+}
+
+void
+sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
+{
+	dispatch_now(log, -1, NULL, level, line, len);
 }
 
 void
@@ -256,6 +346,7 @@ sr_log__sinks_close(sr_log *log)
 			s->closed = true;
 			if (s->owns_fd && s->fd >= 0)
 				close(s->fd);
+			sr_log__syslog_close(s);
 			if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.close != NULL) {
 				sr_log__self.in_sink++;
 				s->cfg.close(s->cfg.ctx);
@@ -274,10 +365,13 @@ sr_log__sinks_free(sr_log *log)
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		pthread_mutex_destroy(&s->lock);
+		sr_log__syslog_free(s);
+		free_copies(s);
 		free(s->buf);
 		free(s->path);
 		free(s->rot_name);
 	}
+	sr_log__sinks_layouts_free(log->sinks);
 	free(log->sinks);
 	log->sinks = NULL;
 }
@@ -297,6 +391,12 @@ sr_sink_file(const char *path)
 	c.max_file_bytes = 0;
 	c.keep_files = 5;
 	c.rotate_daily = false;
+	c.layout = SR_LOG_LAYOUT_LOGGER;
+	c.pattern = NULL;
+	c.syslog_transport = SR_SYSLOG_LOCAL;
+	c.syslog_facility = 1; /* user */
+	c.syslog_format = SR_SYSLOG_5424;
+	c.reconnect_max_ms = 2000;
 	return c;
 }
 
@@ -331,6 +431,9 @@ describe_config(const sr_sink_config *c, char *buf, size_t size)
 	case SR_SINK_NULL:
 		snprintf(buf, size, "null level=%s", sr_log_level_name(c->level));
 		break;
+	case SR_SINK_SYSLOG:
+		sr_log__syslog_describe(c, buf, size);
+		break;
 	default:
 		snprintf(buf, size, "callback level=%s", sr_log_level_name(c->level));
 		break;
@@ -352,6 +455,19 @@ sr_sink_null(void)
 {
 	sr_sink_config c = sr_sink_file(NULL);
 	c.kind = SR_SINK_NULL;
+	return c;
+}
+
+sr_sink_config
+sr_sink_syslog(sr_syslog_transport transport, const char *address)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_SYSLOG;
+	c.syslog_transport = transport;
+	c.syslog_address = address;
+	/* The local daemons (journald, rsyslog's imuxsock) read the traditional form. */
+	if (transport == SR_SYSLOG_LOCAL)
+		c.syslog_format = SR_SYSLOG_3164;
 	return c;
 }
 
@@ -384,6 +500,8 @@ sr_log__sinks_stats(const sr_log *log, sr_log_counters *st)
 		o->errors = (uint64_t)sr_atomic_load_relaxed_i64(&s->errors);
 		o->lost_bytes = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_bytes);
 		o->rotations = (uint64_t)sr_atomic_load_relaxed_i64(&s->rotations);
+		o->lost_messages = sr_log__syslog_lost(s);
+		o->reopens = (uint64_t)sr_atomic_load_relaxed_i64(&s->reopens);
 		st->sink_errors += o->errors;
 	}
 }
@@ -394,6 +512,11 @@ sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size)
 	if (i < 0 || i >= log->sinks->n)
 		return false;
 	describe_config(&log->sinks->s[i].cfg, buf, size);
+	size_t n = strlen(buf);
+	if (n + 1 < size) {
+		buf[n] = ' ';
+		sr_log__sink_layout_describe(log, &log->sinks->s[i], buf + n + 1, size - n - 1);
+	}
 	return true;
 }
 

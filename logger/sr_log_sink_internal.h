@@ -13,12 +13,16 @@
 #include <stdint.h>
 
 #include "sr_log_internal.h"
+#include "sr_log_layout_internal.h"
 
 typedef struct sr_log_sink {
-	sr_sink_config cfg;       /* cfg.path points to `path` */
+	sr_sink_config cfg;       /* cfg.path points to `path`, and the strings below to copies */
 	char *path;
+	char *copies[3];          /* cfg.pattern, cfg.syslog_address, cfg.syslog_app (owned) */
 	int index;
-	int fd;                   /* -1 for null and callback */
+	int layout;               /* its layout: an index into sinks->layouts */
+	struct sr_log_syslog *syslog; /* SYSLOG only (sr_log_sink_syslog.c) */
+	int fd;                   /* -1 for null, callback and syslog */
 	bool owns_fd;
 	bool may_sigpipe;         /* a pipe or socket */
 	bool midline;             /* a failed write stopped inside a line (ended with a marker first) */
@@ -39,6 +43,8 @@ typedef struct sr_log_sink {
 	char *rot_name;           /* scratch for "path.N" */
 	size_t rot_name_size;
 	sr_atomic_i64 rotations;
+	sr_atomic_i64 reopens;    /* FILE: sr_log_reopen or the reopen signal reopened it */
+	bool color;               /* FD on a terminal (or color always): the level is coloured */
 	/* Counters (relaxed; several writers use add). */
 	sr_atomic_i64 messages, bytes, writes, errors, lost_bytes;
 } sr_log_sink;
@@ -47,6 +53,22 @@ struct sr_log_sinks {
 	int n;
 	int min_level;            /* the lowest level any sink writes */
 	sr_log_sink s[SR_LOG_MAX_SINKS];
+	/* The distinct layouts of the sinks: 0 is the logger's; patterns past 0 are owned. */
+	int layout_count;
+	sr_log_layout_choice layouts[SR_LOG_MAX_SINKS + 1];
+	/* Bit k: some sink that takes this level uses layout k (set at open). */
+	unsigned layouts_for_level[SR_LOG_LEVEL_COUNT];
+	bool has_syslog;          /* a syslog sink frames with the event: callers render through fanout */
+	/* sr_log_reopen and the reopen signal ask (1); the writer reopens and counts it done. */
+	sr_atomic_i32 reopen_asked;
+	sr_atomic_i64 reopen_done;
+};
+
+/* How a rendered line reaches its sinks. */
+enum sr_log_dispatch {
+	SR_DISPATCH_BUFFERED = 0, /* into the sinks' buffers (the consumer) */
+	SR_DISPATCH_NOW = 1,      /* written now, under each sink's lock (a caller) */
+	SR_DISPATCH_RAW = 2       /* the crash handler: no lock, async-signal-safe */
 };
 
 /* ---- for the rest of the logger (sr_log_sink.c) ---- */
@@ -57,6 +79,35 @@ void sr_log__sinks_close(sr_log *log);
 /* After a failed open: closes the files this open made (descriptors stay the caller's). */
 void sr_log__sinks_abandon(sr_log *log);
 void sr_log__sinks_free(sr_log *log);
+/*
+ * Hands a line laid out with layout `layout` (-1: a line for every sink) to
+ * the sinks that use it and take `level`, as `how` (enum sr_log_dispatch).
+ * ev is the event the line was made from (syslog sinks frame with it), or
+ * NULL for a line made elsewhere.
+ */
+void sr_log__dispatch_to(sr_log *log, int layout, int how, const sr_log_event *ev, int level,
+    const char *line, size_t len);
+/*
+ * Renders an event once per distinct layout that a sink taking `level`
+ * uses, into line (max_line + SR_FMT_LINE_RESERVE bytes), and hands each
+ * line to its sinks (sr_log_fanout.c).  True when a line was cut.
+ */
+bool sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *line);
+/*
+ * For each syslog sink that lost messages and delivers again, "N
+ * message(s) could not be delivered ..." to every sink, rendered into line
+ * (max_line + SR_FMT_LINE_RESERVE bytes): buffered then flushed (the
+ * consumer, at the end of a batch), or written now (a caller, mode sync or
+ * policy sync).
+ */
+void sr_log__report_sink_losses(sr_log *log, char *line, int how);
+/* True when every sink taking `level` uses the logger's layout and none is syslog. */
+bool sr_log__fanout_single(const sr_log *log, int level);
+/* At open, after the sinks: their layouts (compiles their patterns). */
+int sr_log__sinks_layouts_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err);
+void sr_log__sinks_layouts_free(struct sr_log_sinks *sinks);
+/* "layout=json" or "layout=text (the logger's)" for describe. */
+int sr_log__sink_layout_describe(const sr_log *log, const sr_log_sink *s, char *buf, size_t size);
 /* Consumer: appends a line to every qualifying sink's buffer (callbacks: calls them). */
 void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len);
 /* Consumer: writes every sink's buffer, calls flush callbacks, publishes sink counters. */
@@ -75,6 +126,8 @@ bool sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size);
  * the consumer left in those sinks' buffers.
  */
 void sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t len);
+/* sr_log__sinks_write_raw for the sinks with layout `layout` (-1: all). */
+void sr_log__sinks_write_raw_layout(sr_log *log, int layout, int level, const char *line, size_t len);
 void sr_log__sinks_write_buffers_raw(sr_log *log);
 
 /* ---- between sr_log_sink*.c ---- */

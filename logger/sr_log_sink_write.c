@@ -270,13 +270,19 @@ takes_raw(const sr_log_sink *s)
 }
 
 void
-sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t len)
+sr_log__sinks_write_raw_layout(sr_log *log, int layout, int level, const char *line, size_t len)
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (takes_raw(s) && level >= (int)s->cfg.level)
+		if (takes_raw(s) && level >= (int)s->cfg.level && (layout < 0 || s->layout == layout))
 			write_raw(s, line, len);
 	}
+}
+
+void
+sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t len)
+{
+	sr_log__sinks_write_raw_layout(log, -1, level, line, len);
 }
 
 void

@@ -274,19 +274,19 @@ sr_log__threads_work_visible(sr_log_threads *t)
 }
 
 /*
- * Parks for at most SR_LOG_THREADS_PARK_NS.  The flag is set with an
+ * Parks for at most bound_ns.  The flag is set with an
  * exchange (a full barrier) before the last look at the rings; a caller
  * that publishes and then reads the flag without a fence may miss it, and
  * the timed wait is what bounds that.
  */
 static void
-park(sr_log_threads *t)
+park(sr_log_threads *t, int64_t bound_ns)
 {
 	pthread_mutex_lock(&t->park_lock);
 	/* pairs with the callers' load of parked and the exchange in sr_log__threads_wake */
 	sr_atomic_exchange_i32(&t->hot.parked, 1);
 	if (!sr_log__threads_work_visible(t)) {
-		struct timespec deadline = sr_timespec_from_ns(sr_monotonic_ns() + SR_LOG_THREADS_PARK_NS);
+		struct timespec deadline = sr_timespec_from_ns(sr_monotonic_ns() + bound_ns);
 		pthread_cond_timedwait(&t->park_cond, &t->park_lock, &deadline);
 	}
 	sr_atomic_store_relaxed_i32(&t->hot.parked, 0);
@@ -342,11 +342,14 @@ sr_log__threads_consumer_main(void *arg)
 	bool idling = false, ladder_done = false;
 	int64_t last_housekeeping = sr_monotonic_ns(), last_reclaim = last_housekeeping;
 	uint32_t idle_steps = 0;
+	/* The park's bound: doubles while parks find nothing, back to the least on work. */
+	int64_t park_ns = SR_LOG_THREADS_PARK_NS;
 	for (;;) {
 		bool more;
 		int64_t taken = run_pass(log, t, &more);
 		if (taken > 0 || more) {
 			idling = false;
+			park_ns = SR_LOG_THREADS_PARK_NS;
 			/*
 			 * Busy: rings of exited threads are freed at most every
 			 * housekeeping period (freeing a large ring unmaps it: that
@@ -376,7 +379,8 @@ sr_log__threads_consumer_main(void *arg)
 				continue;
 		} else {
 			ladder_done = true;
-			park(t);
+			park(t, park_ns);
+			park_ns = park_ns * 2 < SR_LOG_THREADS_PARK_MAX_NS ? park_ns * 2 : SR_LOG_THREADS_PARK_MAX_NS;
 		}
 		int64_t now = sr_monotonic_ns();
 		if (now - last_housekeeping >= SR_LOG_THREADS_HOUSEKEEPING_NS) {

@@ -32,12 +32,13 @@
  *
  * Waking: when a pass finds nothing, the consumer spins and yields as the
  * logger's wait strategy says, then parks on a condition variable for at
- * most SR_LOG_THREADS_PARK_NS.  A caller reads the "parked" flag with a
+ * most SR_LOG_THREADS_PARK_NS, doubling to SR_LOG_THREADS_PARK_MAX_NS while
+ * it stays idle.  A caller reads the "parked" flag with a
  * plain (relaxed) load after its publish and wakes the consumer only when
  * it is set: no fence on the call.  Without a StoreLoad fence the caller may
  * read the flag before its publish is visible and the consumer may park
- * without seeing the record: that record then waits at most
- * SR_LOG_THREADS_PARK_NS.  Flush, dump and a caller facing a full ring
+ * without seeing the record: that record then waits at most the park's
+ * bound (SR_LOG_THREADS_PARK_MAX_NS).  Flush, dump and a caller facing a full ring
  * fence before they look, so they never wait on that bound.
  */
 #ifndef SR_LOG_THREADS_INTERNAL_H
@@ -55,8 +56,16 @@
 #include "sr_sequencer.h"
 #include "sr_wait.h"
 
-/* A parked consumer wakes at least this often: the cost of a missed wake-up. */
+/*
+ * A parked consumer wakes after at most SR_LOG_THREADS_PARK_NS, and while
+ * its parks keep finding nothing the bound doubles up to
+ * SR_LOG_THREADS_PARK_MAX_NS (the wait of Log4j 2's Timeout strategy): the
+ * cost of a missed wake-up is at most the first after work, the second after
+ * an idle spell of a few milliseconds, and an idle consumer wakes about a
+ * hundred times a second.
+ */
 #define SR_LOG_THREADS_PARK_NS (1000 * INT64_C(1000))
+#define SR_LOG_THREADS_PARK_MAX_NS (10 * INT64_C(1000000))
 /* Records one pass takes at most, across rings, before it writes and frees room. */
 #define SR_LOG_THREADS_MAX_BATCH 4096
 /* While idle, drop reports and the clock's refresh run this often. */

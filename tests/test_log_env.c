@@ -327,9 +327,9 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		  "SEQRING_LOG_PATTERN: pattern '%d %q' is invalid at column 4: '%q' is not a conversion" },
 		{ "SEQRING_LOG_CLOCK", "sundial",
 		  "SEQRING_LOG_CLOCK 'sundial' is invalid: expected realtime, coarse, tsc or auto" },
-		{ "SEQRING_LOG_SINK", "syslog",
-		  "SEQRING_LOG_SINK 'syslog' is invalid: sink 0: 'syslog' is not a sink: expected stderr, stdout, "
-		  "null, fd:N or file:PATH" },
+		{ "SEQRING_LOG_SINK", "journal",
+		  "SEQRING_LOG_SINK 'journal' is invalid: sink 0: 'journal' is not a sink: expected stderr, stdout, "
+		  "null, fd:N, file:PATH or syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH]" },
 		{ "SEQRING_LOG_SINK", "stderr;file:",
 		  "SEQRING_LOG_SINK 'stderr;file:' is invalid: sink 1: 'file:' needs a path" },
 		{ "SEQRING_LOG_SINK", "file:/tmp/x.log,keep=many",
@@ -339,7 +339,7 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		  "sink 0: max_size '100' is invalid: expected 0 (no rotation) or 4096 to 2^50 bytes" },
 		{ "SEQRING_LOG_SINK", "stderr,level=loud", "sink 0: level 'loud' is invalid" },
 		{ "SEQRING_LOG_SINK", "stderr,keep=3",
-		  "sink 0: option 'keep' is not one of an fd sink's (level, buffer, timeout)" },
+		  "sink 0: option 'keep' is not one of an fd sink's (level, layout, pattern, buffer, timeout)" },
 		{ "SEQRING_LOG_SINK", "stderr,fast", "sink 0: option 'fast' has no '='" },
 		{ "SEQRING_LOG_SINK", "fd:x", "sink 0: 'fd:x': expected fd:N" },
 		{ "SEQRING_LOG_SINK", " ; ", "sink 0: no sink" },

@@ -7,6 +7,7 @@
 #define TL_LOG_SUPPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sr_log.h"
 
@@ -73,6 +74,20 @@ const char *tl_row(const char *text, const char *key, char *buf, size_t size);
  */
 int tl_stress_line(const char *line, size_t len, char *text, size_t size, const char *pattern,
     int modulus, int *t, int *i);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Programs that run other programs (log_program.c)                                         */
+
+/*
+ * Makes /tmp/seqring-NAME-XXXXXX and returns it; removed at exit (what the
+ * program registers with atexit afterwards runs first), kept when
+ * KEEP_TEST_DIR is set.  NAME also heads tl_fail's messages.
+ */
+const char *tl_program_dir(const char *name);
+/* Prints "NAME: FAIL: ..." and exits 1, so that the atexit handlers run. */
+__attribute__((format(printf, 1, 2), noreturn)) void tl_fail(const char *fmt, ...);
+/* A logger on these sinks (the environment ignored), or tl_fail with its error. */
+sr_log *tl_program_open(sr_sink_config *sinks, int count, int64_t ring_slots, int reopen_signal);
 
 /* Sleeps about ms milliseconds (clock.c). */
 void tl_sleep_ms(int ms);

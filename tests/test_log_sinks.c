@@ -1,0 +1,207 @@
+/*
+ * test_log_sinks.c: a layout per sink.  Each sink lays out messages with
+ * its own layout (or the logger's); a record is rendered once per distinct
+ * layout; SEQRING_LOG_SINK takes layout= and pattern=; sr_log_describe
+ * shows each sink's layout; bad values are refused with a message naming
+ * the field or variable.
+ */
+#include "test_log_support.h"
+
+#include <signal.h>
+
+#include "sr_log_sink_internal.h"
+
+static bool
+is_json(const char *line)
+{
+	size_t n = strlen(line);
+	return n > 2 && line[0] == '{' && line[n - 1] == '}' && strstr(line, "\"msg\":\"hello 7\"") != NULL;
+}
+
+Test(log_sinks, each_sink_lays_out_with_its_own_layout)
+{
+	tl_capture text, json, plain, pat, json2;
+	tl_capture_init(&text);
+	tl_capture_init(&json);
+	tl_capture_init(&plain);
+	tl_capture_init(&pat);
+	tl_capture_init(&json2);
+	sr_sink_config s[5] = {
+		sr_sink_callback(tl_capture_write, &text),
+		sr_sink_callback(tl_capture_write, &json),
+		sr_sink_callback(tl_capture_write, &plain),
+		sr_sink_callback(tl_capture_write, &pat),
+		sr_sink_callback(tl_capture_write, &json2),
+	};
+	s[1].layout = SR_LOG_LAYOUT_JSON;
+	s[2].layout = SR_LOG_LAYOUT_MESSAGE;
+	s[3].layout = SR_LOG_LAYOUT_PATTERN;
+	s[3].pattern = "%p|%c|%m";
+	s[4].layout = SR_LOG_LAYOUT_JSON;
+	sr_log_config c;
+	tl_config(&c, &s[0], &text);
+	c.sinks = s;
+	c.sink_count = 5;
+	sr_log *log = tl_open(&c);
+	/* The logger's text layout, json, message, one pattern: four distinct layouts for five sinks. */
+	cr_expect_eq(log->sinks->layout_count, 4);
+	cr_expect_eq(log->sinks->s[4].layout, log->sinks->s[1].layout);
+	sr_category *cat = sr_log_category(log, "net.http");
+	SR_INFO(cat, "hello %d", 7);
+	sr_log_flush(log);
+	cr_assert_eq(tl_capture_count(&text), 1);
+	cr_expect(strstr(text.lines[0], " INFO  ") != NULL && strstr(text.lines[0], "net.http - hello 7") != NULL,
+	    "text: %s", text.lines[0]);
+	cr_assert_eq(tl_capture_count(&json), 1);
+	cr_expect(is_json(json.lines[0]), "json: %s", json.lines[0]);
+	cr_assert_eq(tl_capture_count(&json2), 1);
+	cr_expect_str_eq(json2.lines[0], json.lines[0]);
+	cr_assert_eq(tl_capture_count(&plain), 1);
+	cr_expect_str_eq(plain.lines[0], "hello 7");
+	cr_assert_eq(tl_capture_count(&pat), 1);
+	cr_expect_str_eq(pat.lines[0], "INFO|net.http|hello 7");
+
+	char *d = tl_describe(log);
+	cr_expect(strstr(d, "layout=text (the logger's)") != NULL, "%s", d);
+	cr_expect(strstr(d, "layout=json") != NULL, "%s", d);
+	cr_expect(strstr(d, "layout=pattern '%p|%c|%m'") != NULL, "%s", d);
+	free(d);
+	sr_log_close(&log);
+	tl_capture_free(&text);
+	tl_capture_free(&json);
+	tl_capture_free(&plain);
+	tl_capture_free(&pat);
+	tl_capture_free(&json2);
+}
+
+/* Drop reports and the sync mode's caller-written lines go through each sink's layout too. */
+Test(log_sinks, sync_mode_and_levels)
+{
+	tl_capture text, json;
+	tl_capture_init(&text);
+	tl_capture_init(&json);
+	sr_sink_config s[2] = { sr_sink_callback(tl_capture_write, &text), sr_sink_callback(tl_capture_write, &json) };
+	s[1].layout = SR_LOG_LAYOUT_JSON;
+	s[1].level = SR_LOG_WARN;
+	sr_log_config c;
+	tl_config(&c, &s[0], &text);
+	c.sinks = s;
+	c.sink_count = 2;
+	c.mode = SR_LOG_MODE_SYNC;
+	sr_log *log = tl_open(&c);
+	sr_category *cat = sr_log_category(log, "db");
+	SR_INFO(cat, "hello %d", 7);
+	SR_WARN(cat, "hello %d", 7);
+	sr_log_flush(log);
+	cr_expect_eq(tl_capture_count(&text), 2);
+	cr_assert_eq(tl_capture_count(&json), 1);
+	cr_expect(is_json(json.lines[0]) && strstr(json.lines[0], "\"level\":\"warn\"") != NULL, "%s", json.lines[0]);
+	sr_log_close(&log);
+	tl_capture_free(&text);
+	tl_capture_free(&json);
+}
+
+Test(log_sinks, environment_sets_each_sinks_layout)
+{
+	char path[128], path2[128];
+	tl_temp_path(path, sizeof path, "sink-json");
+	tl_temp_path(path2, sizeof path2, "sink-pattern");
+	char spec[512];
+	snprintf(spec, sizeof spec, "null,layout=text;file:%s,layout=json;file:%s,pattern=%%p %%m", path, path2);
+	tl_clear_env();
+	setenv("SEQRING_LOG_SINK", spec, 1);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ring_slots = 1024;
+	sr_log *log = tl_open(&c);
+	unsetenv("SEQRING_LOG_SINK");
+	SR_INFO(sr_log_category(log, "x"), "hello %d", 7);
+	sr_log_close(&log);
+	cr_expect_eq(tl_count_lines(path, "\"msg\":\"hello 7\""), 1);
+	cr_expect_eq(tl_count_lines(path2, NULL), 1);
+	cr_expect_eq(tl_count_lines(path2, "INFO hello 7"), 1);
+	unlink(path);
+	unlink(path2);
+}
+
+Test(log_sinks, bad_layouts_are_refused)
+{
+	tl_capture cap;
+	tl_capture_init(&cap);
+	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
+	sr_log_config c;
+	tl_config(&c, &s, &cap);
+	s.layout = (sr_log_layout)9;
+	sr_error e = tl_open_refused(&c, "layout 9");
+	cr_expect(strstr(e.message, "config.sinks[0].layout 9 is invalid: expected SR_LOG_LAYOUT_LOGGER (-1)") != NULL,
+	    "%s", e.message);
+	s.layout = SR_LOG_LAYOUT_PATTERN;
+	e = tl_open_refused(&c, "pattern NULL");
+	cr_expect(strstr(e.message, "config.sinks[0].pattern is NULL") != NULL, "%s", e.message);
+	s.pattern = "%q";
+	e = tl_open_refused(&c, "bad pattern");
+	cr_expect(strstr(e.message, "config.sinks[0].pattern: pattern '%q' is invalid at column 1") != NULL,
+	    "%s", e.message);
+	s.layout = SR_LOG_LAYOUT_JSON;
+	e = tl_open_refused(&c, "pattern without its layout");
+	cr_expect(strstr(e.message, "config.sinks[0].pattern '%q' is set but config.sinks[0].layout is json") != NULL,
+	    "%s", e.message);
+	s.pattern = NULL;
+	c.mode = SR_LOG_MODE_QUEUE;
+	e = tl_open_refused(&c, "queue with a sink layout");
+	cr_expect(strstr(e.message, "config.sinks[0].layout json differs from the logger's (text) but mode is queue") != NULL,
+	    "%s", e.message);
+	tl_capture_free(&cap);
+
+	tl_clear_env();
+	setenv("SEQRING_LOG_SINK", "stderr,layout=xml", 1);
+	sr_log_config d;
+	sr_log_config_default(&d);
+	e = tl_open_refused(&d, "env layout xml");
+	cr_expect_str_eq(e.message, "SEQRING_LOG_SINK 'stderr,layout=xml' is invalid: sink 0: layout 'xml' is "
+	    "invalid: expected text, message, pattern or json");
+	unsetenv("SEQRING_LOG_SINK");
+}
+
+Test(log_sinks, reopen_signal_and_color_settings)
+{
+	tl_capture cap;
+	tl_capture_init(&cap);
+	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
+	sr_log_config c;
+	tl_config(&c, &s, &cap);
+	c.reopen_signal = 9;
+	sr_error e = tl_open_refused(&c, "reopen_signal 9");
+	cr_expect_str_eq(e.message, "config.reopen_signal 9 is invalid: expected 0 (none), SIGHUP, SIGUSR1 or SIGUSR2");
+	c.reopen_signal = 0;
+	c.color = (sr_log_color)7;
+	e = tl_open_refused(&c, "color 7");
+	cr_expect(strstr(e.message, "config.color 7 is invalid: expected SR_LOG_COLOR_AUTO (0)") != NULL, "%s", e.message);
+	tl_capture_free(&cap);
+
+	tl_clear_env();
+	setenv("SEQRING_LOG_REOPEN_SIGNAL", "SIGTERM", 1);
+	sr_log_config d;
+	sr_log_config_default(&d);
+	e = tl_open_refused(&d, "SIGTERM");
+	cr_expect_str_eq(e.message, "SEQRING_LOG_REOPEN_SIGNAL 'SIGTERM' is invalid: expected SIGHUP, SIGUSR1, SIGUSR2 or none");
+	setenv("SEQRING_LOG_REOPEN_SIGNAL", "hup", 1);
+	setenv("SEQRING_LOG_COLOR", "never", 1);
+	sr_log_config_default(&d);
+	d.ring_slots = 1024;
+	sr_log *log = tl_open(&d);
+	char *text = tl_describe(log);
+	cr_expect(strstr(text, "SIGHUP") != NULL && strstr(text, "(SEQRING_LOG_REOPEN_SIGNAL='hup')") != NULL, "%s", text);
+	cr_expect(strstr(text, "(SEQRING_LOG_COLOR='never')") != NULL, "%s", text);
+	free(text);
+	/* The handler answers: a SIGHUP reopens (counted) instead of killing the process. */
+	raise(SIGHUP);
+	tl_sleep_ms(300);
+	cr_expect_eq(sr_log_reopen(log), SR_OK);
+	sr_log_close(&log);
+	unsetenv("SEQRING_LOG_REOPEN_SIGNAL");
+	unsetenv("SEQRING_LOG_COLOR");
+	/* After close the program's disposition is back: SIGHUP ignored here, so this returns. */
+	signal(SIGHUP, SIG_IGN);
+	raise(SIGHUP);
+}
