@@ -77,34 +77,6 @@ free_log(sr_log *log)
 	free(log);
 }
 
-/*
- * A configuration error that may involve values from the environment: say
- * which variables were applied, so that the user looks there too.
- */
-static void
-note_environment(const sr_log_resolved *r, sr_error *err)
-{
-	if (err == NULL)
-		return;
-	char note[SR_ERROR_MESSAGE_MAX];
-	size_t len = 0;
-	for (int i = 0; i < SR_SET_COUNT; i++) {
-		if (r->settings.source[i] != SR_SRC_ENV)
-			continue;
-		int n = snprintf(note + len, sizeof note - len, "%s%s=%.24s", len == 0 ? " (from the environment: " : ", ",
-		    sr_log__env_name(i), r->settings.env_value[i]);
-		if (n < 0 || (size_t)n >= sizeof note - len)
-			return;
-		len += (size_t)n;
-	}
-	size_t have = strlen(err->message);
-	if (len > 0 && have + len + 2 <= sizeof err->message) {
-		memcpy(err->message + have, note, len);
-		err->message[have + len] = ')';
-		err->message[have + len + 1] = '\0';
-	}
-}
-
 /* The options in force, from the resolved configuration. */
 static int
 set_options(sr_log *log, const sr_log_config *c, sr_error *err)
@@ -125,6 +97,7 @@ set_options(sr_log *log, const sr_log_config *c, sr_error *err)
 	o->describe = c->describe;
 	o->reopen_signal = c->reopen_signal;
 	o->color = c->color;
+	o->escape_controls = c->escape_control_characters;
 	o->slot_size = c->slot_size;
 	o->synchronize_enqueue = c->synchronize_enqueue_when_full;
 	o->immediate_flush = c->immediate_flush;
@@ -172,6 +145,9 @@ sr_log *
 sr_log_open(const sr_log_config *config, sr_error *err)
 {
 	sr_log_config defaults;
+	sr_error own_err = { 0 };
+	if (err == NULL)
+		err = &own_err;  /* a failure's message is kept for the first call through its categories */
 	if (config == NULL) {
 		sr_log_config_default(&defaults);
 		config = &defaults;
@@ -187,7 +163,7 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	if (sr_log__resolve(config, r, err) != SR_OK)
 		goto out;
 	if (sr_log__config_validate(&r->cfg, &wait, err) != SR_OK) {
-		note_environment(r, err);
+		sr_log__explain_open_failure(r, &r->settings, true, err);
 		goto out;
 	}
 	log = calloc(1, sizeof *log);
@@ -205,6 +181,8 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		 */
 		log->backend->stop(log);
 		sr_log__sinks_abandon(log);
+		/* The settings' values moved into the logger with its parts. */
+		sr_log__explain_open_failure(r, log->settings != NULL ? log->settings : &r->settings, false, err);
 		free_log(log);
 		log = NULL;
 		goto out;
@@ -228,6 +206,8 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	if (log->opt.describe)
 		sr_log_describe(log, stderr);
 out:
+	if (log == NULL)
+		sr_log__note_open_failure(err->message);
 	sr_log__resolved_free(r);
 	free(r);
 	return log;

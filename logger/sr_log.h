@@ -35,6 +35,7 @@
  *   c.sinks = sinks; c.sink_count = 2;
  *   sr_error err;
  *   sr_log *log = sr_log_open(&c, &err);             // NULL and err.message on bad config
+ *   if (log == NULL) { fprintf(stderr, "%s\n", err.message); return 1; }
  *   sr_category *net = sr_log_category(log, "net.http");
  *   SR_INFO(net, "GET %s -> %d", path, status);
  *   sr_log_set_level(log, "net", SR_LOG_DEBUG, &err);  // at run time, any thread
@@ -85,7 +86,9 @@ extern "C" {
  * and the valid range, e.g. "config.ring_slots 1000 is invalid: expected a
  * power of two from 2 to 1073741824".  Codes: SR_EINVAL (a bad value),
  * SR_ESYS (a file that cannot be opened, a thread that cannot start: the
- * message has errno's text), SR_ENOMEM.  A failed open leaks nothing.
+ * message has errno's text), SR_ENOMEM.  A failed open leaks nothing.  A
+ * program that logs anyway through sr_log_category(NULL, ...) gets one line
+ * on stderr, at its first call, saying why nothing is logged (this error).
  */
 SR_API sr_log *sr_log_open(const sr_log_config *config, sr_error *err);
 

@@ -7,6 +7,7 @@
  */
 #include "sr_log_category_internal.h"
 #include "sr_log_config_internal.h"
+#include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
 
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 
 
@@ -26,12 +28,119 @@ struct sr_log_levels {
 	size_t nrules, rules_cap;
 	int root_level;
 	uint8_t root_source;      /* enum sr_log_source */
+	char **refused;           /* names sr_log_category refused and reported, each once */
+	size_t nrefused;
 };
 
 sr_category sr_category_off = {
 	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF,
 	.fast_key = SR_LOG__NO_FAST_KEY
 };
+
+/* ---------------------------------------------------------------------------------------- */
+/* Handles that write nothing say so                                                        */
+
+/*
+ * What sr_log_category and sr_log_root give for a NULL logger (sr_log_open
+ * failed, and the program logs anyway).  Its call-site level lets the first
+ * call into the frontend, which calls sr_log__call_without_logger: one line
+ * on stderr says why nothing is logged, then the handle is off.
+ */
+static sr_category no_logger = {
+	.level = SR_LOG_TRACE, .id = -1, .log = NULL, .name = "no logger", .write_level = SR_LOG_OFF,
+	.fast_key = SR_LOG__NO_FAST_KEY   /* never the inline path: its first call reaches the frontend */
+};
+static sr_atomic_i32 no_logger_reported;
+
+/* Why the last sr_log_open failed, for that line. */
+static pthread_mutex_t open_failure_lock = PTHREAD_MUTEX_INITIALIZER;
+static char open_failure[SR_ERROR_MESSAGE_MAX];
+
+/*
+ * Writes "seqring: <head><text><tail>" on stderr as one line, with one
+ * write(2) and no stdio (a log call may come from a signal handler), the
+ * control characters of text (a name, a message quoting one) escaped.
+ */
+static void
+report_line(const char *head, const char *text, const char *tail)
+{
+	char data[SR_ERROR_MESSAGE_MAX + 256 + SR_FMT_LINE_RESERVE];
+	sr_fmt_buf b = { data, 0, sizeof data - SR_FMT_LINE_RESERVE, 0 };
+	sr_fmt_buf_put(&b, "seqring: ", 9);
+	sr_fmt_buf_put(&b, head, strlen(head));
+	size_t start = b.len;
+	sr_fmt_buf_put(&b, text, strlen(text));
+	sr_log__escape_controls(&b, start);
+	sr_fmt_buf_put(&b, tail, strlen(tail));
+	b.data[b.len++] = '\n';
+	ssize_t rc = write(2, b.data, b.len);
+	(void)rc;  /* nowhere left to report a failure to */
+}
+
+void
+sr_log__note_open_failure(const char *message)
+{
+	pthread_mutex_lock(&open_failure_lock);
+	snprintf(open_failure, sizeof open_failure, "%s", message != NULL ? message : "");
+	pthread_mutex_unlock(&open_failure_lock);
+}
+
+void
+sr_log__call_without_logger(sr_category *cat)
+{
+	if (cat != &no_logger)
+		return;
+	/* Relaxed: the line is written once whoever comes first; no data is published. */
+	sr_atomic_store_relaxed_i32(&no_logger.level, SR_LOG_OFF);
+	if (sr_atomic_exchange_i32(&no_logger_reported, 1) != 0)
+		return;
+	static const char tail[] = " (this line is written once; check what sr_log_open returns)";
+	/* trylock: a signal handler's call must not wait for the lock its own thread may hold. */
+	if (pthread_mutex_trylock(&open_failure_lock) == 0) {
+		if (open_failure[0] != '\0')
+			report_line("nothing is logged: sr_log_open failed: ", open_failure, tail);
+		else
+			report_line("nothing is logged: a log call went through a category of a NULL logger", "", tail);
+		pthread_mutex_unlock(&open_failure_lock);
+	} else {
+		report_line("nothing is logged: a log call went through a category of a NULL logger", "", tail);
+	}
+}
+
+/*
+ * A name sr_log_category refused: said on stderr once per name and logger
+ * (for SR_LOG_MAX_REFUSED names, then once that more are not reported).
+ */
+#define SR_LOG_MAX_REFUSED 32
+
+static void
+report_refused(sr_log *log, const char *name, const char *message)
+{
+	struct sr_log_levels *lv = log->levels;
+	pthread_mutex_lock(&lv->lock);
+	bool seen = false;
+	for (size_t i = 0; i < lv->nrefused && i < SR_LOG_MAX_REFUSED && !seen; i++)
+		seen = lv->refused != NULL && lv->refused[i] != NULL && strcmp(lv->refused[i], name) == 0;
+	bool report = !seen && lv->nrefused <= SR_LOG_MAX_REFUSED;
+	if (report) {
+		if (lv->refused == NULL)
+			lv->refused = calloc(SR_LOG_MAX_REFUSED, sizeof *lv->refused);
+		char *copy = lv->nrefused < SR_LOG_MAX_REFUSED ? strdup(name) : NULL;
+		if (lv->refused != NULL && copy != NULL)
+			lv->refused[lv->nrefused] = copy;
+		else
+			free(copy);
+		lv->nrefused++;
+	}
+	size_t n = lv->nrefused;
+	pthread_mutex_unlock(&lv->lock);
+	if (!report)
+		return;
+	if (n > SR_LOG_MAX_REFUSED)
+		report_line("sr_log_category refused more category names; they are not reported", "", "");
+	else
+		report_line("", message, "; sr_log_category gave the off handle: nothing logged through it is written");
+}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Level names                                                                              */
@@ -174,11 +283,13 @@ sr_log_category_get(sr_log *log, const char *name, sr_error *err)
 		sr_error_set(err, SR_EINVAL, "logger is NULL");
 		return NULL;
 	}
-	if (name == NULL || !sr_log__valid_category_name(name)) {
+	if (name == NULL || (name[0] != '\0' && !sr_log__valid_category_name(name))) {
+		size_t n = name != NULL ? strlen(name) : 0;
 		sr_error_set(err, SR_EINVAL,
-		    "category name '%.64s' is invalid: expected 1 to %d printable characters without "
-		    "spaces, ',' or '=', in non-empty dot-separated parts", name != NULL ? name : "(null)",
-		    SR_LOG_MAX_CATEGORY_NAME);
+		    "category name '%.64s%s' is invalid: expected 1 to %d bytes of printable ASCII but "
+		    "space, ',' and '=', or UTF-8, in non-empty dot-separated parts%s",
+		    name != NULL ? name : "(null)", n > 64 ? "..." : "", SR_LOG_MAX_CATEGORY_NAME,
+		    n > SR_LOG_MAX_CATEGORY_NAME ? " (it has more bytes)" : "");
 		return NULL;
 	}
 	pthread_mutex_lock(&log->levels->lock);
@@ -186,7 +297,7 @@ sr_log_category_get(sr_log *log, const char *name, sr_error *err)
 	if (sr_atomic_load_acquire_i32(&log->shut))
 		sr_error_set(err, SR_ESTATE, "the logger is shut down");
 	else
-		c = category_locked(log, name, err);
+		c = category_locked(log, name, err);  /* "" finds the root, made at open */
 	pthread_mutex_unlock(&log->levels->lock);
 	return c;
 }
@@ -194,14 +305,24 @@ sr_log_category_get(sr_log *log, const char *name, sr_error *err)
 sr_category *
 sr_log_category(sr_log *log, const char *name)
 {
-	sr_category *c = sr_log_category_get(log, name, NULL);
-	return c != NULL ? c : &sr_category_off;
+	if (log == NULL)
+		return &no_logger;
+	sr_error err;
+	sr_category *c = sr_log_category_get(log, name, &err);
+	if (c != NULL)
+		return c;
+	/* After shutdown every handle is off anyway; any other refusal is said. */
+	if (err.code != SR_ESTATE)
+		report_refused(log, name != NULL ? name : "(null)", err.message);
+	return &sr_category_off;
 }
 
 sr_category *
 sr_log_root(sr_log *log)
 {
-	if (log == NULL || log->levels->ncats == 0)
+	if (log == NULL)
+		return &no_logger;
+	if (log->levels->ncats == 0)
 		return &sr_category_off;
 	return log->levels->cats[0];  /* created at open, never moves */
 }
@@ -468,6 +589,9 @@ sr_log__levels_free(sr_log *log)
 	for (size_t i = 0; i < lv->nrules; i++)
 		free(lv->rules[i].prefix);
 	free(lv->rules);
+	for (size_t i = 0; i < lv->nrefused && i < SR_LOG_MAX_REFUSED; i++)
+		free(lv->refused != NULL ? lv->refused[i] : NULL);
+	free(lv->refused);
 	pthread_mutex_destroy(&lv->lock);
 	free(lv);
 	log->levels = NULL;

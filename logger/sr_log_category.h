@@ -58,20 +58,27 @@ typedef struct sr_category {
  * The handle of a dotted category name ("net.http"), created on first use
  * with the level of its longest configured prefix ("net.http" takes "net"'s
  * level unless "net.http" has its own; "network" does not match "net").
- * Names: 1 to 255 printable ASCII characters except space, ',' and '=', made
- * of non-empty dot-separated parts.  Returns NULL with SR_EINVAL for a bad
- * name or NULL log, SR_ENOMEM, SR_ESTATE after shutdown.
+ * Names: 1 to 255 bytes, printable ASCII except space, ',' and '=' (the
+ * level specs' syntax), or UTF-8 (any language; no control character, no
+ * broken sequence), made of non-empty dot-separated parts; "" is the root.
+ * Returns NULL with SR_EINVAL for a bad name (the message names it) or NULL
+ * log, SR_ENOMEM, SR_ESTATE after shutdown.
  */
 SR_API sr_category *sr_log_category_get(sr_log *log, const char *name, sr_error *err);
 
 /*
- * As sr_log_category_get, but never NULL: on any error it returns
- * &sr_category_off, a handle whose level is off (every macro on it is a
- * no-op), so that a library can log through sr_log_default() unconditionally.
+ * As sr_log_category_get, but never NULL, so that a library can log through
+ * sr_log_default() unconditionally; and never silent.  A refused name (or
+ * SR_ENOMEM) gives &sr_category_off, a handle whose level is off (every
+ * macro on it is a no-op), and writes one line on stderr naming the name and
+ * why (once per name and logger).  A NULL log (sr_log_open failed) gives a
+ * handle whose first log call writes one line on stderr saying why nothing
+ * is logged (sr_log_open's error), then is off.  After shutdown: the off
+ * handle, silently (every handle is off then).
  */
 SR_API sr_category *sr_log_category(sr_log *log, const char *name);
 
-/* The root category (name "", printed "root"); NULL log gives &sr_category_off. */
+/* The root category (name "", printed "root"); a NULL log gives sr_log_category's NULL-logger handle. */
 SR_API sr_category *sr_log_root(sr_log *log);
 
 /* The always-off handle (never written). */

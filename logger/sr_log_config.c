@@ -129,6 +129,7 @@ sr_log_config_default(sr_log_config *c)
 	c->level_spec = NULL;
 	c->pattern = NULL;
 	c->clock = SR_LOG_CLOCK_AUTO;
+	c->escape_control_characters = true;
 	c->backtrace_size = 0;
 	c->backtrace_level = SR_LOG_TRACE;
 	c->backtrace_trigger = SR_LOG_ERROR;

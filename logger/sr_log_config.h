@@ -427,6 +427,15 @@ typedef struct sr_log_config {
 	 * a pattern with another layout is an error).  NULL by default.
 	 */
 	const char *pattern;
+	/*
+	 * Escape the control characters of each message in the text, message
+	 * and pattern layouts (default true): LF as \n, CR as \r, TAB as \t,
+	 * other C0 controls and DEL as \xHH, C1 controls (U+0080 to U+009F) as
+	 * \u00HH, so that a message made of another party's input cannot forge
+	 * a line of its own or drive a terminal.  false writes them raw (a
+	 * multi-line message then spans lines).  JSON escapes in any case.
+	 */
+	bool escape_control_characters;
 	/* Where timestamps come from.  Default SR_LOG_CLOCK_AUTO. */
 	sr_log_clock clock;
 	/*
@@ -502,6 +511,7 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_LAYOUT           text | message | json | pattern
  *   SEQRING_LOG_PATTERN          a pattern (implies layout pattern)
  *   SEQRING_LOG_CLOCK            realtime | coarse | tsc | auto
+ *   SEQRING_LOG_ESCAPE           0 | 1 (escape_control_characters)
  *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
  *                                stderr | stdout | null | fd:N | file:PATH | syslog |
  *                                syslog:udp://HOST:PORT | syslog:tcp://HOST:PORT |
@@ -524,7 +534,10 @@ typedef struct sr_log_config {
  * would otherwise be silently ignored), makes sr_log_open fail with
  * SR_EINVAL and a message naming the variable, its value and what is valid:
  * "SEQRING_LOG_RING_SLOTS '1000' is invalid: expected a power of two from 2
- * to 1073741824".  An empty variable counts as unset.  The environment is
+ * to 1073741824".  Another name that begins SEQRING_LOG in any case
+ * (SEQRING_LOGLEVEL, seqring_log_mode) may be another program's: it gets a
+ * warning on stderr, with a suggestion when close to a setting, and is
+ * ignored.  An empty variable counts as unset.  The environment is
  * read once, by sr_log_open (getenv: do not setenv in another thread at the
  * same time); sr_log_set_level_spec reloads levels from a string later.
  */

@@ -99,6 +99,7 @@ sr_log_describe(sr_log *log, FILE *out)
 	row(out, log, SR_SET_DESCRIBE, b2s(log->opt.describe));
 	row(out, log, SR_SET_REOPEN_SIGNAL, sr_log__reopen_signal_name(log->opt.reopen_signal));
 	row(out, log, SR_SET_COLOR, sr_log_color_name(log->opt.color));
+	row(out, log, SR_SET_ESCAPE, b2s(log->opt.escape_controls));
 
 	sr_log__levels_describe(log, out);
 	fflush(out);

@@ -56,6 +56,7 @@ static const char *const env_names[SR_SET_COUNT] = {
 	[SR_SET_DESCRIBE] = "SEQRING_LOG_DESCRIBE",
 	[SR_SET_REOPEN_SIGNAL] = "SEQRING_LOG_REOPEN_SIGNAL",
 	[SR_SET_COLOR] = "SEQRING_LOG_COLOR",
+	[SR_SET_ESCAPE] = "SEQRING_LOG_ESCAPE",
 };
 
 /* The config field each setting is, for describe. */
@@ -86,6 +87,7 @@ static const char *const field_names[SR_SET_COUNT] = {
 	[SR_SET_DESCRIBE] = "describe",
 	[SR_SET_REOPEN_SIGNAL] = "reopen_signal",
 	[SR_SET_COLOR] = "color",
+	[SR_SET_ESCAPE] = "escape_control_characters",
 };
 
 const char *
@@ -213,13 +215,87 @@ distance(const char *a, const char *b)
 	return row[lb];
 }
 
-/* Rejects SEQRING_LOG_* names that are no setting (a typo would be silently ignored). */
+/* True for what someone who wants to set levels may call the variable: LEVEL, LOG_LEVEL, ... */
+static bool
+names_levels(const char *suffix)
+{
+	static const char *const words[] = { "LEVEL", "LEVELS", "LVL", "LOG_LEVEL", "LOGLEVEL", "SPEC" };
+	while (*suffix == '_')
+		suffix++;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (strcasecmp(suffix, words[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The setting a name that is none was probably meant to be, or -1: the
+ * same name in another case; SEQRING_LOG for a name of levels (LEVEL,
+ * LOG_LEVEL); else the setting whose part after "SEQRING_LOG_" is at most
+ * half as different (edit distance, any case; a word more counts as one
+ * edit) as it is long.  The shared prefix is not compared, so that
+ * SEQRING_LOG_FOO suggests nothing rather than SEQRING_LOG_MODE.
+ */
+static int
+closest_setting(const char *name)
+{
+	for (int i = 0; i < SR_SET_COUNT; i++)
+		if (strcasecmp(name, env_names[i]) == 0)
+			return i;  /* names are upper case */
+	const char *suffix = name + 11;
+	if (names_levels(suffix))
+		return SR_SET_LEVEL;
+	while (*suffix == '_')
+		suffix++;
+	char upper[64];
+	size_t n = 0;
+	for (; n < sizeof upper - 1 && suffix[n] != '\0'; n++)
+		upper[n] = (char)toupper((unsigned char)suffix[n]);
+	upper[n] = '\0';
+	size_t best = 99;
+	int best_i = -1;
+	for (int i = 0; i < SR_SET_COUNT; i++) {
+		if (i == SR_SET_LEVEL)
+			continue;
+		const char *cand = env_names[i] + 12;
+		size_t d = distance(upper, cand);
+		size_t cl = strlen(cand);
+		if (strncmp(upper, cand, cl) == 0 && upper[cl] == '_' && d > 1)
+			d = 1;  /* a setting with a word more: BACKTRACE_SIZE for BACKTRACE */
+		size_t longer = n > strlen(cand) ? n : strlen(cand);
+		if (d < best && 2 * d <= longer) {
+			best = d;
+			best_i = i;
+		}
+	}
+	return best_i;
+}
+
+/* " did you mean X?" for a name close to a setting, or "". */
+static void
+suggestion(const char *name, char *buf, size_t size)
+{
+	int i = closest_setting(name);
+	if (i == SR_SET_LEVEL && strcasecmp(name, env_names[i]) != 0)
+		snprintf(buf, size, ": did you mean SEQRING_LOG? (it holds the levels: SEQRING_LOG=debug)");
+	else if (i >= 0)
+		snprintf(buf, size, ": did you mean %s?", env_names[i]);
+	else
+		buf[0] = '\0';
+}
+
+/*
+ * Names that look like settings and are none (a typo would otherwise be
+ * silently ignored).  SEQRING_LOG_<anything> is ours: an error.  Other
+ * names that begin SEQRING_LOG in any case (SEQRING_LOGLEVEL,
+ * seqring_log_mode) may be another program's, and get a warning on stderr.
+ */
 static int
 check_unknown(sr_error *err)
 {
 	for (char **e = environ; e != NULL && *e != NULL; e++) {
 		const char *entry = *e;
-		if (strncmp(entry, "SEQRING_LOG", 11) != 0 || (entry[11] != '=' && entry[11] != '_'))
+		if (strncasecmp(entry, "SEQRING_LOG", 11) != 0)
 			continue;
 		const char *eq = strchr(entry, '=');
 		size_t n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
@@ -229,30 +305,20 @@ check_unknown(sr_error *err)
 		memcpy(name, entry, n);
 		name[n] = '\0';
 		bool known = false;
-		size_t best = 99;
-		int best_i = 0;
-		for (int i = 0; i < SR_SET_COUNT; i++) {
-			if (strcmp(name, env_names[i]) == 0) {
-				known = true;
-				break;
-			}
-			size_t d = distance(name, env_names[i]);
-			if (d < best) {
-				best = d;
-				best_i = i;
-			}
-		}
-		if (!known) {
-			/* Close enough to be a typo: a few edits, more for long names (RING_SIZE for RING_SLOTS). */
-			if (best <= 3 || best * 5 <= strlen(name))
-				return sr_error_set(err, SR_EINVAL,
-				    "%.64s is not a seqring setting: did you mean %s? (the SEQRING_LOG_* "
-				    "variables are listed in sr_log_config.h and docs/configuration.md)", name,
-				    env_names[best_i]);
+		for (int i = 0; i < SR_SET_COUNT && !known; i++)
+			known = strcmp(name, env_names[i]) == 0;
+		if (known)
+			continue;
+		char hint[96];
+		suggestion(name, hint, sizeof hint);
+		bool ours = strncmp(name, "SEQRING_LOG", 11) == 0 && (name[11] == '\0' || name[11] == '_');
+		if (ours)
 			return sr_error_set(err, SR_EINVAL,
-			    "%.64s is not a seqring setting (the SEQRING_LOG_* variables are listed in "
-			    "sr_log_config.h and docs/configuration.md)", name);
-		}
+			    "%.64s is not a seqring setting%s (the SEQRING_LOG_* variables are listed in "
+			    "sr_log_config.h and docs/configuration.md)", name, hint);
+		fprintf(stderr, "seqring: warning: %.64s is not a seqring setting and is ignored%s%s\n", name,
+		    hint[0] != '\0' ? hint : " (the settings are SEQRING_LOG and SEQRING_LOG_*",
+		    hint[0] != '\0' ? "" : ", listed in docs/configuration.md)");
 	}
 	return SR_OK;
 }
@@ -463,6 +529,7 @@ code_sources(const sr_log_config *c, uint8_t *src)
 	DIFF(SR_SET_DESCRIBE, c->describe != d.describe);
 	DIFF(SR_SET_REOPEN_SIGNAL, c->reopen_signal != d.reopen_signal);
 	DIFF(SR_SET_COLOR, c->color != d.color);
+	DIFF(SR_SET_ESCAPE, c->escape_control_characters != d.escape_control_characters);
 #undef DIFF
 }
 
@@ -591,6 +658,8 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		c->color = (sr_log_color)color;
 		return SR_OK;
 	}
+	case SR_SET_ESCAPE:
+		return env_bool(err, set, v, &c->escape_control_characters);
 	default:
 		return SR_OK;
 	}
@@ -651,4 +720,87 @@ sr_log__resolve(const sr_log_config *config, sr_log_resolved *r, sr_error *err)
 			    strlen(spec) > 64 ? "..." : "", msg);
 	}
 	return SR_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Where the values of a failed open came from                                              */
+
+/* Appends text to err's message if it fits whole. */
+static void
+append_note(sr_error *err, const char *text)
+{
+	size_t have = strlen(err->message), len = strlen(text);
+	if (have + len < sizeof err->message)
+		memcpy(err->message + have, text, len + 1);
+}
+
+/* "SEQRING_LOG_RING_SLOTS=1073741824" or "config.ring_slots 1073741824": where a number came from. */
+static void
+origin_of(const sr_log_settings *s, int set, uint64_t value, char *buf, size_t size)
+{
+	if (s->source[set] == SR_SRC_ENV && s->env_value[set] != NULL)
+		snprintf(buf, size, "%s=%.24s", env_names[set], s->env_value[set]);
+	else
+		snprintf(buf, size, "config.%s %" PRIu64, field_names[set], value);
+}
+
+/*
+ * "config.sinks[N].REST" of a sink that SEQRING_LOG_SINK made becomes
+ * "SEQRING_LOG_SINK sink N: REST": the user wrote no config.sinks.
+ */
+static bool
+rename_env_sink(const sr_log_settings *s, sr_error *err)
+{
+	static const char head[] = "config.sinks[";
+	if (s->source[SR_SET_SINKS] != SR_SRC_ENV || strncmp(err->message, head, sizeof head - 1) != 0)
+		return false;
+	char *end;
+	unsigned long index = strtoul(err->message + sizeof head - 1, &end, 10);
+	if (end[0] != ']' || end[1] != '.')
+		return false;
+	char msg[SR_ERROR_MESSAGE_MAX];
+	snprintf(msg, sizeof msg, "SEQRING_LOG_SINK sink %lu: %s", index, end + 2);
+	memcpy(err->message, msg, sizeof msg);
+	return true;
+}
+
+void
+sr_log__explain_open_failure(const sr_log_resolved *r, const sr_log_settings *s, bool in_validation,
+    sr_error *err)
+{
+	if (err == NULL || rename_env_sink(s, err))
+		return;
+	const sr_log_config *c = &r->cfg;
+	if (!in_validation && err->code == SR_ENOMEM && c->mode != SR_LOG_MODE_SYNC) {
+		/* The ring (or queue) is what an open allocates by the size it was told. */
+		char slots[96], size[96], note[320];
+		bool per_thread = c->producer == SR_LOG_PRODUCER_PER_THREAD;
+		int slots_set = per_thread ? SR_SET_THREAD_RING_SLOTS : SR_SET_RING_SLOTS;
+		origin_of(s, slots_set, (uint64_t)(per_thread ? c->thread_ring_slots : c->ring_slots), slots,
+		    sizeof slots);
+		if (c->mode == SR_LOG_MODE_QUEUE) {
+			snprintf(note, sizeof note, " (the queue's entries: %s)", slots);
+		} else {
+			origin_of(s, SR_SET_SLOT_SIZE, c->slot_size, size, sizeof size);
+			snprintf(note, sizeof note, " (the %sring is %s x %s: expected a ring that fits in memory)",
+			    per_thread ? "thread's " : "", slots, size);
+		}
+		append_note(err, note);
+		return;
+	}
+	char note[SR_ERROR_MESSAGE_MAX];
+	size_t len = 0;
+	for (int i = 0; i < SR_SET_COUNT; i++) {
+		if (s->source[i] != SR_SRC_ENV || s->env_value[i] == NULL)
+			continue;
+		int n = snprintf(note + len, sizeof note - len, "%s%s=%.24s", len == 0 ? " (from the environment: " : ", ",
+		    env_names[i], s->env_value[i]);
+		if (n < 0 || (size_t)n + 2 > sizeof note - len)
+			return;
+		len += (size_t)n;
+	}
+	if (len > 0) {
+		memcpy(note + len, ")", 2);
+		append_note(err, note);
+	}
 }

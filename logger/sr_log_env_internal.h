@@ -21,7 +21,7 @@ enum sr_log_setting {
 	SR_SET_MAX_LINE, SR_SET_LAYOUT, SR_SET_PATTERN, SR_SET_CLOCK, SR_SET_SINKS,
 	SR_SET_THREAD_NAME, SR_SET_CLOSE_AT_EXIT, SR_SET_BACKTRACE, SR_SET_BACKTRACE_LEVEL,
 	SR_SET_BACKTRACE_TRIGGER, SR_SET_CRASH_HANDLER, SR_SET_DESCRIBE,
-	SR_SET_REOPEN_SIGNAL, SR_SET_COLOR, SR_SET_COUNT
+	SR_SET_REOPEN_SIGNAL, SR_SET_COLOR, SR_SET_ESCAPE, SR_SET_COUNT
 };
 
 /* What sr_log_describe needs to say where each setting came from. */
@@ -48,6 +48,16 @@ typedef struct sr_log_resolved {
 /* Applies the environment to *config (unless config->ignore_environment) and parses the specs. */
 int sr_log__resolve(const sr_log_config *config, sr_log_resolved *r, sr_error *err);
 void sr_log__resolved_free(sr_log_resolved *r);
+/*
+ * Makes the message of a failed sr_log_open (err, not NULL) name where its
+ * values came from: a sink of SEQRING_LOG_SINK is named so rather than as
+ * config.sinks[N]; a ring or queue that cannot be allocated names the
+ * variables or fields of its size; any other error lists the variables
+ * applied.  in_validation: the validation refused the configuration (else
+ * it passed, and building the logger failed).
+ */
+void sr_log__explain_open_failure(const sr_log_resolved *r, const sr_log_settings *settings,
+    bool in_validation, sr_error *err);
 /* The SEQRING_LOG* variable of a setting. */
 const char *sr_log__env_name(int setting);
 /* The config field of a setting, for describe. */

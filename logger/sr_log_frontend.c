@@ -16,6 +16,7 @@
  * and handed to the backend's emit.
  */
 #include "sr_log_backend_internal.h"
+#include "sr_log_category_internal.h"
 #include "sr_log_clock_internal.h"
 #include "sr_log_thread_internal.h"
 
@@ -197,8 +198,10 @@ void
 sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
 {
 	sr_log *log = cat->log;
-	if (__builtin_expect(log == NULL, 0))
+	if (__builtin_expect(log == NULL, 0)) {
+		sr_log__call_without_logger(cat);
 		return;
+	}
 	int saved_errno = errno;
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
@@ -223,8 +226,10 @@ sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 	int saved_errno = errno;
 	sr_log *log = cat->log;
 	(void)format; /* the site's copy is used; the macro passes it for the format check */
-	if (__builtin_expect(log == NULL, 0))
+	if (__builtin_expect(log == NULL, 0)) {
+		sr_log__call_without_logger(cat);
 		return;
+	}
 	sr_log_thread *self = sr_log__thread();
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);

@@ -44,6 +44,7 @@ typedef struct sr_log_options {
 	int reopen_signal;        /* 0: none */
 	int color;                /* sr_log_color */
 	bool close_at_exit;
+	bool escape_controls;     /* escape_control_characters */
 	size_t slot_size;
 	size_t max_record;        /* max_message_bytes */
 	size_t max_line;          /* max_line_bytes */

@@ -48,7 +48,7 @@ sr_log__render_event(const sr_log_layout_choice *lc, const sr_log_event *ev, sr_
 	case SR_LOG_LAYOUT_MESSAGE:
 		if (ev->backtrace)
 			sr_fmt_buf_put(out, SR_LOG_BACKTRACE_MARK, sizeof SR_LOG_BACKTRACE_MARK - 1);
-		sr_log__put_message(ev, out);
+		sr_log__put_message_escaped(ev, out);
 		break;
 	case SR_LOG_LAYOUT_PATTERN:
 		if (ev->backtrace)
@@ -108,6 +108,7 @@ sr_log__event_of_record(const sr_log *log, const sr_log_rec *h, const unsigned c
 		.body_len = body_len,
 		.backtrace = backtrace,
 		.signal_safe = signal_safe,
+		.escape_controls = log->opt.escape_controls,
 	};
 }
 
@@ -148,5 +149,6 @@ sr_log__render_text(const sr_log *log, int level, const char *text, size_t len, 
 {
 	sr_log_event ev;
 	sr_log__event_of_text(level, text, len, &ev);
+	ev.escape_controls = log->opt.escape_controls;
 	render_event(log, &ev, out);
 }

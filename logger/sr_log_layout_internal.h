@@ -31,6 +31,7 @@ typedef struct sr_log_event {
 	size_t text_len;
 	bool backtrace;           /* mark it as a backtrace line */
 	bool signal_safe;         /* in a signal handler: no snprintf, no locale, no malloc */
+	bool escape_controls;     /* text, message, pattern: escape the message's control characters */
 } sr_log_event;
 
 /* ---- sr_log_layout.c: choosing the layout ---- */
@@ -68,6 +69,15 @@ void sr_log__render_text(const sr_log *log, int level, const char *text, size_t 
 bool sr_log__finish_line(const sr_log *log, sr_fmt_buf *out);
 /* The message of an event (record or text), rendered into out. */
 void sr_log__put_message(const sr_log_event *ev, sr_fmt_buf *out);
+/*
+ * sr_log_layout_escape.c: the message, with its control characters escaped
+ * when the event says escape_controls (LF as \n, CR \r, TAB \t, other C0
+ * controls and DEL as \xHH, C1 controls as \u00HH); the escapes that do not
+ * fit before out's cap are cut whole, and want counts them.
+ */
+void sr_log__put_message_escaped(const sr_log_event *ev, sr_fmt_buf *out);
+/* Escapes the control characters in out from start to its end, in place. */
+void sr_log__escape_controls(sr_fmt_buf *out, size_t start);
 /* Marks a backtrace line in the text, message and pattern layouts. */
 #define SR_LOG_BACKTRACE_MARK "[backtrace] "
 

@@ -449,7 +449,7 @@ render_item(const sr_log_pattern *p, const item *it, const sr_log_event *ev, sr_
 		break;
 	}
 	case I_TID: sr_log__put_uint(out, ev->tid, 1); break;
-	case I_MESSAGE: sr_log__put_message(ev, out); break;
+	case I_MESSAGE: sr_log__put_message_escaped(ev, out); break;
 	case I_FILE:
 		if (ev->site != NULL) {
 			const char *f = sr_site_file_base(ev->site);

@@ -77,7 +77,7 @@ sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
 		category = "root";
 	sr_fmt_buf_put(out, category, strlen(category));
 	sr_fmt_buf_put(out, " - ", 3);
-	sr_log__put_message(ev, out);
+	sr_log__put_message_escaped(ev, out);
 	if (ev->site != NULL) {
 		const char *file = sr_site_file_base(ev->site);
 		sr_fmt_buf_put(out, " (", 2);

@@ -5,6 +5,7 @@
  * with async-signal-safe routines of its own.
  */
 #include "sr_log_codec_internal.h"
+#include "sr_log_render_internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -59,6 +60,19 @@ put_unsigned(sr_fmt_buf *out, unsigned long long u, bool hex, bool upper)
 }
 
 /*
+ * Bytes snprintf produced on this thread (sr_log_render_internal.h): what
+ * the renderer asked of it, written or not, so that a test can bound the
+ * work per record by a count.
+ */
+static _Thread_local unsigned long long render_work;
+
+unsigned long long
+sr_fmt__render_work(void)
+{
+	return render_work;
+}
+
+/*
  * snprintf into the buffer's free space (the reserve leaves room for the
  * NUL); `want` counts the full length.
  */
@@ -68,12 +82,122 @@ put_unsigned(sr_fmt_buf *out, unsigned long long u, bool hex, bool upper)
 	if (n_ > 0) { \
 		(out)->len += (size_t)n_ < room_ ? (size_t)n_ : room_; \
 		(out)->want += (size_t)n_; \
+		render_work += (unsigned)n_; \
 	} \
+} while (0)
+
+/*
+ * Widths and precisions beyond the line.  snprintf produces every byte a
+ * width or precision asks for, written or not, and allocates for a
+ * precision: %.*f with INT_MAX takes seconds and gigabytes, then fails.  A
+ * conversion whose width or precision passes the room left on the line plus
+ * SR_FMT_CLAMP_SLACK is therefore rendered with both clamped (the clamp),
+ * so that it still overflows the line, which is cut and marked as any line
+ * too long; the text kept is the true text's beginning, and `want` its full
+ * length.  The slack covers the longest number a conversion prints (the
+ * integer part of LDBL_MAX has 4933 digits), so that %g chooses its style
+ * as with the true precision.
+ */
+#define SR_FMT_CLAMP_SLACK 5000
+
+typedef struct clamp {
+	bool active;
+	bool left;              /* '-' flag or a negative '*' width */
+	long long width;        /* the true width, without its sign; 0: none */
+	long long prec;         /* the true precision; -1: none */
+	int prec_used;          /* the precision passed to snprintf */
+	bool linear;            /* each precision digit past the clamp adds one byte */
+	char fmt[SR_FMT_SPEC_MAX + 8];  /* the spec with "*.*" for width and precision */
+} clamp;
+
+/*
+ * Reads the spec's width and precision (star values w and pr) and, when
+ * either passes the room left plus the slack, prepares the clamp.
+ */
+static void
+clamp_prepare(const sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, int w, int pr, clamp *k)
+{
+	const char *q = text + 1;
+	bool left = false;
+	for (; sr_fmt__is_flag(*q); q++)
+		left |= *q == '-';
+	const char *flags_end = q;
+	long long width = 0;
+	if (s->width_star) {
+		width = w < 0 ? -(long long)w : w;
+		left |= w < 0;
+		q++;
+	} else {
+		while (sr_fmt__is_digit(*q))
+			width = width * 10 + (*q++ - '0');
+	}
+	long long prec = s->prec;
+	if (*q == '.') {
+		q++;
+		if (s->prec_star) {
+			prec = pr < 0 ? -1 : pr;
+			q++;
+		} else {
+			while (sr_fmt__is_digit(*q))
+				q++;
+		}
+	}
+	long long limit = (long long)(out->cap - out->len) + SR_FMT_CLAMP_SLACK;
+	bool bounds_text = s->conv == 's' || s->conv == 'm';
+	k->active = width > limit || (prec > limit && !bounds_text);
+	if (!k->active)
+		return;
+	k->left = left;
+	k->width = width;
+	k->prec = prec;
+	/* A string's precision only bounds what is read: it costs no work. */
+	k->prec_used = prec > limit && !bounds_text ? (int)limit : (int)prec;
+	k->linear = strchr("diouxXeEfFaA", s->conv) != NULL;
+	size_t nf = (size_t)(flags_end - text), nrest = s->len - (size_t)(q - text);
+	memcpy(k->fmt, text, nf);
+	memcpy(k->fmt + nf, "*.*", 3);
+	memcpy(k->fmt + nf + 3, q, nrest);
+	k->fmt[nf + 3 + nrest] = '\0';
+}
+
+/*
+ * The width to pass with the clamp, from the length n0 the conversion has
+ * at the precision passed and no width: enough padding to fill the room
+ * left and overflow it, never the true padding's full count.
+ */
+static int
+clamp_width(const sr_fmt_buf *out, const clamp *k, int n0, long long *true_len)
+{
+	long long body = n0;
+	if (k->linear && k->prec > k->prec_used)
+		body += k->prec - k->prec_used;
+	*true_len = k->width > body ? k->width : body;
+	if (k->width <= body)
+		return 0;
+	long long pad = k->width - body, room = (long long)(out->cap - out->len);
+	if (pad > room + 1)
+		pad = room + 1;
+	int wu = (int)((long long)n0 + pad);
+	return k->left ? -wu : wu;
+}
+
+/* Renders x with the clamp k, and counts the true length in `want`. */
+#define RENDER_CLAMPED(out, k, x) do { \
+	int n0_ = snprintf(NULL, 0, (k)->fmt, 0, (k)->prec_used, x); \
+	if (n0_ < 0) \
+		break; \
+	render_work += (unsigned)n0_; \
+	long long true_len_; \
+	int wu_ = clamp_width(out, k, n0_, &true_len_); \
+	size_t want0_ = (out)->want; \
+	BUF_SNPRINTF(out, (k)->fmt, wu_, (k)->prec_used, x); \
+	(out)->want = want0_ + (size_t)true_len_; \
 } while (0)
 
 /* Calls BUF_SNPRINTF with the '*' width and precision the spec takes, then x. */
 #define RENDER_STARS(out, fmt, s, w, pr, x) do { \
-	if ((s)->width_star && (s)->prec_star) BUF_SNPRINTF(out, fmt, w, pr, x); \
+	if (k.active) RENDER_CLAMPED(out, &k, x); \
+	else if ((s)->width_star && (s)->prec_star) BUF_SNPRINTF(out, fmt, w, pr, x); \
 	else if ((s)->width_star) BUF_SNPRINTF(out, fmt, w, x); \
 	else if ((s)->prec_star) BUF_SNPRINTF(out, fmt, pr, x); \
 	else BUF_SNPRINTF(out, fmt, x); \
@@ -113,6 +237,11 @@ render_spec(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c, 
 		return false;
 	memcpy(fmt, text, s->len);
 	fmt[s->len] = '\0';
+	clamp k;  /* not zeroed: only a clamp that is active is read past `active` */
+	k.active = false;
+	/* A spec of 5 bytes or fewer ("%999d", "%9.9f") holds no number above 999: nothing to clamp. */
+	if (!s->plain && (s->len > 5 || s->width_star || s->prec_star))
+		clamp_prepare(out, text, s, w, pr, &k);
 
 	switch (s->type) {
 	case SR_FMT_ARG_INT: {
@@ -225,7 +354,7 @@ render_spec(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c, 
 			/* %m reads errno: give it the caller's, then restore ours. */
 			int saved = errno;
 			errno = errno_value;
-			BUF_SNPRINTF(out, fmt, 0);
+			RENDER_STARS(out, fmt, s, w, pr, 0);
 			errno = saved;
 			return true;
 		}

@@ -4,6 +4,7 @@
  */
 #include "sr_log_spec_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +116,7 @@ sr_log__spec_parse(const char *spec, sr_log_spec *out, char *msg, size_t msg_siz
 							snprintf(msg, msg_size,
 							    "'%.*s': '%.*s' is neither a level (trace, debug, info, warn, error, "
 							    "fatal, off) nor a category name (dot-separated parts of printable "
-							    "characters without spaces, ',' or '=')",
+							    "characters or UTF-8, without spaces, ',' or '=')",
 							    (int)(n > 64 ? 64 : n), a, (int)(nlen > 64 ? 64 : nlen), a);
 					}
 					free(name);
@@ -163,6 +164,29 @@ sr_log__source_name(int source)
 	return source >= 0 && source < 4 ? names[source] : "?";
 }
 
+/*
+ * The length of the UTF-8 character at s (n bytes left), or 0 when it is
+ * not one (overlong, a surrogate, above U+10FFFF, cut) or is a C1 control.
+ */
+static size_t
+utf8_char(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+	if (c < 0xc2 || c > 0xf4 || len > n)
+		return 0;
+	uint32_t cp = c & (0x3f >> (len - 1));
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+		return 0;
+	return len;
+}
+
 bool
 sr_log__valid_category_name(const char *name)
 {
@@ -171,6 +195,14 @@ sr_log__valid_category_name(const char *name)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)name[i];
+		if (c >= 0x80) {
+			/* Any language's letters; not a control, not broken UTF-8. */
+			size_t len = utf8_char((const unsigned char *)name + i, n - i);
+			if (len == 0)
+				return false;
+			i += len - 1;
+			continue;
+		}
 		if (c <= ' ' || c > '~' || c == ',' || c == '=')
 			return false;
 		if (c == '.' && name[i + 1] == '.')

@@ -44,7 +44,11 @@ void sr_log__spec_free(sr_log_spec *spec);
 
 /* Longest category name or prefix. */
 #define SR_LOG_MAX_CATEGORY_NAME 255
-/* True for a valid category name or prefix (1 to 255 printable characters, no space , =, dotted parts). */
+/*
+ * True for a valid category name or prefix: 1 to 255 bytes of printable
+ * ASCII but space, ',' and '=', or UTF-8 (no control, no broken sequence),
+ * in non-empty dot-separated parts.
+ */
 bool sr_log__valid_category_name(const char *name);
 
 /* What a bad level is told it should be. */

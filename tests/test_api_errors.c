@@ -177,6 +177,28 @@ Test(api_errors, ring_create_out_of_memory)
 	sr_error err = fresh_error();
 	cr_expect_null(sr_ring_create(SR_RING_MAX_SLOT_COUNT, SR_RING_MAX_SLOT_SIZE, NULL, NULL, &err));
 	EXPECT_ERR(err, SR_ENOMEM, "1073741824");
+
+	/* The logger's ring: the error names what sized it, variables or fields. */
+	tl_clear_env();
+	setenv("SEQRING_LOG_RING_SLOTS", "1073741824", 1);
+	setenv("SEQRING_LOG_SLOT_SIZE", "65536", 1);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	err = fresh_error();
+	cr_expect_null(sr_log_open(&c, &err));
+	EXPECT_ERR(err, SR_ENOMEM, "the ring is SEQRING_LOG_RING_SLOTS=1073741824 x SEQRING_LOG_SLOT_SIZE=65536");
+	tl_clear_env();
+	c.ring_slots = SR_RING_MAX_SLOT_COUNT;
+	c.slot_size = SR_RING_MAX_SLOT_SIZE;
+	err = fresh_error();
+	cr_expect_null(sr_log_open(&c, &err));
+	EXPECT_ERR(err, SR_ENOMEM, "the ring is config.ring_slots 1073741824 x config.slot_size 65536");
+	/* One from each. */
+	setenv("SEQRING_LOG_SLOT_SIZE", "64k", 1);
+	err = fresh_error();
+	cr_expect_null(sr_log_open(&c, &err));
+	EXPECT_ERR(err, SR_ENOMEM, "config.ring_slots 1073741824 x SEQRING_LOG_SLOT_SIZE=64k");
+	tl_clear_env();
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -884,8 +906,8 @@ Test(api_errors, log_category_names, .timeout = 20)
 	memset(long_name, 'n', 256);
 	long_name[256] = '\0';
 	static const char *const bad[] = {
-		"", ".", "a.", ".a", "a..b", "a b", "a,b", "a=b", "tab\there", "del\x7f", "caf\xc3\xa9",
-		"new\nline",
+		".", "a.", ".a", "a..b", "a b", "a,b", "a=b", "tab\there", "del\x7f", "new\nline",
+		"broken\xc3", "c1\xc2\x85", "overlong\xc0\xaf", "surrogate\xed\xa0\x80",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		sr_error err = fresh_error();
@@ -893,7 +915,7 @@ Test(api_errors, log_category_names, .timeout = 20)
 		char quoted[64];
 		snprintf(quoted, sizeof quoted, "category name '%s'", bad[i]);
 		EXPECT_ERR(err, SR_EINVAL, quoted);
-		/* "never NULL: on any error it returns &sr_category_off" */
+		/* never NULL: a refused name gives &sr_category_off (and says so on stderr) */
 		cr_expect_eq(sr_log_category(log, bad[i]), &sr_category_off);
 		err = fresh_error();
 		cr_expect_eq(sr_log_set_level(log, bad[i][0] == '\0' ? "a..b" : bad[i], SR_LOG_DEBUG, &err),
@@ -913,12 +935,15 @@ Test(api_errors, log_category_names, .timeout = 20)
 	err = fresh_error();
 	cr_expect_null(sr_log_category_get(NULL, "net", &err));
 	EXPECT_ERR(err, SR_EINVAL, "NULL");
-	cr_expect_eq(sr_log_category(NULL, "net"), &sr_category_off);
 	cr_expect_eq(sr_log_category(log, NULL), &sr_category_off);
-	cr_expect_eq(sr_log_root(NULL), &sr_category_off);
+	/* A NULL logger's handle is never written, and says why (test_log_category_names.c). */
+	cr_expect_eq(sr_log_root(NULL), sr_log_category(NULL, "net"));
+	cr_expect_eq(sr_category_level(sr_log_category(NULL, "net")), SR_LOG_OFF);
+	/* UTF-8 names and "" (the root) are accepted. */
+	cr_expect_not_null(sr_log_category_get(log, "caf\xc3\xa9.\xe6\x97\xa5\xe6\x9c\xac", NULL));
+	cr_expect_eq(sr_log_category_get(log, "", NULL), sr_log_root(log));
 	/* The off handle: every macro on it is a no-op. */
 	SR_FATAL(&sr_category_off, "never %s", "written");
-	SR_FATAL(sr_log_category(NULL, "x"), "never %d", 1);
 	cr_expect_eq(sr_category_level(&sr_category_off), SR_LOG_OFF);
 	sr_log_close(&log);
 	SC_ASSERT_NO_LEAKS();

@@ -236,6 +236,7 @@ Test(log_env, every_variable_reaches_the_logger)
 		{ "SEQRING_LOG_BACKTRACE_TRIGGER", "warn" },
 		{ "SEQRING_LOG_CRASH_HANDLER", "no" },
 		{ "SEQRING_LOG_DESCRIBE", "0" },
+		{ "SEQRING_LOG_ESCAPE", "no" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
 		setenv(vars[i][0], vars[i][1], 1);
@@ -266,6 +267,7 @@ Test(log_env, every_variable_reaches_the_logger)
 		{ "backtrace_level", "debug" },
 		{ "backtrace_trigger", "warn" },
 		{ "crash_handler", "false" },
+		{ "escape_control_characters", "false" },
 	};
 	for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
 		char line[600];
@@ -341,8 +343,7 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		{ "SEQRING_LOG_SINK", "stderr,fast", "sink 0: option 'fast' has no '='" },
 		{ "SEQRING_LOG_SINK", "fd:x", "sink 0: 'fd:x': expected fd:N" },
 		{ "SEQRING_LOG_SINK", " ; ", "sink 0: no sink" },
-		{ "SEQRING_LOG_SINK", "fd:987", "config.sinks[0].fd 987 is not an open file descriptor "
-		  "(from the environment: SEQRING_LOG_SINK=fd:987)" },
+		{ "SEQRING_LOG_SINK", "fd:987", "SEQRING_LOG_SINK sink 0: fd 987 is not an open file descriptor" },
 		{ "SEQRING_LOG_THREAD_NAME", "a-very-long-thread-name",
 		  "SEQRING_LOG_THREAD_NAME 'a-very-long-thread-name' is invalid: expected 1 to 15 characters" },
 		{ "SEQRING_LOG_CLOSE_AT_EXIT", "2", "SEQRING_LOG_CLOSE_AT_EXIT '2' is invalid" },
@@ -352,9 +353,17 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		{ "SEQRING_LOG_BACKTRACE_TRIGGER", "off", "SEQRING_LOG_BACKTRACE_TRIGGER 'off' is invalid" },
 		{ "SEQRING_LOG_CRASH_HANDLER", "sure", "SEQRING_LOG_CRASH_HANDLER 'sure' is invalid" },
 		{ "SEQRING_LOG_DESCRIBE", "please", "SEQRING_LOG_DESCRIBE 'please' is invalid" },
+		{ "SEQRING_LOG_ESCAPE", "mostly", "SEQRING_LOG_ESCAPE 'mostly' is invalid: expected 1, 0" },
 		{ "SEQRING_LOG_LAYOUTT", "json",
 		  "SEQRING_LOG_LAYOUTT is not a seqring setting: did you mean SEQRING_LOG_LAYOUT?" },
 		{ "SEQRING_LOG_VERBOSITY", "9", "SEQRING_LOG_VERBOSITY is not a seqring setting (the" },
+		/* Only close names are suggested; the shared prefix does not count. */
+		{ "SEQRING_LOG_FOO", "1", "SEQRING_LOG_FOO is not a seqring setting (the" },
+		{ "SEQRING_LOG_RING_SIZE", "8", "did you mean SEQRING_LOG_RING_SLOTS?" },
+		{ "SEQRING_LOG_BACKTRACE_SIZE", "8", "did you mean SEQRING_LOG_BACKTRACE?" },
+		{ "SEQRING_LOG_SINKS", "stderr", "did you mean SEQRING_LOG_SINK?" },
+		{ "SEQRING_LOG_LEVEL", "debug", "SEQRING_LOG_LEVEL is not a seqring setting: did you mean SEQRING_LOG? "
+		  "(it holds the levels: SEQRING_LOG=debug)" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		sr_error err = refused_with(cases[i].name, cases[i].value);
@@ -500,4 +509,86 @@ Test(log_env, describe_at_open_from_the_environment)
 	text = tl_with_stderr(open_with_describe, NULL);
 	cr_expect_str_eq(text, "");
 	free(text);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Names that look like settings and are none, outside SEQRING_LOG_*                        */
+
+/* Opens a default config with name=value set; returns what stderr got (malloc'd). */
+static char *
+open_warned(const char *name, const char *value)
+{
+	tl_clear_env();
+	unsetenv(name);
+	setenv(name, value, 1);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ring_slots = 64;
+	tl_stderr s;
+	tl_stderr_begin(&s);
+	sr_error err;
+	sr_log *log = sr_log_open(&c, &err);
+	char *text = tl_stderr_end(&s);
+	cr_expect_not_null(log, "%s=%s is another program's, maybe: a warning, not an error (%s)", name, value,
+	    log == NULL ? err.message : "");
+	sr_log_close(&log);
+	unsetenv(name);
+	return text;
+}
+
+Test(log_env, lookalike_names_are_warned_about)
+{
+	static const struct { const char *name, *warning; } cases[] = {
+		{ "SEQRING_LOGLEVEL", "seqring: warning: SEQRING_LOGLEVEL is not a seqring setting and is ignored: "
+		  "did you mean SEQRING_LOG? (it holds the levels: SEQRING_LOG=debug)\n" },
+		{ "SEQRING_LOGMODE", "SEQRING_LOGMODE is not a seqring setting and is ignored: did you mean "
+		  "SEQRING_LOG_MODE?\n" },
+		{ "seqring_log_mode", "seqring_log_mode is not a seqring setting and is ignored: did you mean "
+		  "SEQRING_LOG_MODE?\n" },
+		{ "seqring_log", "did you mean SEQRING_LOG?\n" },
+		{ "SEQRING_LOGGER", "SEQRING_LOGGER is not a seqring setting and is ignored (the settings are "
+		  "SEQRING_LOG and SEQRING_LOG_*" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *text = open_warned(cases[i].name, "debug");
+		cr_expect_not_null(strstr(text, cases[i].warning), "%s:\n got  \"%s\"\n want \"%s\"", cases[i].name,
+		    text, cases[i].warning);
+		cr_expect_eq(strchr(text, '\n'), strrchr(text, '\n'), "one line: %s", text);
+		free(text);
+	}
+	/* A program that must not be reconfigured reads nothing, and warns about nothing. */
+	tl_clear_env();
+	setenv("SEQRING_LOGLEVEL", "debug", 1);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	tl_stderr s;
+	tl_stderr_begin(&s);
+	sr_log *log = sr_log_open(&c, NULL);
+	char *text = tl_stderr_end(&s);
+	cr_expect_not_null(log);
+	cr_expect_str_eq(text, "");
+	free(text);
+	sr_log_close(&log);
+}
+
+/* A sink the code configured is named as the code wrote it. */
+Test(log_env, a_sink_from_code_is_named_by_its_field)
+{
+	tl_clear_env();
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ring_slots = 64;
+	sr_sink_config sinks[2] = { sr_sink_fd(2), sr_sink_file("/no/such/dir/app.log") };
+	c.sinks = sinks;
+	c.sink_count = 2;
+	sr_error err = tl_open_refused(&c, "a file in a missing directory");
+	cr_expect_not_null(strstr(err.message, "config.sinks[1].path '/no/such/dir/app.log' cannot be opened"),
+	    "%s", err.message);
+	/* The environment replaces it: then the variable is named. */
+	setenv("SEQRING_LOG_SINK", "stderr;file:/no/such/dir/other.log", 1);
+	err = tl_open_refused(&c, "SEQRING_LOG_SINK in a missing directory");
+	cr_expect_eq(err.code, SR_ESYS);
+	cr_expect_str_eq(err.message, "SEQRING_LOG_SINK sink 1: path '/no/such/dir/other.log' cannot be "
+	    "opened: No such file or directory");
 }

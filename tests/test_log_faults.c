@@ -175,15 +175,6 @@ open_on_fd(sr_log_mode mode, int fd, int write_timeout_ms)
 	return tl_open(&c);
 }
 
-static size_t
-count_of(const char *haystack, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = haystack; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-		n++;
-	return n;
-}
-
 /* The first byte where a and b differ, for messages. */
 static size_t
 first_difference(const char *a, size_t alen, const char *b, size_t blen)
@@ -217,7 +208,7 @@ expect_batches(const char *got, size_t got_len, int first, int last, int count)
 static void
 expect_reports(char *err, size_t reports, const char *needle)
 {
-	cr_assert_eq(count_of(err, "seqring:"), reports, "%zu report(s) expected: %s", reports, err);
+	cr_assert_eq(tl_count_of(err, "seqring:"), reports, "%zu report(s) expected: %s", reports, err);
 	if (needle != NULL)
 		cr_assert(strstr(err, needle) != NULL, "the report says \"%s\": %s", needle, err);
 	free(err);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "sr_log_codec_internal.h"
+#include "sr_log_render_internal.h"
 
 static long cases;
 static long failures;
@@ -206,6 +207,75 @@ Test(log_format, huge_widths_and_precisions)
 	cr_assert_eq(strlen(small), sizeof small - 1);
 	free(want);
 	free(got);
+}
+
+/*
+ * The worst widths and precisions a caller can pass: the renderer clamps them
+ * to the line (here the buffer), keeps the true text's beginning and length,
+ * and makes snprintf produce a bounded count of bytes, not INT_MAX of them.
+ */
+Test(log_format, hostile_widths_and_precisions_are_clamped)
+{
+	enum { SIZE = 65536 };
+	/* What snprintf may produce for one conversion: twice the line, the slack and a number. */
+	const unsigned long long bound = 2ULL * (SIZE + 5000 + 5000);
+	char *out = malloc(SIZE);
+	cr_assert_not_null(out);
+	unsigned long long before;
+	int n;
+
+#define WORK_OF(call) (before = sr_fmt__render_work(), (call), sr_fmt__render_work() - before)
+	/* Right-justified: only padding fits, the length is the true one. */
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "[%*d]", INT_MAX, 42)), bound);
+	cr_expect_eq(n, -1, "%d: the true text has INT_MAX + 2 bytes, more than an int counts", n);
+	cr_expect_eq(strlen(out), SIZE - 1);
+	cr_expect(out[0] == '[' && strspn(out + 1, " ") == SIZE - 2, "only padding is kept");
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%*d", INT_MAX, 42)), bound);
+	cr_expect_eq(n, INT_MAX);
+	/* The same width written in the format. */
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%2147483647d", 42)), bound);
+	cr_expect_eq(n, INT_MAX);
+	cr_expect_eq(strspn(out, " "), SIZE - 1);
+	/* Negative widths justify left; INT_MIN's magnitude does not fit an int. */
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%*d|", -INT_MAX, -7)), bound);
+	cr_expect_eq(n, -1, "INT_MAX + 1 bytes");
+	cr_expect(strncmp(out, "-7 ", 3) == 0 && strspn(out + 2, " ") == SIZE - 3, "%.8s", out);
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%*ld", INT_MIN, 5L)), bound);
+	cr_expect_eq(n, -1);
+	cr_expect(out[0] == '5' && strspn(out + 1, " ") == SIZE - 2);
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%0*d", INT_MAX - 1, -3)), bound);
+	cr_expect_eq(n, INT_MAX - 1);
+	cr_expect(out[0] == '-' && strspn(out + 1, "0") == SIZE - 2, "zeros after the sign");
+	/* Precisions: the digits are the true ones, as far as the line goes. */
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%.*f", INT_MAX, 1.0 / 3)), bound);
+	cr_expect_eq(n, -1);
+	cr_expect(strncmp(out, "0.333333333333333314829616256247", 32) == 0, "%.40s", out);
+	cr_expect_eq(strlen(out), SIZE - 1);
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%.*Lf", INT_MAX, 2.5L)), bound);
+	cr_expect(strncmp(out, "2.5000", 6) == 0 && strspn(out + 2, "50") == SIZE - 3);
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%.*e", INT_MAX - 10, 1.0)), bound);
+	cr_expect(strncmp(out, "1.000", 5) == 0);
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%.*d", INT_MAX - 1, 9)), bound);
+	cr_expect_eq(n, INT_MAX - 1);
+	cr_expect_eq(strspn(out, "0"), SIZE - 1);
+	/* %g keeps its style and its digits: a double's exact value fits under the clamp. */
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%.*g|", INT_MAX, 0.1)), bound);
+	char want[2048];
+	cr_expect_eq(n, snprintf(want, sizeof want, "%.2000g|", 0.1));
+	cr_expect_str_eq(out, want);
+	/* Both at once: the digits outgrow the width, which pads nothing, as in snprintf. */
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%*.*f %s", INT_MAX, INT_MAX, 1.0, "end")),
+	    bound);
+	cr_expect(strncmp(out, "1.000", 5) == 0 && strspn(out + 2, "0") == SIZE - 3, "%.8s", out);
+	cr_expect_leq(WORK_OF(n = sr_fmt_snprintf(out, SIZE, 0, "%*.*f", INT_MAX, INT_MAX - 100, 1.0)),
+	    bound);
+	cr_expect_eq(n, INT_MAX);
+	cr_expect_eq(strspn(out, " "), 98, "the true padding: %d - (INT_MAX - 100 + 2)", INT_MAX);
+	/* A %s precision only bounds what is read. */
+	cr_expect_eq(sr_fmt_snprintf(out, SIZE, 0, "[%.*s]", INT_MAX, "abc"), 5);
+	cr_expect_str_eq(out, "[abc]");
+#undef WORK_OF
+	free(out);
 }
 
 Test(log_format, precision_bounds_what_is_read)

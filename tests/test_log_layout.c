@@ -15,9 +15,11 @@
 #include "test_log_support.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "sr_log_layout_internal.h"
+#include "sr_log_render_internal.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Pattern: dates and widths on fixed events                                                */
@@ -474,4 +476,199 @@ Test(log_layout, signal_safe_renderer_matches_printf)
 	sr_fmt_render_safe(&b, "failed: %m", none, 0, none, 0, ENOENT);
 	got[b.len] = '\0';
 	cr_expect_str_eq(got, "failed: errno 2");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Hostile widths and precisions                                                            */
+
+/*
+ * The worst '*' values through a logger in every mode: each line is cut at
+ * the line limit and marked, and the lines after it are written (unclamped,
+ * %.*f with INT_MAX took the consumer seconds and gigabytes and printed nothing).
+ */
+Test(log_layout, hostile_widths_are_cut_and_marked, .timeout = 20)
+{
+	static const sr_log_mode modes[] = { SR_LOG_MODE_RING, SR_LOG_MODE_QUEUE, SR_LOG_MODE_SYNC };
+	for (int m = 0; m < 3; m++) {
+		tl_setup t;
+		sr_log_config *c = tl_setup_begin(&t);
+		c->mode = modes[m];
+		c->layout = SR_LOG_LAYOUT_MESSAGE;
+		c->max_line_bytes = 4096;
+		sr_log *log = tl_open(c);
+		sr_category *cat = sr_log_category(log, "hostile");
+		/* Sync mode renders on this thread: its count of bytes snprintf produced is the work. */
+		unsigned long long work = sr_fmt__render_work();
+		SR_WARN(cat, "w[%*d]", INT_MAX, 1);
+		SR_WARN(cat, "p[%.*f]", INT_MAX, 0.5);
+		SR_WARN(cat, "n[%*d]", -INT_MAX, 2);
+		SR_WARN(cat, "after");
+		work = sr_fmt__render_work() - work;
+		if (modes[m] == SR_LOG_MODE_SYNC) {
+			cr_expect_geq(work, 3ULL * 4096, "each hostile record fills its line");
+			cr_expect_leq(work, 3ULL * 2 * (4096 + 5000 + 5000), "%llu bytes for 3 records", work);
+		}
+		cr_assert_eq(tl_flushed_count(log, &t.cap), 4, "mode %d", m);
+		const char *mark = " " SR_FMT_TRUNCATION_MARKER;
+		for (int i = 0; i < 3; i++) {
+			const char *line = t.cap.lines[i];
+			size_t len = strlen(line);
+			cr_expect_eq(len, 4096 + strlen(mark), "mode %d line %d: %zu bytes", m, i, len);
+			cr_expect_str_eq(line + len - strlen(mark), mark, "mode %d line %d", m, i);
+		}
+		cr_expect_eq(strspn(t.cap.lines[0] + 2, " "), 4094 + 1, "padding, then the marker's space");
+		cr_expect(strncmp(t.cap.lines[1], "p[0.5000", 8) == 0, "%.20s", t.cap.lines[1]);
+		cr_expect(strncmp(t.cap.lines[2], "n[2   ", 6) == 0, "%.20s", t.cap.lines[2]);
+		cr_expect_str_eq(t.cap.lines[3], "after");
+		cr_expect_eq(tl_stats(log).truncated_lines, 3, "mode %d", m);
+		sr_log_close(&log);
+		tl_setup_end(&t);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Control characters                                                                       */
+
+/* Escapes text (n bytes) in a buffer of cap bytes after a prefix; returns the buffer's text. */
+static char *
+escaped(const char *prefix, const char *text, size_t n, size_t cap, sr_fmt_buf *b, char *data)
+{
+	*b = (sr_fmt_buf){ data, 0, cap, 0 };
+	sr_fmt_buf_put(b, prefix, strlen(prefix));
+	size_t start = b->len;
+	sr_fmt_buf_put(b, text, n);
+	sr_log__escape_controls(b, start);
+	data[b->len] = '\0';
+	return data;
+}
+
+Test(log_layout, control_characters_are_escaped)
+{
+	char data[512];
+	sr_fmt_buf b;
+	/* Every C0 control, DEL and the C1 controls; printable UTF-8 and backslashes stay. */
+	static const char text[] = "a\nb\rc\td\x1b[31me\x7f" "f\xc2\x85g\xc2\x9f" "h\xc2\xa3\xc3\xa9\\n\x01";
+	cr_expect_str_eq(escaped("> ", text, sizeof text - 1, 400, &b, data),
+	    "> a\\nb\\rc\\td\\x1b[31me\\x7ff\\u0085g\\u009fh\xc2\xa3\xc3\xa9\\n\\x01");
+	cr_expect_eq(b.want, b.len);
+	/* NUL is a control too (a %c of 0). */
+	cr_expect_str_eq(escaped("", "x\0y", 3, 400, &b, data), "x\\x00y");
+	/* Nothing to escape: untouched. */
+	cr_expect_str_eq(escaped("p", "plain text \xe2\x82\xac", 14, 400, &b, data), "pplain text \xe2\x82\xac");
+	/* A lone C2 at the end of a cut message is a byte, not half a control. */
+	cr_expect_str_eq(escaped("", "z\xc2", 2, 400, &b, data), "z\xc2");
+	for (size_t cap = 2; cap < 14; cap++) {
+		/* Cut: escapes are kept whole, and want says the line was cut. */
+		escaped("ab", "\n\n\x1b\n", 4, cap, &b, data);
+		size_t kept = b.len - 2;
+		cr_expect(kept == 0 || kept == 2 || kept == 4 || kept == 8 || kept == 10, "cap %zu: %s", cap, data);
+		cr_expect_leq(b.len, cap);
+		cr_expect_eq(strncmp(data, "ab\\n\\n\\x1b\\n", b.len), 0, "cap %zu: %s", cap, data);
+		if (kept < 10)
+			cr_expect_gt(b.want, b.len, "cap %zu: a cut escape is a cut line", cap);
+		else
+			cr_expect_eq(b.want, b.len);
+	}
+}
+
+/* The escape of one byte b of a string as the documented rule says (no C1 pairs here). */
+static size_t
+reference_escape(unsigned char b, char *out)
+{
+	if (b == '\n' || b == '\r' || b == '\t')
+		return (size_t)sprintf(out, "\\%c", b == '\n' ? 'n' : b == '\r' ? 'r' : 't');
+	if (b < 0x20 || b == 0x7f)
+		return (size_t)sprintf(out, "\\x%02x", b);
+	out[0] = (char)b;
+	return 1;
+}
+
+/* Every byte at every position of a 24-byte message, so that the 8-byte scan meets each in each lane. */
+Test(log_layout, every_byte_in_every_lane)
+{
+	char data[128], want[128];
+	for (int b = 0; b < 256; b++) {
+		if (b == 0xc2)
+			continue;  /* a C1 control's first byte: its own cases above */
+		for (size_t pos = 0; pos < 24; pos++) {
+			char text[24];
+			memset(text, 'a', sizeof text);
+			text[pos] = (char)b;
+			size_t w = 0;
+			for (size_t i = 0; i < sizeof text; i++)
+				w += reference_escape((unsigned char)text[i], want + w);
+			want[w] = '\0';
+			sr_fmt_buf buf;
+			escaped("", text, sizeof text, 100, &buf, data);
+			cr_assert_eq(buf.len, w, "byte 0x%02x at %zu", b, pos);
+			cr_assert_eq(memcmp(data, want, w), 0, "byte 0x%02x at %zu", b, pos);
+		}
+	}
+}
+
+/* Logs a message made to forge a second line through layout; returns the captured lines. */
+static void
+forge_through(sr_log_layout layout, bool escape, const char *env, tl_setup *t, size_t *count)
+{
+	sr_log_config *c = tl_setup_begin(t);
+	c->layout = layout;
+	c->pattern = layout == SR_LOG_LAYOUT_PATTERN ? "%p %c: %m%n" : NULL;
+	c->escape_control_characters = escape;
+	if (env != NULL) {
+		setenv("SEQRING_LOG_ESCAPE", env, 1);
+		c->ignore_environment = false;
+	}
+	sr_log *log = tl_open(c);
+	const char *user = "bob\n2026-01-01T00:00:00.000000Z ERROR [main] auth - admin logged in\r\x1b[2J";
+	SR_WARN(sr_log_category(log, "auth"), "login failed for %s", user);
+	*count = tl_flushed_count(log, &t->cap);
+	sr_log_close(&log);
+}
+
+Test(log_layout, a_message_cannot_forge_lines_in_any_layout)
+{
+	static const sr_log_layout layouts[] = {
+		SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_MESSAGE, SR_LOG_LAYOUT_PATTERN, SR_LOG_LAYOUT_JSON
+	};
+	for (int i = 0; i < 4; i++) {
+		tl_setup t;
+		size_t count;
+		forge_through(layouts[i], true, NULL, &t, &count);
+		cr_expect_eq(count, 1, "layout %s", sr_log_layout_name(layouts[i]));
+		const char *line = t.cap.lines[0];
+		cr_expect_null(strpbrk(line, "\n\r\x1b"), "layout %s: %s", sr_log_layout_name(layouts[i]), line);
+		if (layouts[i] != SR_LOG_LAYOUT_JSON)
+			cr_expect_not_null(strstr(line, "login failed for bob\\n2026-01-01T00:00:00.000000Z ERROR"
+			    " [main] auth - admin logged in\\r\\x1b[2J"), "%s", line);
+		tl_setup_end(&t);
+	}
+}
+
+Test(log_layout, raw_control_characters_by_option_or_environment)
+{
+	/* From the code. */
+	tl_setup t;
+	size_t count;
+	forge_through(SR_LOG_LAYOUT_TEXT, false, NULL, &t, &count);
+	cr_expect_eq(count, 1);
+	cr_expect_not_null(strstr(t.cap.lines[0], "for bob\n2026-01-01"), "%s", t.cap.lines[0]);
+	tl_setup_end(&t);
+	/* From the environment, over the code's default. */
+	forge_through(SR_LOG_LAYOUT_PATTERN, true, "0", &t, &count);
+	cr_expect_not_null(strstr(t.cap.lines[0], "logged in\r\x1b[2J"), "%s", t.cap.lines[0]);
+	tl_setup_end(&t);
+	forge_through(SR_LOG_LAYOUT_MESSAGE, false, "on", &t, &count);
+	cr_expect_not_null(strstr(t.cap.lines[0], "bob\\n2026"), "%s", t.cap.lines[0]);
+	tl_setup_end(&t);
+	/* A bad value names the variable. */
+	tl_clear_env();
+	setenv("SEQRING_LOG_ESCAPE", "sometimes", 1);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ring_slots = 64;
+	sr_error err = tl_open_refused(&c, "SEQRING_LOG_ESCAPE=sometimes");
+	cr_expect_str_eq(err.message, "SEQRING_LOG_ESCAPE 'sometimes' is invalid: expected 1, 0, true, false, "
+	    "yes, no, on or off");
+	sr_log_config_default(&c);
+	cr_expect(c.escape_control_characters, "escaping is the default");
 }

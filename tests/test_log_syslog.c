@@ -72,6 +72,8 @@ open_with(sr_sink_config *s, sr_log_mode mode)
 	c.ignore_environment = true;
 	c.ring_slots = 1024;
 	c.mode = mode;
+	/* Raw messages: these tests check the framing of a newline inside an octet-counted frame. */
+	c.escape_control_characters = false;
 	c.sinks = s;
 	c.sink_count = 1;
 	return tl_open(&c);

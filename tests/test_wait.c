@@ -242,7 +242,9 @@ Test(wait, validate_names_each_bad_field)
 	REFUSED(SR_WAIT_PHASED, yield_ns, 61 * SC_S, "phased yield 61000000000 ns is out of range");
 	REFUSED(SR_WAIT_PHASED, fallback, SR_WAIT_YIELD, "phased fallback 'yield' is invalid");
 	REFUSED(SR_WAIT_PHASED, fallback, SR_WAIT_BUSY_SPIN, "phased fallback 'busyspin' is invalid");
-	REFUSED(SR_WAIT_PHASED, fallback, (enum sr_wait_kind)99, "phased fallback 'unknown' is invalid");
+	REFUSED(SR_WAIT_PHASED, fallback, (enum sr_wait_kind)99, "phased fallback 99 is invalid: it is no wait "
+	    "strategy kind (expected block, liteblock, timeout or sleep)");
+	REFUSED(SR_WAIT_PHASED, fallback, (enum sr_wait_kind)-1, "phased fallback -1 is invalid");
 #undef REFUSED
 	cr_assert_eq(sr_wait_config_validate(NULL, &err), SR_EINVAL);
 	cr_assert(strstr(err.message, "wait config is NULL") != NULL);

@@ -72,6 +72,10 @@ sr_wait_config_validate(const sr_wait_config *c, sr_error *err)
 	if (c->yield_ns < 0 || c->yield_ns > SR_WAIT_MAX_NS)
 		return sr_error_set(err, SR_EINVAL,
 		    "phased yield %" PRId64 " ns is out of range: expected 0 to 60 s", c->yield_ns);
+	if (c->kind == SR_WAIT_PHASED && (unsigned)c->fallback >= SR_WAIT_KIND_COUNT)
+		return sr_error_set(err, SR_EINVAL,
+		    "phased fallback %d is invalid: it is no wait strategy kind (expected block, liteblock, "
+		    "timeout or sleep)", (int)c->fallback);
 	if (c->kind == SR_WAIT_PHASED && c->fallback != SR_WAIT_BLOCK &&
 	    c->fallback != SR_WAIT_LITE_BLOCK && c->fallback != SR_WAIT_TIMEOUT &&
 	    c->fallback != SR_WAIT_SLEEP)

@@ -56,6 +56,9 @@ void tl_mutated_config(sr_log_config *c, sr_sink_config *sink, const char *path,
 /* The whole file (NUL-terminated, malloc'd), or NULL when it does not exist. */
 char *tl_read_file(const char *path, size_t *len);
 
+/* How many times needle occurs in text (without overlaps). */
+size_t tl_count_of(const char *text, const char *needle);
+
 /* The line of text that contains needle (copied into buf), or NULL. */
 const char *tl_line_with(const char *text, const char *needle, char *buf, size_t size);
 

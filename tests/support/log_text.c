@@ -91,3 +91,12 @@ tl_stress_line(const char *line, size_t len, char *text, size_t size, const char
 		return -1;
 	return 1;
 }
+
+size_t
+tl_count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
