@@ -119,7 +119,13 @@ transfer_ns(int cpus)
 		v[b] = (double)(sr_monotonic_ns() - a) / (2.0 * PING_ROUNDS);
 	}
 	pthread_join(t, NULL);
-	return median(v, BLOCKS);
+	/*
+	 * The fastest block: a transfer is a property of the hardware, and a
+	 * block in which either thread lost its CPU to another process measures
+	 * the scheduler instead.
+	 */
+	qsort(v, BLOCKS, sizeof *v, by_value);
+	return v[0];
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -264,7 +270,7 @@ ex_machine_print(const ex_machine *m)
 	    m->cycle_ns > 0 ? 1 / m->cycle_ns : 0, BLOCKS);
 	if (m->transfer_ns > 0)
 		printf("| cache-line transfer between two threads (T) | %.0f ns | half a ping-pong round trip, "
-		    "median of %d x %d |\n", m->transfer_ns, BLOCKS, PING_ROUNDS);
+		    "fastest of %d x %d |\n", m->transfer_ns, BLOCKS, PING_ROUNDS);
 	else
 		printf("| cache-line transfer between two threads (T) | none: one CPU | |\n");
 	printf("| waking a sleeping thread (W) | %.1f us | futex wake until it runs, median of %d |\n",
