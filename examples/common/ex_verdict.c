@@ -82,10 +82,14 @@ bool
 ex_verdict(const ex_machine *m, const ex_watch *w, const ex_claim *c)
 {
 	double ratio = c->predicted > 0 ? c->measured / c->predicted : 0;
-	bool ok = c->predicted > 0 && ratio >= 1 / c->tolerance && (c->at_least || ratio <= c->tolerance);
+	bool ok = c->predicted > 0 && (c->at_most || ratio >= 1 / c->tolerance) &&
+	    (c->at_least || ratio <= c->tolerance);
 	printf("Verdict on %s: measured %.4g against %.4g predicted: ", c->what, c->measured, c->predicted);
 	if (ok) {
-		if (c->at_least)
+		if (c->at_most)
+			printf("as predicted (measured %.2fx the prediction, an upper bound; the lesson accepts "
+			    "up to %.2fx).\n\n", ratio, c->tolerance);
+		else if (c->at_least)
 			printf("as predicted (measured %.2fx the prediction, a lower bound; the lesson accepts "
 			    "%.2fx and more).\n\n", ratio, 1 / c->tolerance);
 		else

@@ -45,6 +45,7 @@ typedef struct ex_claim {
 	double measured;
 	double tolerance;        /* as predicted when measured / predicted is in [1/tolerance, tolerance] */
 	bool at_least;           /* a lower bound: as predicted when measured / predicted >= 1/tolerance */
+	bool at_most;            /* an upper bound: as predicted when measured / predicted <= tolerance */
 	int threads;             /* threads the measurement needs running at the same time */
 	const char *own_reason;  /* a cause the lesson detected itself, or NULL */
 } ex_claim;
