@@ -136,7 +136,7 @@ run(bool eager, int64_t *out_sum)
 static void
 quick(void)
 {
-	bursts = 300;
+	bursts = 200;
 }
 
 int

@@ -34,7 +34,7 @@
 #include "sr_sequence.h"
 #include "sr_wait.h"
 
-static int64_t ops = 50 * 1000 * 1000;
+static int64_t ops = 20 * 1000 * 1000;
 static bool same_cpu;
 
 struct shared_line { sr_atomic_i64 a, b; } __attribute__((aligned(64)));
