@@ -155,19 +155,9 @@ main(int argc, char **argv)
 		return status;
 	ex_machine m;
 	ex_machine_measure(&m);
-	if (same_cpu) {
-		/* This thread, and each consumer thread it creates from now on, on one CPU. */
-		cpu_set_t mine, one;
-		CPU_ZERO(&one);
-		if (sched_getaffinity(0, sizeof mine, &mine) == 0)
-			for (int k = 0; k < CPU_SETSIZE; k++)
-				if (CPU_ISSET(k, &mine)) {
-					CPU_SET(k, &one);
-					break;
-				}
-		if (sched_setaffinity(0, sizeof one, &one) != 0)
-			fprintf(stderr, "eager_consumer: --same-cpu: sched_setaffinity failed\n");
-	}
+	/* This thread, and every thread it creates from now on, on one CPU. */
+	if (same_cpu && !ex_run_on_one_cpu())
+		return 1;
 	ex_watch w;
 	ex_watch_start(&w);
 	int64_t sum_trailing, sum_eager;

@@ -25,7 +25,6 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,24 +128,10 @@ run(sr_log_producer producer)
 	pthread_barrier_init(&r.done, NULL, (unsigned)threads + 1);
 	pthread_t t[MAX_THREADS];
 	struct caller cs[MAX_THREADS];
-	pthread_attr_t attr, *ap = NULL;
-	if (same_cpu) {
-		cpu_set_t mine, one;
-		CPU_ZERO(&one);
-		if (sched_getaffinity(0, sizeof mine, &mine) == 0)
-			for (int k = 0; k < CPU_SETSIZE; k++)
-				if (CPU_ISSET(k, &mine)) {
-					CPU_SET(k, &one);
-					break;
-				}
-		pthread_attr_init(&attr);
-		pthread_attr_setaffinity_np(&attr, sizeof one, &one);
-		ap = &attr;
-	}
 	int started = 0;
 	for (int i = 0; i < threads; i++) {
 		cs[i] = (struct caller){ &r, i };
-		if (pthread_create(&t[i], ap, caller, &cs[i]) != 0)
+		if (pthread_create(&t[i], NULL, caller, &cs[i]) != 0)
 			break;
 		started++;
 	}
@@ -206,6 +191,9 @@ main(int argc, char **argv)
 	ex_machine_measure(&m);
 	if (threads == 0)
 		threads = m.cpus < MAX_THREADS ? m.cpus : MAX_THREADS;
+	/* This thread, and the callers and consumers it creates from now on, on one CPU. */
+	if (same_cpu && !ex_run_on_one_cpu())
+		return 1;
 	double l = locked_add_ns();
 	if (!ex_check_cycles(&m, "a locked add", l))
 		return 1;

@@ -27,7 +27,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <sched.h>
 
 #include "ex_flags.h"
 #include "ex_machine.h"
@@ -93,19 +92,9 @@ main(int argc, char **argv)
 		return status;
 	ex_machine m;
 	ex_machine_measure(&m);
-	if (same_cpu) {
-		/* This thread, and every consumer thread it creates from now on, on one CPU. */
-		cpu_set_t mine, one;
-		CPU_ZERO(&one);
-		if (sched_getaffinity(0, sizeof mine, &mine) == 0)
-			for (int c = 0; c < CPU_SETSIZE; c++)
-				if (CPU_ISSET(c, &mine)) {
-					CPU_SET(c, &one);
-					break;
-				}
-		if (sched_setaffinity(0, sizeof one, &one) != 0)
-			fprintf(stderr, "wait_cost: --same-cpu: sched_setaffinity failed\n");
-	}
+	/* This thread, and every thread it creates from now on, on one CPU. */
+	if (same_cpu && !ex_run_on_one_cpu())
+		return 1;
 	double spin_predicted = ex_predict("p50 latency of busyspin", (2 * m.transfer_ns + m.clock_ns) / 1e3, "us",
 	    "2 T + C = 2 x %.0f ns + %.0f ns: the cursor's line and the slot's move to the spinning consumer, "
 	    "which reads the clock", m.transfer_ns, m.clock_ns);

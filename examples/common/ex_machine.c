@@ -260,6 +260,26 @@ ex_machine_measure(ex_machine *m)
 	ex_machine_print(m);
 }
 
+bool
+ex_run_on_one_cpu(void)
+{
+	cpu_set_t mine, one;
+	CPU_ZERO(&one);
+	if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
+		for (int c = 0; c < CPU_SETSIZE; c++) {
+			if (CPU_ISSET(c, &mine)) {
+				CPU_SET(c, &one);
+				break;
+			}
+		}
+	}
+	if (CPU_COUNT(&one) == 0 || sched_setaffinity(0, sizeof one, &one) != 0) {
+		fprintf(stderr, "cannot run on one CPU: sched_setaffinity failed\n");
+		return false;
+	}
+	return true;
+}
+
 void
 ex_machine_print(const ex_machine *m)
 {

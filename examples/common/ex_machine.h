@@ -36,4 +36,11 @@ void ex_machine_measure(ex_machine *m);
 /* The figures as one table on stdout. */
 void ex_machine_print(const ex_machine *m);
 
+/*
+ * Restricts the calling thread, and every thread it creates from then on, to
+ * the first CPU this process may use (the lessons' --same-cpu).  false after
+ * a message on stderr.
+ */
+bool ex_run_on_one_cpu(void);
+
 #endif /* SEQRING_EXAMPLES_EX_MACHINE_H */
