@@ -73,13 +73,6 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	return 0;
 }
 
-static int
-by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static double burst_ns[MAX_BURSTS];
 
 /* The median ns per call over the bursts, with the given consumer. */
@@ -129,8 +122,7 @@ run(bool eager, int64_t *out_sum)
 	sr_processor_destroy(p);
 	sr_sequencer_destroy(seq);
 	sr_ring_destroy(ring);
-	qsort(burst_ns, (size_t)bursts, sizeof burst_ns[0], by_value);
-	return burst_ns[bursts / 2];
+	return ex_median(burst_ns, (int)bursts);
 }
 
 static void

@@ -98,13 +98,6 @@ caller(void *p)
 	return NULL;
 }
 
-static int
-by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The median over bursts of the callers' mean ns per call, with one producer setting. */
 static double
 run(sr_log_producer producer)
@@ -162,8 +155,7 @@ run(sr_log_producer producer)
 		    bursts * BURST * threads);
 		return -1;
 	}
-	qsort(v, (size_t)bursts, sizeof v[0], by_value);
-	return v[bursts / 2];
+	return ex_median(v, (int)bursts);
 }
 
 static void

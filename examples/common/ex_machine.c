@@ -26,8 +26,8 @@ by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double
-median(double *v, int n)
+double
+ex_median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof *v, by_value);
 	return v[n / 2];
@@ -192,7 +192,7 @@ wake_ns(void)
 		v[k] = (double)l;
 	}
 	pthread_join(t, NULL);
-	return median(v, WAKES);
+	return ex_median(v, WAKES);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -210,7 +210,7 @@ clock_ns(void)
 			sum += sr_monotonic_ns(); /* every read's value is used: none can be dropped */
 		v[b] = (double)(sr_monotonic_ns() - a) / n;
 	}
-	return sum == 0 ? 0 : median(v, BLOCKS);
+	return sum == 0 ? 0 : ex_median(v, BLOCKS);
 }
 
 static double
@@ -230,7 +230,7 @@ write_ns(void)
 		v[b] = (double)(sr_monotonic_ns() - a) / n;
 	}
 	close(fd);
-	return median(v, BLOCKS);
+	return ex_median(v, BLOCKS);
 }
 
 static double

@@ -36,6 +36,9 @@ void ex_machine_measure(ex_machine *m);
 /* The figures as one table on stdout. */
 void ex_machine_print(const ex_machine *m);
 
+/* The median of v[0..n-1] (n > 0), which it sorts. */
+double ex_median(double *v, int n);
+
 /*
  * Restricts the calling thread, and every thread it creates from then on, to
  * the first CPU this process may use (the lessons' --same-cpu).  false after
