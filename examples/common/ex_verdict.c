@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ex_time.h"
@@ -33,12 +34,25 @@ read_stat(unsigned long long *busy, unsigned long long *total, unsigned long lon
 	return true;
 }
 
+/*
+ * This process's CPU time, with that of its children already waited for
+ * (the logger lessons' pipe readers): their work is the lesson's, not
+ * another process's.
+ */
+static int64_t
+own_cpu_ns(void)
+{
+	struct rusage r;
+	getrusage(RUSAGE_CHILDREN, &r);
+	return ex_process_cpu_ns() + ex_rusage_cpu_ns(&r);
+}
+
 void
 ex_watch_start(ex_watch *w)
 {
 	memset(w, 0, sizeof *w);
 	w->have_stat = read_stat(&w->busy_ticks, &w->total_ticks, &w->steal_ticks);
-	w->self_cpu_ns = ex_process_cpu_ns();
+	w->self_cpu_ns = own_cpu_ns();
 	w->wall_ns = sr_monotonic_ns();
 }
 
@@ -72,7 +86,7 @@ machine_meanwhile(const ex_watch *w, int cpus, double *others_cpus, double *stea
 	/* ticks counts every CPU of the machine; the share of it spent busy, in CPUs. */
 	double machine_cpus = (double)sysconf(_SC_NPROCESSORS_ONLN);
 	double busy_cpus = (double)(busy - w->busy_ticks) / ticks * machine_cpus;
-	double self_cpus = wall_s > 0 ? (double)(ex_process_cpu_ns() - w->self_cpu_ns) / 1e9 / wall_s : 0;
+	double self_cpus = wall_s > 0 ? (double)(own_cpu_ns() - w->self_cpu_ns) / 1e9 / wall_s : 0;
 	*others_cpus = busy_cpus - self_cpus > 0 ? busy_cpus - self_cpus : 0;
 	*steal_share = (double)(steal - w->steal_ticks) / ticks;
 	(void)cpus;

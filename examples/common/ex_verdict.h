@@ -26,7 +26,7 @@
 typedef struct ex_watch {
 	int64_t wall_ns;
 	unsigned long long busy_ticks, total_ticks, steal_ticks; /* /proc/stat, all CPUs */
-	int64_t self_cpu_ns;                                     /* this process, getrusage */
+	int64_t self_cpu_ns;                                     /* this process and its waited children */
 	bool have_stat;
 } ex_watch;
 
