@@ -74,7 +74,7 @@ ex_predict(const char *what, double value, const char *unit, const char *formula
  * processes' work, and the share of time the hypervisor took (steal).
  */
 static void
-machine_meanwhile(const ex_watch *w, int cpus, double *others_cpus, double *steal_share)
+machine_meanwhile(const ex_watch *w, double *others_cpus, double *steal_share)
 {
 	*others_cpus = -1;
 	*steal_share = -1;
@@ -89,7 +89,6 @@ machine_meanwhile(const ex_watch *w, int cpus, double *others_cpus, double *stea
 	double self_cpus = wall_s > 0 ? (double)(own_cpu_ns() - w->self_cpu_ns) / 1e9 / wall_s : 0;
 	*others_cpus = busy_cpus - self_cpus > 0 ? busy_cpus - self_cpus : 0;
 	*steal_share = (double)(steal - w->steal_ticks) / ticks;
-	(void)cpus;
 }
 
 bool
@@ -113,7 +112,7 @@ ex_verdict(const ex_machine *m, const ex_watch *w, const ex_claim *c)
 	}
 	printf("NOT as predicted (%.2fx): ", ratio);
 	double others, steal;
-	machine_meanwhile(w, m->cpus, &others, &steal);
+	machine_meanwhile(w, &others, &steal);
 	const char *sep = "";
 	if (c->own_reason != NULL) {
 		printf("%s", c->own_reason);
