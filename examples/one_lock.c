@@ -20,13 +20,24 @@
  * filled, in which case callers also waited for the writer, not only for
  * each other (the sentence says from how many threads on).
  *
- * Run: one_lock [--quick] [--seconds S]
+ * The prediction: a ring-mode caller never sleeps while the ring has room
+ * (a failed CAS retries in user space), so its sleeps stay at most 1 per
+ * 1,000 calls (a margin for the rare page fault or lock in the C library),
+ * judged at the most threads whose ring never filled.  --capacity 1024 gives a ring that fills: callers then
+ * wait for the consumer, one polling and the others asleep on a mutex, and
+ * the verdict says so.
+ *
+ * Flips the verdict: --capacity 1024
+ *
+ * Run: one_lock [--quick] [--seconds S] [--capacity SLOTS]
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "ex_flags.h"
+#include "ex_machine.h"
+#include "ex_verdict.h"
 #include "request_loop.h"
 
 #define CAPACITY 262144
@@ -73,9 +84,9 @@ run(sr_log_mode mode, int threads, struct result *r)
 	r->peak_fill = st->capacity > 0 ? 100.0 * (double)st->max_occupancy / (double)st->capacity : 0;
 	/*
 	 * The peak is read when the consumer starts a batch, so a full ring
-	 * shows as full less the batch it is working on (up to 4,096 slots).
+	 * shows as full less the batch it is working on (up to 4,096 slots, at most half the ring).
 	 */
-	r->full = st->max_occupancy >= st->capacity - 4096;
+	r->full = st->max_occupancy >= st->capacity - (st->capacity / 2 < 4096 ? st->capacity / 2 : 4096);
 	return 0;
 }
 
@@ -93,13 +104,27 @@ main(int argc, char **argv)
 	const ex_flag flags[] = {
 		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
 		{ "--seconds", EX_FLAG_DOUBLE, &window_s, 0.05, 600, NULL },
+		{ "--capacity", EX_FLAG_INT64, &capacity, 1024, 1 << 24, NULL },
 	};
 	int status = ex_flags_parse(argc, argv, "one_lock",
-	    "[--quick] [--seconds S (0.05..600, per run, after a 0.2 s warm-up)]",
+	    "[--quick] [--seconds S (0.05..600, per run, after a 0.2 s warm-up)] "
+	    "[--capacity SLOTS (a power of two from 1024 to 16777216; default " EX_STRINGIFY(CAPACITY) ")]",
 	    flags, sizeof flags / sizeof flags[0]);
 	if (status >= 0)
 		return status;
+	if ((capacity & (capacity - 1)) != 0) {
+		fprintf(stderr, "one_lock: --capacity %" PRId64 ": expected a power of two\n", capacity);
+		return 2;
+	}
 	work_iters = rl_calibrate_work(2000);
+	ex_machine m;
+	ex_machine_measure(&m);
+	ex_predict("ring-mode callers' sleeps per 1,000 calls, at the most threads whose ring never filled; "
+	    "at most", 1, "",
+	    "a CAS that fails retries in user space; a caller sleeps only when the ring (%" PRId64 " slots) "
+	    "is full", capacity);
+	ex_watch w;
+	ex_watch_start(&w);
 
 	enum { QUEUE, RING };
 	const sr_log_mode modes[] = { SR_LOG_MODE_QUEUE, SR_LOG_MODE_RING };
@@ -130,6 +155,24 @@ main(int argc, char **argv)
 		    r[i][QUEUE].sleeps_per_1k, r[i][RING].sleeps_per_1k,
 		    r[i][QUEUE].peak_fill, r[i][RING].peak_fill);
 	}
+	printf("\n");
+	/*
+	 * The most threads whose ring never filled: the case the prediction is
+	 * about.  When every ring filled, the most threads: their callers met a
+	 * full ring together, one polling and the others asleep.
+	 */
+	int judged = N - 1;
+	for (int i = 0; i < N; i++)
+		if (!r[i][RING].full)
+			judged = i;
+	char what[80];
+	snprintf(what, sizeof what, "ring-mode sleeps per 1,000 calls at %d thread%s", counts[judged],
+	    counts[judged] > 1 ? "s" : "");
+	ex_claim c = { .what = what, .predicted = 1, .measured = r[judged][RING].sleeps_per_1k, .tolerance = 1,
+		.at_most = true, .threads = 2,
+		.own_reason = r[judged][RING].full ? "the ring filled at every thread count: callers waited for "
+		    "the consumer, asleep" : NULL };
+	ex_verdict(&m, &w, &c);
 	const struct result *q1 = &r[0][QUEUE], *qn = &r[N - 1][QUEUE];
 	const struct result *g1 = &r[0][RING], *gn = &r[N - 1][RING];
 	/* Where the ring or queue filled, callers also waited for the writer: the sentence says so. */
@@ -147,7 +190,7 @@ main(int argc, char **argv)
 	}
 	if (n > 0)
 		snprintf(full + n, sizeof full - (size_t)n, ", so callers there also waited for the writer)");
-	printf("\nFrom 1 to %d threads the mean time inside a queue-mode log call went from %.0f to %.0f ns "
+	printf("Measured: from 1 to %d threads the mean time inside a queue-mode log call went from %.0f to %.0f ns "
 	    "with %.2f sleeps per 1,000 calls, and a ring-mode call from %.0f to %.0f ns with %.2f%s; time "
 	    "beyond the 1-thread figure mixes waiting for other callers with being preempted inside the "
 	    "call on %ld CPUs, which timing around the call cannot separate, while a sleep is a thread "

@@ -8,7 +8,17 @@
  * whatever it is asked: that is where the latency of the economical
  * strategies comes from.
  *
- * Run: wait_cost [--quick] [--events N]
+ * The predictions, from the machine figures measured at the start: a
+ * consumer that spins sees an event two cache-line transfers after it is
+ * published (the cursor's line, then the slot's) plus a clock read: p50 =
+ * 2 T + C; one that blocks sleeps in the kernel and pays a wake-up: p50 = W.
+ * --same-cpu puts the producer and the consumer on one CPU: a spinning
+ * consumer then sees the event only once the producer has gone to sleep and
+ * the kernel has switched to it, and the first verdict says so.
+ *
+ * Flips the verdict: --same-cpu
+ *
+ * Run: wait_cost [--quick] [--events N] [--same-cpu]
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -17,7 +27,10 @@
 #include <string.h>
 #include <time.h>
 
+
 #include "ex_flags.h"
+#include "ex_machine.h"
+#include "ex_verdict.h"
 #include "sr_processor.h"
 
 #define MAX_EVENTS 100000
@@ -66,14 +79,30 @@ int
 main(int argc, char **argv)
 {
 	const int64_t gap_us = 2000;
+	bool same_cpu = false;
 	const ex_flag flags[] = {
 		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
 		{ "--events", EX_FLAG_INT64, &events, 1, MAX_EVENTS, NULL },
+		{ "--same-cpu", EX_FLAG_SET, &same_cpu, 0, 0, NULL },
 	};
 	int status = ex_flags_parse(argc, argv, "wait_cost",
-	    "[--quick] [--events N (1.." EX_STRINGIFY(MAX_EVENTS) ")]", flags, sizeof flags / sizeof flags[0]);
+	    "[--quick] [--events N (1.." EX_STRINGIFY(MAX_EVENTS) ")] [--same-cpu (producer and consumer on one CPU)]",
+	    flags, sizeof flags / sizeof flags[0]);
 	if (status >= 0)
 		return status;
+	ex_machine m;
+	ex_machine_measure(&m);
+	/* This thread, and every thread it creates from now on, on one CPU. */
+	if (same_cpu && !ex_run_on_one_cpu())
+		return 1;
+	double spin_predicted = ex_predict("p50 latency of busyspin", (2 * m.transfer_ns + m.clock_ns) / 1e3, "us",
+	    "2 T + C = 2 x %.0f ns + %.0f ns: the cursor's line and the slot's move to the spinning consumer, "
+	    "which reads the clock", m.transfer_ns, m.clock_ns);
+	double block_predicted = ex_predict("p50 latency of block", m.wake_ns / 1e3, "us",
+	    "W = %.1f us: the consumer sleeps in the kernel and is woken", m.wake_ns / 1e3);
+	ex_watch w;
+	ex_watch_start(&w);
+	double spin_p50 = 0, block_p50 = 0;
 	static struct latencies lat;
 	printf("| strategy | p50 latency (us) | p99 latency (us) | consumer CPU while idle (%%) |\n");
 	printf("|---|---:|---:|---:|\n");
@@ -112,6 +141,10 @@ main(int argc, char **argv)
 		double p50 = lat.n ? (double)lat.ns[lat.n / 2] / 1e3 : -1;
 		double p99 = lat.n ? (double)lat.ns[(lat.n * 99) / 100] / 1e3 : -1;
 		printf("| %s | %.1f | %.1f | %.0f |\n", sr_wait_kind_name((enum sr_wait_kind)k), p50, p99, cpu);
+		if (k == SR_WAIT_BUSY_SPIN)
+			spin_p50 = p50;
+		if (k == SR_WAIT_BLOCK)
+			block_p50 = p50;
 		if (p50 < best_p50) best_p50 = p50;
 		if (p50 > worst_p50) worst_p50 = p50;
 		if (cpu > most_cpu) most_cpu = cpu;
@@ -120,7 +153,16 @@ main(int argc, char **argv)
 		sr_sequencer_destroy(seq);
 		sr_ring_destroy(ring);
 	}
-	printf("\nThe fastest strategy answered in %.1f us at the median and the slowest in %.1f us; "
+	printf("\n");
+	const char *one_cpu = same_cpu ? "producer and consumer ran on one CPU (--same-cpu): the consumer ran only "
+	    "once the producer slept" : NULL;
+	ex_claim spin = { .what = "p50 latency of busyspin (us)", .predicted = spin_predicted, .measured = spin_p50,
+		.tolerance = 2, .threads = 2, .own_reason = one_cpu };
+	ex_verdict(&m, &w, &spin);
+	ex_claim block = { .what = "p50 latency of block (us)", .predicted = block_predicted, .measured = block_p50,
+		.tolerance = 2, .threads = 2 };
+	ex_verdict(&m, &w, &block);
+	printf("Measured: the fastest strategy answered in %.1f us at the median and the slowest in %.1f us; "
 	    "idle consumers used between %.0f%% and %.0f%% of a core: latency or CPU, pick one.\n",
 	    best_p50, worst_p50, least_cpu, most_cpu);
 	return 0;
