@@ -20,24 +20,49 @@
 #include <string.h>
 #include <unistd.h>
 
-static pthread_mutex_t exit_lock = PTHREAD_MUTEX_INITIALIZER;
+#include "sr_backoff.h"
+#include "sr_time.h"
+
+/*
+ * Every open logger, for the exit handler (those with close_at_exit) and
+ * fork (all of them), under live_lock.
+ */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
-static sr_log *exit_head;
+static sr_log *live_head;
 static sr_atomic_ptr default_log;
 
+static int shutdown_until(sr_log *log, int64_t deadline_ns);
+
+/*
+ * The exit handler (atexit, at_quick_exit): shut down every logger opened
+ * with close_at_exit, each within its exit_timeout_ms.  Other threads may
+ * still be logging: the shutdown stops them at their level check first,
+ * and the memory stays valid (only sr_log_close frees).
+ */
 static void
 run_at_exit(void)
 {
-	pthread_mutex_lock(&exit_lock);
-	for (sr_log *l = exit_head; l != NULL; l = l->exit_next)
-		sr_log_shutdown(l);
-	pthread_mutex_unlock(&exit_lock);
+	pthread_mutex_lock(&live_lock);
+	for (sr_log *l = live_head; l != NULL; l = l->live_next) {
+		if (!l->opt.close_at_exit || sr_log__self.consumer_of == l)
+			continue;
+		int64_t deadline = sr_monotonic_ns() + (int64_t)l->opt.exit_timeout_ms * 1000000;
+		if (shutdown_until(l, deadline) == SR_ETIMEDOUT) {
+			static const char msg[] = "seqring: exit: the log consumer did not write everything "
+			    "within exit_timeout_ms; what it had not written is lost\n";
+			ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+			(void)w;
+		}
+	}
+	pthread_mutex_unlock(&live_lock);
 }
 
 static void
 register_at_exit(void)
 {
 	atexit(run_at_exit);
+	at_quick_exit(run_at_exit);
 }
 
 static const sr_log_backend *
@@ -120,6 +145,7 @@ set_options(sr_log *log, const sr_log_config *c, sr_error *err)
 	/* Each thread's ring with producer per_thread (validation kept it to mode ring). */
 	o->capacity = c->producer == SR_LOG_PRODUCER_PER_THREAD ? c->thread_ring_slots : c->ring_slots;
 	o->close_at_exit = c->close_at_exit;
+	o->exit_timeout_ms = c->exit_timeout_ms;
 	o->describe = c->describe;
 	o->slot_size = c->slot_size;
 	o->synchronize_enqueue = c->synchronize_enqueue_when_full;
@@ -211,14 +237,12 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		log = NULL;
 		goto out;
 	}
-	if (log->opt.close_at_exit) {
+	if (log->opt.close_at_exit)
 		pthread_once(&exit_once, register_at_exit);
-		pthread_mutex_lock(&exit_lock);
-		log->exit_next = exit_head;
-		exit_head = log;
-		log->in_exit_list = true;
-		pthread_mutex_unlock(&exit_lock);
-	}
+	pthread_mutex_lock(&live_lock);
+	log->live_next = live_head;
+	live_head = log;
+	pthread_mutex_unlock(&live_lock);
 	if (log->opt.describe)
 		sr_log_describe(log, stderr);
 out:
@@ -227,23 +251,44 @@ out:
 	return log;
 }
 
-int
-sr_log_shutdown(sr_log *log)
+/*
+ * Shutdown began: the crash handler lets go, the flag is set, every handle
+ * is off (later calls end at their level check).  Idempotent.
+ */
+static void
+begin_shutdown(sr_log *log)
 {
-	if (log == NULL)
-		return SR_EINVAL;
-	if (sr_log__self.consumer_of == log)
-		return SR_ESTATE;
-	pthread_mutex_lock(&log->life_lock);
-	if (log->shutdown_done) {
-		pthread_mutex_unlock(&log->life_lock);
-		return SR_OK;
-	}
 	/* The crash handler must not reach for a logger that is going away. */
 	sr_log_remove_crash_handler(log);
 	/* pairs with the load-acquire in when_full, sr_log_flush, the category functions */
 	sr_atomic_store_release_i32(&log->shut, 1);
 	sr_log__levels_shut(log);
+}
+
+/*
+ * sr_log_shutdown with a bound (INT64_MAX: none): SR_ETIMEDOUT when the
+ * consumer had not written everything by the deadline (the logger is then
+ * left running: its threads end with the process).
+ */
+static int
+shutdown_until(sr_log *log, int64_t deadline_ns)
+{
+	pthread_mutex_lock(&log->life_lock);
+	if (log->shutdown_done) {
+		pthread_mutex_unlock(&log->life_lock);
+		return SR_OK;
+	}
+	begin_shutdown(log);
+	if (deadline_ns != INT64_MAX && log->backend->idle != NULL) {
+		sr_backoff b = SR_BACKOFF_INIT;
+		while (!log->backend->idle(log)) {
+			if (sr_monotonic_ns() >= deadline_ns) {
+				pthread_mutex_unlock(&log->life_lock);
+				return SR_ETIMEDOUT;
+			}
+			sr_backoff_pause(&b);
+		}
+	}
 
 	/* This thread acts as the consumer from here on: it must never wait on the ring. */
 	const sr_log *was = sr_log__self.consumer_of;
@@ -258,6 +303,16 @@ sr_log_shutdown(sr_log *log)
 }
 
 int
+sr_log_shutdown(sr_log *log)
+{
+	if (log == NULL)
+		return SR_EINVAL;
+	if (sr_log__self.consumer_of == log)
+		return SR_ESTATE;
+	return shutdown_until(log, INT64_MAX);
+}
+
+int
 sr_log_close(sr_log **logp)
 {
 	if (logp == NULL || *logp == NULL)
@@ -266,16 +321,14 @@ sr_log_close(sr_log **logp)
 	if (sr_log__self.consumer_of == log)
 		return SR_ESTATE;
 	sr_log_shutdown(log);
-	if (log->in_exit_list) {
-		pthread_mutex_lock(&exit_lock);
-		for (sr_log **p = &exit_head; *p != NULL; p = &(*p)->exit_next) {
-			if (*p == log) {
-				*p = log->exit_next;
-				break;
-			}
+	pthread_mutex_lock(&live_lock);
+	for (sr_log **p = &live_head; *p != NULL; p = &(*p)->live_next) {
+		if (*p == log) {
+			*p = log->live_next;
+			break;
 		}
-		pthread_mutex_unlock(&exit_lock);
 	}
+	pthread_mutex_unlock(&live_lock);
 	/* Clear the default only if it is this logger. */
 	if (sr_atomic_load_acquire_ptr(&default_log) == log)
 		sr_atomic_store_release_ptr(&default_log, NULL);

@@ -103,9 +103,12 @@ SR_API int sr_log_close(sr_log **logp);
  * Stops the logger without freeing it: every category is set to off (later
  * log calls cost a level check and do nothing), everything accepted is
  * written, the consumer stops, sinks are flushed and closed.  Idempotent.
- * close_at_exit registers this for the logger with atexit: other threads may
- * still log while exit runs, so the memory stays valid until the process
- * ends (or until sr_log_close, which is still allowed and frees it).
+ * close_at_exit (on by default) runs this for the logger from atexit and
+ * at_quick_exit handlers, waiting at most exit_timeout_ms for the consumer:
+ * other threads may still log while exit runs, so the memory stays valid
+ * until the process ends (or until sr_log_close, which is still allowed and
+ * frees it).  _exit, a fatal signal and SIGKILL: docs/configuration.md
+ * (Exit, fork and signals).
  * Returns SR_OK or SR_ESTATE from the consumer thread.
  */
 SR_API int sr_log_shutdown(sr_log *log);

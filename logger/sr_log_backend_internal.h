@@ -54,6 +54,12 @@ struct sr_log_backend {
 	int (*prepare)(sr_log *log);
 	/* sr_log_dump_backtrace (NULL: the backend keeps no backtrace). */
 	int (*dump_backtrace)(sr_log *log);
+	/*
+	 * True when everything published so far has been written (nothing waits
+	 * in the ring or the queue): the exit handler's bounded wait polls it.
+	 * NULL: always (sync).
+	 */
+	bool (*idle)(sr_log *log);
 	/* Shutdown, on the closing thread: write what was taken and stop the consumer. */
 	void (*stop)(sr_log *log);
 	/* Frees the state (after stop, or after a failed start). */

@@ -185,6 +185,19 @@ queue_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_
 	return SR_OK;
 }
 
+static bool
+queue_idle(sr_log *log)
+{
+	sr_log_queue *q = log->state;
+	if (q == NULL)
+		return true;
+	pthread_mutex_lock(&q->lock);
+	/* count drops only once a batch is written (queue_main) */
+	bool idle = q->count == 0 || !q->started;
+	pthread_mutex_unlock(&q->lock);
+	return idle;
+}
+
 static void
 queue_stop(sr_log *log)
 {
@@ -226,6 +239,7 @@ const sr_log_backend sr_log__queue_backend = {
 	.emit = queue_emit,
 	.flush = queue_flush,
 	.dump_backtrace = NULL,
+	.idle = queue_idle,
 	.stop = queue_stop,
 	.destroy = queue_destroy,
 };

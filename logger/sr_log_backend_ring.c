@@ -216,6 +216,15 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 	return SR_OK;
 }
 
+static bool
+ring_idle(sr_log *log)
+{
+	sr_log_ring *r = log->state;
+	/* pairs with the consumer's store-release of its sequence after each batch */
+	return r == NULL || !r->consumer_started ||
+	    sr_sequence_get(sr_processor_sequence(r->proc)) >= sr_sequencer_cursor(r->seq);
+}
+
 static void
 ring_stop(sr_log *log)
 {
@@ -251,6 +260,7 @@ const sr_log_backend sr_log__ring_backend = {
 	.commit = ring_commit,
 	.flush = ring_flush,
 	.dump_backtrace = ring_dump_backtrace,
+	.idle = ring_idle,
 	.stop = ring_stop,
 	.destroy = ring_destroy,
 };

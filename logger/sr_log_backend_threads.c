@@ -463,6 +463,32 @@ threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, s
 	return SR_OK;
 }
 
+static bool
+threads_idle(sr_log *log)
+{
+	sr_log_threads *t = log->state;
+	if (t == NULL || !t->started)
+		return true;
+	/* Pinned, as in threads_notice: no ring is freed while this walk holds it. */
+	pthread_mutex_lock(&t->lock);
+	t->pins++;
+	sr_log_crash_ring *head = sr_atomic_load_acquire_ptr(&t->crash.rings);
+	pthread_mutex_unlock(&t->lock);
+	bool idle = true;
+	/* pairs with the store-release of each link in ring_register */
+	for (sr_log_crash_ring *cr = head; cr != NULL && idle; cr = sr_atomic_load_acquire_ptr(&cr->next)) {
+		sr_log_thread_ring *p = sr_log__thread_ring_of_crash(cr);
+		/* pairs with the consumer's store-release of its sequence after each pass */
+		idle = sr_sequence_get(&p->consumed) >= sr_sequencer_cursor(p->seq);
+	}
+	pthread_mutex_lock(&t->lock);
+	t->pins--;
+	pthread_mutex_unlock(&t->lock);
+	if (!idle)
+		wake_fenced(t);
+	return idle;
+}
+
 static void
 threads_stop(sr_log *log)
 {
@@ -512,6 +538,7 @@ const sr_log_backend sr_log__threads_backend = {
 	.flush = threads_flush,
 	.prepare = threads_prepare,
 	.dump_backtrace = threads_dump_backtrace,
+	.idle = threads_idle,
 	.stop = threads_stop,
 	.destroy = threads_destroy,
 };

@@ -123,7 +123,8 @@ sr_log_config_default(sr_log_config *c)
 	c->layout = SR_LOG_LAYOUT_TEXT;
 	c->sinks = NULL;
 	c->sink_count = 0;
-	c->close_at_exit = false;
+	c->close_at_exit = true;
+	c->exit_timeout_ms = 5000;
 	c->thread_name = NULL;
 	c->level_spec = NULL;
 	c->pattern = NULL;
@@ -279,6 +280,10 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.clock %d is invalid: expected SR_LOG_CLOCK_REALTIME (0), SR_LOG_CLOCK_COARSE (1), "
 		    "SR_LOG_CLOCK_TSC (2) or SR_LOG_CLOCK_AUTO (3)", (int)c->clock);
+	if (c->exit_timeout_ms < 0 || c->exit_timeout_ms > 3600000)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.exit_timeout_ms %d is out of range: expected 0 to 3600000 (one hour)",
+		    c->exit_timeout_ms);
 	if (c->backtrace_size < 0 || c->backtrace_size > 65536)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.backtrace_size %d is out of range: expected 0 (off) to 65536", c->backtrace_size);

@@ -363,8 +363,22 @@ typedef struct sr_log_config {
 	 */
 	const sr_sink_config *sinks;
 	int sink_count;
-	/* Register sr_log_shutdown with atexit (see sr_log_shutdown).  Default false. */
+	/*
+	 * Shut the logger down when the process exits normally: returning from
+	 * main, exit and quick_exit (atexit and at_quick_exit handlers), so that
+	 * every accepted message is written without an sr_log_close.  Default
+	 * true.  See exit_timeout_ms, and docs/configuration.md (Exit, fork and
+	 * signals) for _exit, fatal signals and SIGKILL.
+	 */
 	bool close_at_exit;
+	/*
+	 * How long the exit handler waits, at most, for the consumer to write
+	 * what was accepted (a sink that blocks, other threads that keep
+	 * logging until their level check sees the shutdown): 0 to 3,600,000 ms;
+	 * past it the process exits and what is still queued is lost (one line
+	 * on stderr says so).  Default 5,000 (Log4j 2's shutdown timeout).
+	 */
+	int exit_timeout_ms;
 	/* The consumer thread's name, 1 to 15 characters.  NULL: "seqring-log". */
 	const char *thread_name;
 	/*
@@ -428,6 +442,7 @@ typedef struct sr_log_config {
  *                                ",keep=5", ",daily=1", ",mode=0640"
  *   SEQRING_LOG_THREAD_NAME      the consumer thread's name
  *   SEQRING_LOG_CLOSE_AT_EXIT    0 | 1
+ *   SEQRING_LOG_EXIT_TIMEOUT_MS  0 to 3600000 (exit_timeout_ms)
  *   SEQRING_LOG_BACKTRACE        0 to 65536 (backtrace_size)
  *   SEQRING_LOG_BACKTRACE_LEVEL  trace .. fatal
  *   SEQRING_LOG_BACKTRACE_TRIGGER trace .. fatal

@@ -42,6 +42,7 @@ typedef struct sr_log_options {
 	bool immediate_flush;     /* sync mode: false buffers lines in the sinks */
 	bool describe;
 	bool close_at_exit;
+	int exit_timeout_ms;
 	size_t slot_size;
 	size_t max_record;        /* max_message_bytes */
 	size_t max_line;          /* max_line_bytes */
@@ -87,8 +88,7 @@ struct sr_log {
 	/* Lifecycle (sr_log.c). */
 	bool shutdown_done;
 	pthread_mutex_t life_lock;
-	struct sr_log *exit_next;
-	bool in_exit_list;
+	struct sr_log *live_next;         /* the list of open loggers (sr_log.c) */
 };
 
 #endif /* SR_LOG_INTERNAL_H */

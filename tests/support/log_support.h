@@ -71,6 +71,25 @@ const char *tl_row(const char *text, const char *key, char *buf, size_t size);
 int tl_stress_line(const char *line, size_t len, char *text, size_t size, const char *pattern,
     int modulus, int *t, int *i);
 
+/* ---------------------------------------------------------------------------------------- */
+/* A process's edges (log_edges.c)                                                          */
+
+/*
+ * Runs this program again (/proc/self/exe) with argv in a child process and
+ * waits for it at most timeout_ms: 0 with its *status, 1 when it had to be
+ * killed (a hang), -1 when it could not be run.
+ */
+int tl_run_self(char *const argv[], int timeout_ms, int *status);
+
+/* The numbered lines of a file, "<tag>#<i>." for i in 0 .. n-1. */
+typedef struct tl_tally {
+	int lines;                /* lines with the tag */
+	int missing;              /* numbers never seen */
+	int doubled;              /* numbers seen more than once */
+	int bad;                  /* numbers out of range */
+} tl_tally;
+tl_tally tl_tally_lines(const char *path, const char *tag, int n);
+
 /* Sleeps about ms milliseconds (clock.c). */
 void tl_sleep_ms(int ms);
 
