@@ -34,6 +34,29 @@ static sr_atomic_ptr default_log;
 
 static int shutdown_until(sr_log *log, int64_t deadline_ns);
 
+/* Calls refused because their logger was closed (no logger left to count them). */
+static sr_atomic_i64 dropped_after_close;
+
+__attribute__((noinline, cold)) void
+sr_log__refused(sr_category *cat, int32_t level_now, int call_level)
+{
+	/* Counters only: no data rides on them. */
+	if (level_now == SR_LOG__CLOSED) {
+		sr_atomic_faa_i64(&dropped_after_close, 1);
+		return;
+	}
+	/* pairs with the store-release in begin_shutdown; the logger is valid (the call is in progress) */
+	sr_log *log = cat->log;
+	if (log != NULL && sr_atomic_load_acquire_i32(&log->shut))
+		sr_log__count_drop(log, call_level);
+}
+
+uint64_t
+sr_log_dropped_after_close(void)
+{
+	return (uint64_t)sr_atomic_load_relaxed_i64(&dropped_after_close);
+}
+
 /*
  * The exit handler (atexit, at_quick_exit): shut down every logger opened
  * with close_at_exit, each within its exit_timeout_ms.  Other threads may
@@ -218,6 +241,7 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		goto out;
 	}
 	pthread_mutex_init(&log->life_lock, NULL);
+	sr_log__calls_setup();
 	log->backend = backend_for(r->cfg.mode, r->cfg.producer);
 	if (open_parts(log, r, err) != SR_OK || log->backend->start(log, &r->cfg, &wait, err) != SR_OK) {
 		/*
@@ -296,6 +320,15 @@ shutdown_until(sr_log *log, int64_t deadline_ns)
 	sr_log__thread();
 	log->backend->stop(log);
 	sr_log__self.consumer_of = was;
+	/*
+	 * A call that passed its level check before the shutdown began may
+	 * still be writing (sync mode, policy sync) or about to be refused:
+	 * the sinks close once no such call is left.
+	 */
+	if (!sr_log__calls_quiesce(deadline_ns)) {
+		pthread_mutex_unlock(&log->life_lock);
+		return SR_ETIMEDOUT;
+	}
 	sr_log__sinks_close(log);
 	log->shutdown_done = true;
 	pthread_mutex_unlock(&log->life_lock);
@@ -332,6 +365,12 @@ sr_log_close(sr_log **logp)
 	/* Clear the default only if it is this logger. */
 	if (sr_atomic_load_acquire_ptr(&default_log) == log)
 		sr_atomic_store_release_ptr(&default_log, NULL);
+	/*
+	 * Handles outlive the logger at a closed level; a call that saw the
+	 * shutdown's off level may be counting its drop here: wait for it.
+	 */
+	sr_log__levels_retire(log);
+	sr_log__calls_quiesce(INT64_MAX);
 	free_log(log);
 	*logp = NULL;
 	return SR_OK;
@@ -370,6 +409,8 @@ sr_log_thread_prepare(sr_log *log)
 	/* pairs with the store-release in sr_log_shutdown */
 	if (sr_atomic_load_acquire_i32(&log->shut))
 		return SR_ESTATE;
+	/* The thread's own state too: a signal handler's first call then registers nothing. */
+	sr_log__thread();
 	return log->backend->prepare != NULL ? log->backend->prepare(log) : SR_OK;
 }
 

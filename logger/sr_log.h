@@ -95,9 +95,21 @@ SR_API sr_log *sr_log_open(const sr_log_config *config, sr_error *err);
  * reported in the log first.  NULL or *logp == NULL: nothing happens, so
  * calling it twice is harmless.  Returns SR_OK, or SR_ESTATE (doing nothing)
  * when called from the logger's own consumer thread (a sink callback).
- * Category handles of the logger are invalid afterwards.
+ *
+ * A log call racing the close, or made later through one of the logger's
+ * category handles, is memory-safe: handles outlive the logger (a few dozen
+ * bytes each, kept for the process's life) at a closed level, so a later
+ * call ends at its level check, like a disabled level; a call already past
+ * its level check when the close began is either finished before the
+ * logger is freed (the close waits for it) or refused and counted, in
+ * sr_log_stats's dropped while the logger exists, else in
+ * sr_log_dropped_after_close().  Only the handles stay usable: the logger
+ * pointer itself is gone.
  */
 SR_API int sr_log_close(sr_log **logp);
+
+/* Log calls refused because their logger was being closed or was closed (the process's count). */
+SR_API uint64_t sr_log_dropped_after_close(void);
 
 /*
  * Stops the logger without freeing it: every category is set to off (later
@@ -206,6 +218,26 @@ SR_API int sr_log_remove_crash_handler(sr_log *log);
 	} \
 } while (0)
 
+/*
+ * From a signal handler: a log call never takes a lock its thread may
+ * already hold and never waits, in every mode.  A call that interrupted
+ * another log call on the same thread (the handler ran in the middle of
+ * one) is a nested call:
+ *   ring, shared ring   claimed and published lock-free like any call (a
+ *                       full ring drops it instead of waiting; with the
+ *                       block wait strategy, whose publish locks, it is
+ *                       dropped);
+ *   ring, per_thread    dropped (the thread's ring has one producer, the
+ *                       call it interrupted);
+ *   queue, sync         dropped (the queue's or the sinks' mutex, or
+ *                       malloc's, may be held by the interrupted call).
+ * Dropped calls are counted in sr_log_stats's dropped, so accepted +
+ * dropped is every call made.  A handler that interrupts code outside the
+ * logger logs as that thread would, except that queue and sync modes then
+ * format and (queue) allocate: use ring mode where handlers log, and call
+ * sr_log_thread_prepare on each thread first, so that the first call from a
+ * handler makes nothing.
+ */
 #define SR_TRACE(cat, ...) SR_LOG(cat, SR_LOG_TRACE, __VA_ARGS__)
 #define SR_DEBUG(cat, ...) SR_LOG(cat, SR_LOG_DEBUG, __VA_ARGS__)
 #define SR_INFO(cat, ...)  SR_LOG(cat, SR_LOG_INFO, __VA_ARGS__)

@@ -41,6 +41,11 @@ static void
 queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
 	sr_log_queue *q = log->state;
+	/* A signal handler that interrupted a call may find the queue's lock (or malloc's) held. */
+	if (sr_log__nested_call()) {
+		sr_log__count_drop(log, h->level);
+		return;
+	}
 	char lstack[4096];
 	size_t len;
 	char *line = sr_log__render_call(log, h, g, lstack, sizeof lstack, &len);
@@ -57,8 +62,8 @@ queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 		return;
 	}
 	pthread_mutex_lock(&q->lock);
-	while (q->count == log->opt.capacity) {
-		bool drop = sr_log__must_not_wait() || q->stop ||
+	while (q->count == log->opt.capacity && !q->stop) {
+		bool drop = sr_log__must_not_wait() ||
 		    log->opt.policy == SR_LOG_FULL_DROP ||
 		    (log->opt.policy == SR_LOG_FULL_DISCARD && h->level <= log->opt.discard_level);
 		if (drop || log->opt.policy == SR_LOG_FULL_SYNC) {
@@ -75,6 +80,16 @@ queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 			return;
 		}
 		pthread_cond_wait(&q->not_full, &q->lock);
+	}
+	if (q->stop) {
+		/*
+		 * The drainer is draining for the last time, or has ended: an entry
+		 * added now might never be written.  Refused, never accepted.
+		 */
+		pthread_mutex_unlock(&q->lock);
+		free(copy);
+		sr_log__count_drop(log, h->level);
+		return;
 	}
 	queue_entry *e = &q->q[(q->head + q->count) & (log->opt.capacity - 1)];
 	e->line = copy;

@@ -86,6 +86,10 @@ static void
 ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
 	sr_log_ring *r = log->state;
+	if (__builtin_expect(r->signal_locks, 0) && sr_log__nested_call()) {
+		sr_log__count_drop(log, h->level);
+		return;
+	}
 	int64_t k = sr_ring_slots_for(r->ring, h->size);
 	int64_t first;
 	if (__builtin_expect(sr_sequencer_try_claim_n(r->seq, k, &first) != SR_OK, 0)) {
@@ -107,6 +111,9 @@ static bool
 ring_try_claim(sr_log *log, size_t size, sr_log_claim *c)
 {
 	sr_log_ring *r = log->state;
+	/* A nested call with a locking wait strategy goes to ring_emit, which drops it. */
+	if (__builtin_expect(r->signal_locks, 0) && sr_log__nested_call())
+		return false;
 	int64_t k = sr_ring_slots_for(r->ring, size);
 	if (__builtin_expect(sr_sequencer_try_claim_n(r->seq, k, &c->first) != SR_OK, 0))
 		return false;
@@ -175,6 +182,7 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the ring backend");
 	log->state = r;
 	r->skip_until = INT64_MIN;
+	r->signal_locks = wait->kind == SR_WAIT_BLOCK || (wait->kind == SR_WAIT_PHASED && wait->fallback == SR_WAIT_BLOCK);
 	r->ring = sr_ring_create(c->ring_slots, c->slot_size, NULL, NULL, err);
 	if (r->ring == NULL)
 		return err != NULL ? err->code : SR_ENOMEM;

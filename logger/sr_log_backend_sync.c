@@ -22,17 +22,21 @@ static void
 sync_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
 	sr_log_sync *s = log->state;
-	/* A sink callback logging from inside the one mutex would deadlock on it. */
-	if (sr_log__self.in_sink > 0) {
+	/*
+	 * A sink callback logging from inside the one mutex, or a signal
+	 * handler that interrupted a call holding it, would deadlock on it.
+	 */
+	if (sr_log__self.in_sink > 0 || sr_log__nested_call()) {
 		sr_log__count_drop(log, h->level);
 		return;
 	}
 	pthread_mutex_lock(&s->lock);
-	if (!log->opt.immediate_flush && sr_atomic_load_acquire_i32(&log->shut)) {
+	if (sr_atomic_load_acquire_i32(&log->shut)) {
 		/*
-		 * pairs with the store-release in sr_log_shutdown: the sinks'
-		 * buffers were flushed for the last time (a caller that logs after
-		 * the shutdown began is counted as a drop, as in the other modes).
+		 * pairs with the store-release in sr_log_shutdown, which then takes
+		 * this lock to flush the sinks for the last time before closing
+		 * them: a caller that comes after the shutdown began is counted as
+		 * a drop, never accepted, as in the other modes.
 		 */
 		pthread_mutex_unlock(&s->lock);
 		sr_log__count_drop(log, h->level);

@@ -269,6 +269,9 @@ wake_fenced(sr_log_threads *t)
 static bool
 threads_try_claim(sr_log *log, size_t size, sr_log_claim *c)
 {
+	/* A nested call (a signal handler) would claim on a ring its thread is claiming on: emit drops it. */
+	if (__builtin_expect(sr_log__nested_call(), 0))
+		return false;
 	sr_log_thread_ring *p = my_ring(log);
 	if (__builtin_expect(p == NULL, 0))
 		return false;
@@ -302,7 +305,8 @@ threads_prepare(sr_log *log)
 static void
 threads_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
-	sr_log_thread_ring *p = my_ring(log);
+	/* The thread's ring has one producer, the thread: a signal handler in its call cannot share it. */
+	sr_log_thread_ring *p = sr_log__nested_call() ? NULL : my_ring(log);
 	if (__builtin_expect(p == NULL, 0)) {
 		/* No ring: out of memory, or the logger is closing. */
 		sr_log__count_drop(log, h->level);

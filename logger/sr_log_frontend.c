@@ -112,12 +112,10 @@ decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 	return copy;
 }
 
-void
-sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
+/* The macros' path, once the call is in progress and admitted. */
+static inline void
+emit_args(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
 {
-	sr_log *log = cat->log;
-	if (__builtin_expect(log == NULL, 0))
-		return;
 	int saved_errno = errno;
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
@@ -189,14 +187,36 @@ general:
 	emit_args_general(log, cat, site, sig, args, n, saved_errno);
 }
 
+/*
+ * A call in progress (sr_log__call_enter) reads its category's level again:
+ * the macro's check may have come before a shutdown or close set it.  True
+ * when the call may go on to the logger; otherwise it was refused (counted
+ * as dropped when a shutdown or close refused it) and touched no logger
+ * that may be gone.
+ */
+static inline bool
+call_admitted(sr_category *cat, const sr_site *site)
+{
+	int32_t level = sr_atomic_load_relaxed_i32(&cat->level);
+	if (__builtin_expect(site->level >= level && cat->log != NULL, 1))
+		return true;
+	sr_log__refused(cat, level, site->level);
+	return false;
+}
+
 void
-sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
+sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
+{
+	sr_log_thread *self = sr_log__call_enter();
+	if (__builtin_expect(call_admitted(cat, site), 1))
+		emit_args(cat->log, cat, site, args, n);
+	sr_log__call_leave(self);
+}
+
+static void
+emit_va(sr_log *log, sr_category *cat, sr_site *site, va_list *ap)
 {
 	int saved_errno = errno;
-	sr_log *log = cat->log;
-	(void)format; /* the site's copy is used; the macro passes it for the format check */
-	if (__builtin_expect(log == NULL, 0))
-		return;
 	sr_log_thread *self = sr_log__thread();
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
@@ -210,11 +230,22 @@ sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 	}
 
 	sr_fmt_gather g;
-	va_list ap;
-	va_start(ap, format);
-	sr_fmt_gather_args(&g, sig, log->opt.max_record, &ap);
-	va_end(ap);
+	sr_fmt_gather_args(&g, sig, log->opt.max_record, ap);
 	emit_gathered(log, &h, &g);
 	/* Logging never changes errno (a clock or a sink may have). */
 	errno = saved_errno;
+}
+
+void
+sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
+{
+	(void)format; /* the site's copy is used; the macro passes it for the format check */
+	sr_log_thread *self = sr_log__call_enter();
+	if (__builtin_expect(call_admitted(cat, site), 1)) {
+		va_list ap;
+		va_start(ap, format);
+		emit_va(cat->log, cat, site, &ap);
+		va_end(ap);
+	}
+	sr_log__call_leave(self);
 }

@@ -91,4 +91,13 @@ struct sr_log {
 	struct sr_log *live_next;         /* the list of open loggers (sr_log.c) */
 };
 
+/*
+ * A call in progress found its category's level above its own on its
+ * second look (sr_log_frontend.c): counted as dropped when a shutdown
+ * (level_now off, log->shut set) or a close (level_now SR_LOG__CLOSED: in
+ * the process's count, sr_log_dropped_after_close, the logger may be gone)
+ * refused it; a level merely raised meanwhile is not a drop.  Cold.
+ */
+void sr_log__refused(sr_category *cat, int32_t level_now, int call_level);
+
 #endif /* SR_LOG_INTERNAL_H */

@@ -1,6 +1,7 @@
 /*
  * sr_log_thread_internal.h: what the logger keeps per thread (internal).
- * Each thread's own, so nothing here is locked or atomic.
+ * Each thread's own, so nothing here is locked, except the two call
+ * counters that a closing thread reads (see "Calls in progress" below).
  */
 #ifndef SR_LOG_THREAD_INTERNAL_H
 #define SR_LOG_THREAD_INTERNAL_H
@@ -8,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sr_atomic.h"
 #include "sr_log.h"
 
 typedef struct sr_log_thread {
@@ -17,6 +19,15 @@ typedef struct sr_log_thread {
 	const sr_log *consumer_of;/* set on a logger's consumer thread */
 	uint32_t tid;
 	char name[16];
+	/*
+	 * Calls in progress: log calls this thread is inside (2 or more: a
+	 * signal handler interrupted one), and how many outermost calls it
+	 * left.  Only this thread writes them; a closer reads them.
+	 */
+	sr_atomic_i32 in_call, calls_done;
+	/* On the process's list of threads that ever logged (sr_log_thread.c), under its lock. */
+	bool registered;
+	struct sr_log_thread *reg_prev, *reg_next;
 } sr_log_thread;
 
 extern _Thread_local sr_log_thread sr_log__self;
@@ -33,11 +44,86 @@ sr_log__thread(void)
 	return self;
 }
 
-/* True on any seqring logger's consumer thread or inside a sink write. */
+/*
+ * True when this call interrupted another log call on the same thread: a
+ * signal handler that logs.  Such a call must take no lock and wait for
+ * nothing (the interrupted call may hold the lock, or the room it waits
+ * for): each backend writes it lock-free or drops it, counted.
+ */
+static inline bool
+sr_log__nested_call(void)
+{
+	return sr_atomic_load_relaxed_i32(&sr_log__self.in_call) > 1;
+}
+
+/* True on any seqring logger's consumer thread, inside a sink write or in a nested call. */
 static inline bool
 sr_log__must_not_wait(void)
 {
-	return sr_log__self.consumer_of != NULL || sr_log__self.in_sink > 0;
+	return sr_log__self.consumer_of != NULL || sr_log__self.in_sink > 0 || sr_log__nested_call();
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Calls in progress                                                                        */
+
+/*
+ * A log call marks itself in progress before it reads anything of the
+ * logger but its category's level, and unmarks itself when it is done; a
+ * shutdown or close first sets every category's level, then waits until
+ * every call in progress has left (sr_log__calls_quiesce).  The two sides
+ * are a Dekker hand-off, store then load on each: the caller stores
+ * in_call and loads the category's level; the closer stores the levels and
+ * loads in_call.  The StoreLoad barrier it needs is the closer's alone,
+ * membarrier(2) (MEMBARRIER_CMD_PRIVATE_EXPEDITED makes every running
+ * thread of the process pass a full barrier), so the call pays two plain
+ * stores to its own thread's memory.  Where membarrier is unavailable,
+ * sr_log__callers_fence is 1 and the caller fences instead.
+ *
+ * So a caller either is seen in progress (the closer waits for it, and the
+ * logger stays valid until it leaves) or sees the new level: off after a
+ * shutdown began (the logger is valid: it is counted as dropped there), or
+ * SR_LOG__CLOSED once sr_log_close began (it touches nothing but its
+ * category, which outlives the logger).
+ */
+extern sr_atomic_i32 sr_log__callers_fence;
+
+/* A category's level once its logger is closed: above off, so that every check fails. */
+#define SR_LOG__CLOSED (SR_LOG_OFF + 1)
+
+/* Marks a call in progress on this thread; returns the thread's state. */
+static inline sr_log_thread *
+sr_log__call_enter(void)
+{
+	sr_log_thread *self = sr_log__thread();
+	/* Only this thread writes in_call: relaxed; the closer's membarrier orders it (above). */
+	sr_atomic_store_relaxed_i32(&self->in_call, sr_atomic_load_relaxed_i32(&self->in_call) + 1);
+	if (__builtin_expect(sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0, 0))
+		sr_atomic_fence_seq_cst(); /* pairs with the closer's fence in sr_log__calls_quiesce */
+	else
+		__asm__ __volatile__("" ::: "memory"); /* the store stays before the call's loads */
+	return self;
+}
+
+/* The call is done with the logger. */
+static inline void
+sr_log__call_leave(sr_log_thread *self)
+{
+	int32_t depth = sr_atomic_load_relaxed_i32(&self->in_call) - 1;
+	/* pairs with the closer's load-acquire: what the call did to the logger comes before */
+	if (depth == 0)
+		sr_atomic_store_release_i32(&self->calls_done, sr_atomic_load_relaxed_i32(&self->calls_done) + 1);
+	sr_atomic_store_release_i32(&self->in_call, depth);
+}
+
+/* Once per process, at the first open: chooses membarrier or the callers' fence. */
+void sr_log__calls_setup(void);
+/*
+ * Waits until every other thread that was inside a log call when this was
+ * called has left it, or until deadline_ns (sr_monotonic_ns; INT64_MAX: no
+ * bound).  Call it after changing the categories' levels.  False on timeout.
+ */
+bool sr_log__calls_quiesce(int64_t deadline_ns);
+/* In a forked child: the only thread is this one; forget the others. */
+void sr_log__calls_after_fork(void);
 
 #endif /* SR_LOG_THREAD_INTERNAL_H */
