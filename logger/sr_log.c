@@ -436,6 +436,7 @@ sr_log_stats(sr_log *log, sr_log_counters *st)
 	st->accepted = (uint64_t)sr_atomic_load_relaxed_i64(&t->accepted);
 	st->written = (uint64_t)sr_atomic_load_relaxed_i64(&t->written);
 	st->written_by_caller = (uint64_t)sr_atomic_load_relaxed_i64(&t->written_by_caller);
+	st->write_failed = (uint64_t)sr_atomic_load_relaxed_i64(&t->write_failed);
 	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
 		st->dropped_by_level[l] = (uint64_t)sr_atomic_load_relaxed_i64(&t->dropped[l]);
 		st->dropped += st->dropped_by_level[l];

@@ -292,6 +292,7 @@ typedef struct sr_log_sink_counters {
 	uint64_t writes;      /* write(2) calls (or callback calls) that succeeded */
 	uint64_t errors;      /* failed writes / callback errors, skipped writes of a broken sink */
 	uint64_t lost_bytes;  /* bytes that could not be written */
+	uint64_t lost_messages; /* lines that did not (entirely) reach the sink: not in messages' success */
 	uint64_t rotations;   /* FILE with rotation: files rotated */
 } sr_log_sink_counters;
 
@@ -303,8 +304,19 @@ typedef struct sr_log_counters {
 	 * policy sync).  Format errors count: their error line is written.
 	 */
 	uint64_t accepted;
-	/* Accepted messages whose line was handed to every sink it qualifies for. */
+	/*
+	 * Accepted messages whose line reached every sink it qualifies for
+	 * (write(2) took it whole, a callback returned 0).  Exact after
+	 * sr_log_flush or shutdown, as accepted.
+	 */
 	uint64_t written;
+	/*
+	 * Accepted messages whose line failed to reach a sink (a failed or
+	 * skipped write, a callback error): not in written, so that after a
+	 * shutdown accepted = written + write_failed.  With several sinks a
+	 * batch counts the most lines any one sink lost.
+	 */
+	uint64_t write_failed;
 	/* Of those, written by their caller (sync mode, policy sync). */
 	uint64_t written_by_caller;
 	/*

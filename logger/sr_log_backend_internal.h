@@ -100,5 +100,7 @@ char *sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather 
  * mutex), appends to the sinks' buffers; counts it as accepted and written.
  */
 void sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered);
+/* A line its caller wrote: accepted, and written (reached every sink) or write_failed. */
+void sr_log__count_by_caller(sr_log *log, bool reached);
 
 #endif /* SR_LOG_BACKEND_INTERNAL_H */

@@ -71,10 +71,7 @@ queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 			if (drop) {
 				sr_log__count_drop(log, h->level);
 			} else {
-				sr_log__dispatch_now(log, h->level, copy, len);
-				sr_atomic_faa_i64(&log->totals.accepted, 1);
-				sr_atomic_faa_i64(&log->totals.written, 1);
-				sr_atomic_faa_i64(&log->totals.written_by_caller, 1);
+				sr_log__count_by_caller(log, sr_log__dispatch_now(log, h->level, copy, len));
 			}
 			free(copy);
 			return;

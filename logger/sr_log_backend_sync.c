@@ -55,7 +55,7 @@ sync_flush(sr_log *log)
 	pthread_mutex_lock(&s->lock);
 	sr_log__report_drops(log, true);
 	/* Lines buffered without immediate_flush (under this lock, see sync_emit). */
-	sr_log__sinks_flush(log);
+	sr_log__count_lost(log, sr_log__sinks_flush(log));
 	pthread_mutex_unlock(&s->lock);
 	return SR_OK;
 }

@@ -96,7 +96,7 @@ sr_log__report_drops(sr_log *log, bool now)
 		sr_log__dispatch_now(log, SR_LOG_WARN, b.data, b.len);
 	} else {
 		sr_log__dispatch_buffered(log, SR_LOG_WARN, b.data, b.len);
-		sr_log__sinks_flush(log);
+		(void)sr_log__sinks_flush(log); /* the report is no message: not counted */
 	}
 	memcpy(log->consumer->reported_drops, current, sizeof current);
 }
@@ -145,10 +145,21 @@ publish_batch_counters(sr_log *log)
 }
 
 void
+sr_log__count_lost(sr_log *log, uint64_t lines)
+{
+	if (lines == 0)
+		return;
+	/* Counters only: counted written when handed to the sinks, they failed there. */
+	sr_atomic_faa_i64(&log->totals.written, -(int64_t)lines);
+	sr_atomic_faa_i64(&log->totals.write_failed, (int64_t)lines);
+}
+
+void
 sr_log__end_of_batch(sr_log *log)
 {
-	sr_log__sinks_flush(log);
+	uint64_t lost = sr_log__sinks_flush(log);
 	publish_batch_counters(log);
+	sr_log__count_lost(log, lost);
 	sr_log__report_drops(log, false);
 	/* tsc: a cheap check, a recalibration when due (see sr_log_clock.c). */
 	if (log->clk != NULL)

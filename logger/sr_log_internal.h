@@ -62,7 +62,7 @@ typedef struct sr_log_options {
  * published through them.
  */
 typedef struct sr_log_totals {
-	sr_atomic_i64 accepted, written, written_by_caller, format_errors;
+	sr_atomic_i64 accepted, written, written_by_caller, write_failed, format_errors;
 	sr_atomic_i64 truncated_records, truncated_lines, max_occupancy, batches;
 	sr_atomic_i64 backtrace_written, backtrace_discarded;
 	sr_atomic_i64 dropped[SR_LOG_LEVEL_COUNT];

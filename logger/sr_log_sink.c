@@ -48,6 +48,8 @@ callback_locked(sr_log_sink *s, int level, const char *line, size_t len)
 	}
 	sr_log__sink_add(&s->errors, 1);
 	sr_log__sink_add(&s->lost_bytes, (int64_t)len);
+	sr_log__sink_add(&s->lost_messages, 1);
+	s->lost_pending++;
 	char what[64];
 	snprintf(what, sizeof what, "write callback returned %d", rc);
 	sr_log__sink_report_once(s, what);
@@ -160,20 +162,30 @@ fail:
 	return err != NULL ? err->code : SR_ESYS;
 }
 
+/* What the write just made under s->lock lost, for the consumer's batch. */
+static void
+take_lost_locked(sr_log_sink *s)
+{
+	s->batch_lost += s->lost_pending;
+	s->lost_pending = 0;
+}
+
 static void
 flush_one(sr_log_sink *s)
 {
 	if (s->len > 0) {
 		pthread_mutex_lock(&s->lock);
 		sink_write_locked(s, s->buf, s->len);
+		take_lost_locked(s);
 		pthread_mutex_unlock(&s->lock);
 		s->len = 0;
 	}
 }
 
-void
+uint64_t
 sr_log__sinks_flush(sr_log *log)
 {
+	uint64_t lost = 0;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		flush_one(s);
@@ -188,7 +200,11 @@ sr_log__sinks_flush(sr_log *log)
 			sr_log__sink_add(&s->messages, (int64_t)s->batch_messages);
 			s->batch_messages = 0;
 		}
+		if (s->batch_lost > lost)
+			lost = s->batch_lost;
+		s->batch_lost = 0;
 	}
+	return lost;
 }
 
 void
@@ -205,6 +221,7 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 		case SR_SINK_CALLBACK:
 			pthread_mutex_lock(&s->lock);
 			callback_locked(s, level, line, len);
+			take_lost_locked(s);
 			pthread_mutex_unlock(&s->lock);
 			break;
 		default:
@@ -214,6 +231,7 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 				/* Bigger than the whole buffer: write it as it is. */
 				pthread_mutex_lock(&s->lock);
 				sink_write_locked(s, line, len);
+				take_lost_locked(s);
 				pthread_mutex_unlock(&s->lock);
 			} else {
 				memcpy(s->buf + s->len, line, len);
@@ -224,9 +242,10 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 	}
 }
 
-void
+bool
 sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
 {
+	bool reached = true;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		if (level < (int)s->cfg.level)
@@ -241,8 +260,11 @@ sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
 		} else {
 			sink_write_locked(s, line, len);
 		}
+		reached = reached && s->lost_pending == 0;
+		s->lost_pending = 0;
 		pthread_mutex_unlock(&s->lock);
 	}
+	return reached;
 }
 
 void
@@ -383,6 +405,7 @@ sr_log__sinks_stats(const sr_log *log, sr_log_counters *st)
 		o->writes = (uint64_t)sr_atomic_load_relaxed_i64(&s->writes);
 		o->errors = (uint64_t)sr_atomic_load_relaxed_i64(&s->errors);
 		o->lost_bytes = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_bytes);
+		o->lost_messages = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_messages);
 		o->rotations = (uint64_t)sr_atomic_load_relaxed_i64(&s->rotations);
 		st->sink_errors += o->errors;
 	}

@@ -40,7 +40,11 @@ typedef struct sr_log_sink {
 	size_t rot_name_size;
 	sr_atomic_i64 rotations;
 	/* Counters (relaxed; several writers use add). */
-	sr_atomic_i64 messages, bytes, writes, errors, lost_bytes;
+	sr_atomic_i64 messages, bytes, writes, errors, lost_bytes, lost_messages;
+	/* Lines the last write under `lock` lost (plain_write_locked, a callback); its caller takes them. */
+	uint64_t lost_pending;
+	/* The consumer's: lines lost by this batch's writes. */
+	uint64_t batch_lost;
 } sr_log_sink;
 
 struct sr_log_sinks {
@@ -59,10 +63,14 @@ void sr_log__sinks_abandon(sr_log *log);
 void sr_log__sinks_free(sr_log *log);
 /* Consumer: appends a line to every qualifying sink's buffer (callbacks: calls them). */
 void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len);
-/* Consumer: writes every sink's buffer, calls flush callbacks, publishes sink counters. */
-void sr_log__sinks_flush(sr_log *log);
-/* A caller: writes a line to every qualifying sink now, under each sink's lock. */
-void sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len);
+/*
+ * Consumer: writes every sink's buffer, calls flush callbacks, publishes
+ * sink counters.  Returns the lines that did not reach a sink since the
+ * last call (with several sinks, the most any one sink lost).
+ */
+uint64_t sr_log__sinks_flush(sr_log *log);
+/* A caller: writes a line to every qualifying sink now, under each sink's lock; false if one failed. */
+bool sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len);
 /* The lowest level any sink writes (SR_LOG_OFF with none). */
 int sr_log__sinks_min_level(const sr_log *log);
 /* Copies the sinks' counters into *st (sr_log_stats). */
