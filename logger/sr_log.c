@@ -14,6 +14,7 @@
 #include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
+#include "sr_log_threads_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,57 @@ register_at_exit(void)
 {
 	atexit(run_at_exit);
 	at_quick_exit(run_at_exit);
+}
+
+/*
+ * fork(2) (pthread_atfork).  Before: every open logger's locks are taken, in
+ * the order their holders take them (the logger's life, the backend's, the
+ * levels', the sinks', then the per-thread rings' list), waiting for the
+ * work in flight that holds them; so the child's copy of each logger is
+ * consistent.  In the child, the only thread is the one that forked: each
+ * logger that was not shutting down starts its consumer again, after what
+ * the parent had taken (the parent writes that, once), with empty buffers
+ * and counters from zero; the child's lines go to the same sinks (the
+ * descriptors are shared: file sinks append).
+ */
+static void
+fork_phase(int phase)
+{
+	if (phase == SR_LOG_FORK_PREPARE) {
+		pthread_mutex_lock(&live_lock);
+		for (sr_log *l = live_head; l != NULL; l = l->live_next) {
+			pthread_mutex_lock(&l->life_lock);
+			l->backend->fork(l, phase);
+			sr_log__levels_fork(l, true);
+			sr_log__sinks_fork(l, 0);
+		}
+		sr_log__threads_fork_global(phase);
+		return;
+	}
+	if (phase == SR_LOG_FORK_CHILD)
+		sr_log__calls_after_fork();
+	sr_log__threads_fork_global(phase);
+	for (sr_log *l = live_head; l != NULL; l = l->live_next) {
+		if (phase == SR_LOG_FORK_CHILD)
+			sr_log__consumer_after_fork(l);
+		sr_log__sinks_fork(l, phase == SR_LOG_FORK_CHILD ? 2 : 1);
+		sr_log__levels_fork(l, false);
+		l->backend->fork(l, phase);
+		pthread_mutex_unlock(&l->life_lock);
+	}
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void fork_prepare(void) { fork_phase(SR_LOG_FORK_PREPARE); }
+static void fork_parent(void) { fork_phase(SR_LOG_FORK_PARENT); }
+static void fork_child(void) { fork_phase(SR_LOG_FORK_CHILD); }
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void
+register_fork(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 static const sr_log_backend *
@@ -263,6 +315,7 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	}
 	if (log->opt.close_at_exit)
 		pthread_once(&exit_once, register_at_exit);
+	pthread_once(&fork_once, register_fork);
 	pthread_mutex_lock(&live_lock);
 	log->live_next = live_head;
 	live_head = log;

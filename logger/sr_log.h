@@ -120,7 +120,14 @@ SR_API uint64_t sr_log_dropped_after_close(void);
  * other threads may still log while exit runs, so the memory stays valid
  * until the process ends (or until sr_log_close, which is still allowed and
  * frees it).  _exit, a fatal signal and SIGKILL: docs/configuration.md
- * (Exit, fork and signals).
+ * (Exit, fork and signals).  A call racing the shutdown either completes
+ * before the sinks close (the shutdown waits for calls in progress) or is
+ * refused and counted as dropped, never accepted and lost.
+ *
+ * fork: the logger works in the child, in every mode (pthread_atfork).  The
+ * child's consumer starts after everything the parent had taken (the parent
+ * writes that, once); the child writes its own calls to the same sinks, with
+ * counters from zero.  docs/configuration.md (Exit, fork and signals).
  * Returns SR_OK or SR_ESTATE from the consumer thread.
  */
 SR_API int sr_log_shutdown(sr_log *log);

@@ -62,9 +62,21 @@ struct sr_log_backend {
 	bool (*idle)(sr_log *log);
 	/* Shutdown, on the closing thread: write what was taken and stop the consumer. */
 	void (*stop)(sr_log *log);
+	/*
+	 * fork(2), from sr_log.c's pthread_atfork handlers, with the logger's
+	 * life_lock held: SR_LOG_FORK_PREPARE takes the backend's locks (waiting
+	 * for work in flight, such as a batch being drained), so that the
+	 * child's copy of its state is consistent; _PARENT releases them;
+	 * _CHILD releases them and, unless the logger was shutting down, starts
+	 * the consumer again after everything the parent had taken (the
+	 * parent writes that; the child writes only its own calls).
+	 */
+	void (*fork)(sr_log *log, int phase);
 	/* Frees the state (after stop, or after a failed start). */
 	void (*destroy)(sr_log *log);
 };
+
+enum { SR_LOG_FORK_PREPARE, SR_LOG_FORK_PARENT, SR_LOG_FORK_CHILD };
 
 extern const sr_log_backend sr_log__ring_backend;
 extern const sr_log_backend sr_log__threads_backend;

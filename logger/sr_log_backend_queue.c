@@ -34,6 +34,7 @@ typedef struct sr_log_queue {
 	uint64_t enqueued, done;
 	bool stop;
 	bool started;
+	bool draining;            /* the drainer writes a batch outside the lock */
 	pthread_t thread;
 } sr_log_queue;
 
@@ -120,6 +121,7 @@ queue_main(void *arg)
 		if (q->count == 0)
 			break; /* stopped and drained */
 		int64_t n = q->count, head = q->head;
+		q->draining = true;
 		pthread_mutex_unlock(&q->lock);
 		/* Entries head .. head+n-1 are ours until q_count drops: callers append after them. */
 		sr_log__consumer_batch_start(log, n);
@@ -136,6 +138,7 @@ queue_main(void *arg)
 		q->head = (head + n) & (log->opt.capacity - 1);
 		q->count -= n;
 		q->done += (uint64_t)n;
+		q->draining = false;
 		pthread_cond_broadcast(&q->not_full);
 		pthread_cond_broadcast(&q->progress);
 	}
@@ -228,6 +231,46 @@ queue_stop(sr_log *log)
 }
 
 static void
+queue_fork(sr_log *log, int phase)
+{
+	sr_log_queue *q = log->state;
+	if (phase == SR_LOG_FORK_PREPARE) {
+		pthread_mutex_lock(&q->lock);
+		/* A batch being written outside the lock would be half freed in the child's copy. */
+		while (q->draining)
+			pthread_cond_wait(&q->progress, &q->lock);
+		return;
+	}
+	if (phase == SR_LOG_FORK_PARENT) {
+		pthread_mutex_unlock(&q->lock);
+		return;
+	}
+	/* The child: the queued lines are the parent's to write; the drainer does not exist here. */
+	for (int64_t i = 0; i < q->count; i++) {
+		queue_entry *e = &q->q[(q->head + i) & (log->opt.capacity - 1)];
+		free(e->line);
+		e->line = NULL;
+	}
+	q->head = q->count = 0;
+	q->enqueued = q->done = 0;
+	/* Condition variables with waiters that do not exist in the child: made anew. */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->not_empty, &ca);
+	pthread_cond_init(&q->not_full, &ca);
+	pthread_cond_init(&q->progress, &ca);
+	pthread_condattr_destroy(&ca);
+	bool restart = q->started && !q->stop;
+	q->started = false;
+	pthread_mutex_unlock(&q->lock);
+	if (restart && pthread_create(&q->thread, NULL, queue_main, log) == 0)
+		q->started = true;
+	else
+		q->stop = true; /* no drainer: calls are refused (counted), never queued for nobody */
+}
+
+static void
 queue_destroy(sr_log *log)
 {
 	sr_log_queue *q = log->state;
@@ -253,5 +296,6 @@ const sr_log_backend sr_log__queue_backend = {
 	.dump_backtrace = NULL,
 	.idle = queue_idle,
 	.stop = queue_stop,
+	.fork = queue_fork,
 	.destroy = queue_destroy,
 };

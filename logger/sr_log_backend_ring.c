@@ -17,8 +17,10 @@
 #include "sr_log_ring_internal.h"
 #include "sr_log_thread_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A caller blocked on a full ring re-checks for shutdown this often. */
 #define BLOCK_SLICE_NS (10 * 1000 * 1000)
@@ -245,6 +247,46 @@ ring_stop(sr_log *log)
 	sr_log__ring_drain_leftovers(log, r);
 }
 
+/*
+ * fork: the child's consumer starts after the sequencer's cursor (every
+ * sequence claimed in the parent, published or not, is the parent's to
+ * write), so it never waits for a slot that a thread missing from the child
+ * claimed, and never writes a record the parent writes.
+ */
+static void
+ring_fork(sr_log *log, int phase)
+{
+	sr_log_ring *r = log->state;
+	sr_sequencer *seq = r->seq;
+	if (phase == SR_LOG_FORK_PREPARE) {
+		/* A caller waiting for room holds full_lock until the consumer frees some: it does. */
+		pthread_mutex_lock(&seq->full_lock);
+		pthread_mutex_lock(&seq->gating_lock);
+		pthread_mutex_lock(&seq->wait.mutex);
+		return;
+	}
+	pthread_mutex_unlock(&seq->wait.mutex);
+	pthread_mutex_unlock(&seq->gating_lock);
+	pthread_mutex_unlock(&seq->full_lock);
+	if (phase == SR_LOG_FORK_PARENT || !r->consumer_started)
+		return;
+	/* The parent's consumer may have been waiting on the condition variable: a new one. */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&seq->wait.cond, &ca);
+	pthread_condattr_destroy(&ca);
+	sr_processor *p = r->proc;
+	/* The child is single-threaded here: plain resets of the processor's run state. */
+	sr_sequence_set(&p->sequence, sr_sequencer_cursor(seq));
+	sr_atomic_store_relaxed_i32(&p->barrier.alerted.value, 0);
+	sr_atomic_store_relaxed_i32(&p->halt_requested, 0);
+	sr_atomic_store_release_i32(&p->state, SR_PROCESSOR_IDLE);
+	p->thread_started = false;
+	r->skip_until = INT64_MIN;
+	r->consumer_started = sr_processor_start(p, NULL) == SR_OK;
+}
+
 static void
 ring_destroy(sr_log *log)
 {
@@ -270,5 +312,6 @@ const sr_log_backend sr_log__ring_backend = {
 	.dump_backtrace = ring_dump_backtrace,
 	.idle = ring_idle,
 	.stop = ring_stop,
+	.fork = ring_fork,
 	.destroy = ring_destroy,
 };

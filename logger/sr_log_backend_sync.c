@@ -81,6 +81,16 @@ sync_stop(sr_log *log)
 }
 
 static void
+sync_fork(sr_log *log, int phase)
+{
+	sr_log_sync *s = log->state;
+	if (phase == SR_LOG_FORK_PREPARE)
+		pthread_mutex_lock(&s->lock);
+	else
+		pthread_mutex_unlock(&s->lock); /* the child: this thread took it before the fork */
+}
+
+static void
 sync_destroy(sr_log *log)
 {
 	sr_log_sync *s = log->state;
@@ -97,5 +107,6 @@ const sr_log_backend sr_log__sync_backend = {
 	.flush = sync_flush,
 	.dump_backtrace = NULL,
 	.stop = sync_stop,
+	.fork = sync_fork,
 	.destroy = sync_destroy,
 };

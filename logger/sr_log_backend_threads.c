@@ -509,6 +509,65 @@ threads_stop(sr_log *log)
 	t->started = false;
 }
 
+/*
+ * fork: in the child only the forking thread exists.  Every ring is taken
+ * as consumed up to its cursor (what the parent published is the parent's
+ * to write), the rings of the other threads are finished (their threads are
+ * not in the child: the new consumer frees them), and a consumer starts.
+ */
+static void
+threads_fork(sr_log *log, int phase)
+{
+	sr_log_threads *t = log->state;
+	if (phase == SR_LOG_FORK_PREPARE) {
+		pthread_mutex_lock(&t->lock);
+		pthread_mutex_lock(&t->park_lock);
+		return;
+	}
+	if (phase == SR_LOG_FORK_PARENT) {
+		pthread_mutex_unlock(&t->park_lock);
+		pthread_mutex_unlock(&t->lock);
+		return;
+	}
+	/* The child, single-threaded: plain resets, under no one's eyes. */
+	for (sr_log_crash_ring *cr = sr_atomic_load_acquire_ptr(&t->crash.rings); cr != NULL;
+	     cr = sr_atomic_load_acquire_ptr(&cr->next)) {
+		sr_log_thread_ring *p = sr_log__thread_ring_of_crash(cr);
+		int64_t cursor = sr_sequencer_cursor(p->seq);
+		sr_sequence_set(&p->consumed, cursor);
+		p->c.next = cursor + 1;
+		p->c.avail = p->c.seen = cursor;
+		if (my_rings == NULL || p->thread != my_rings)
+			sr_atomic_store_release_i32(&p->finished, 1);
+	}
+	t->pins = 0;
+	t->heap_len = 0;
+	t->seen_changes = -1; /* the consumer reads the list afresh */
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&t->park_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	sr_atomic_store_relaxed_i32(&t->hot.parked, 0);
+	pthread_mutex_unlock(&t->park_lock);
+	pthread_mutex_unlock(&t->lock);
+	if (!t->started || sr_atomic_load_acquire_i32(&t->stopping))
+		return;
+	t->started = pthread_create(&t->thread, NULL, sr_log__threads_consumer_main, log) == 0;
+	if (!t->started)
+		sr_atomic_store_release_i32(&t->running, 0);
+}
+
+void
+sr_log__threads_fork_global(int phase)
+{
+	/* After every logger's own locks (the consumer takes t->lock, then this one). */
+	if (phase == SR_LOG_FORK_PREPARE)
+		pthread_mutex_lock(&rings_lock);
+	else
+		pthread_mutex_unlock(&rings_lock);
+}
+
 static void
 threads_destroy(sr_log *log)
 {
@@ -544,5 +603,6 @@ const sr_log_backend sr_log__threads_backend = {
 	.dump_backtrace = threads_dump_backtrace,
 	.idle = threads_idle,
 	.stop = threads_stop,
+	.fork = threads_fork,
 	.destroy = threads_destroy,
 };

@@ -524,6 +524,15 @@ sr_log__levels_retire(sr_log *log)
 }
 
 void
+sr_log__levels_fork(sr_log *log, bool prepare)
+{
+	if (prepare)
+		pthread_mutex_lock(&log->levels->lock);
+	else
+		pthread_mutex_unlock(&log->levels->lock);
+}
+
+void
 sr_log__levels_shut(sr_log *log)
 {
 	pthread_mutex_lock(&log->levels->lock);

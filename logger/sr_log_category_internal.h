@@ -19,6 +19,8 @@ void sr_log__levels_free(sr_log *log);
  * is refused at its level check, memory-safe.
  */
 void sr_log__levels_retire(sr_log *log);
+/* fork: takes (prepare) or releases (parent, child) the registry's lock. */
+void sr_log__levels_fork(sr_log *log, bool prepare);
 /* Sets every handle's call-site level to off (shutdown began; log->shut is set). */
 void sr_log__levels_shut(sr_log *log);
 /*

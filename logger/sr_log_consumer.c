@@ -50,6 +50,25 @@ sr_log__consumer_free(sr_log *log)
 }
 
 void
+sr_log__consumer_after_fork(sr_log *log)
+{
+	/* The child starts its own counts: what the parent took is the parent's. */
+	struct sr_log_consumer *c = log->consumer;
+	c->batch_accepted = c->batch_written = c->batch_format_errors = 0;
+	c->batch_truncated_records = c->batch_truncated_lines = 0;
+	c->max_occupancy_seen = 0;
+	memset(c->reported_drops, 0, sizeof c->reported_drops);
+	sr_log_totals *t = &log->totals;
+	sr_atomic_i64 *all[] = { &t->accepted, &t->written, &t->written_by_caller, &t->write_failed,
+		&t->format_errors, &t->truncated_records, &t->truncated_lines, &t->max_occupancy, &t->batches,
+		&t->backtrace_written, &t->backtrace_discarded };
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		sr_atomic_store_relaxed_i64(all[i], 0);
+	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++)
+		sr_atomic_store_relaxed_i64(&t->dropped[l], 0);
+}
+
+void
 sr_log__count_drop(sr_log *log, int level)
 {
 	if (level < 0 || level >= SR_LOG_LEVEL_COUNT)

@@ -289,6 +289,30 @@ sr_log__sinks_close(sr_log *log)
 }
 
 void
+sr_log__sinks_fork(sr_log *log, int phase)
+{
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
+		if (phase == 0) {
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
+		if (phase == 2) {
+			/* The child: what the parent's consumer had buffered is the parent's to write. */
+			s->len = 0;
+			s->batch_messages = 0;
+			s->batch_lost = 0;
+			s->lost_pending = 0;
+			sr_atomic_i64 *counts[] = { &s->messages, &s->bytes, &s->writes, &s->errors, &s->lost_bytes,
+				&s->lost_messages };
+			for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+				sr_atomic_store_relaxed_i64(counts[k], 0);
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+void
 sr_log__sinks_free(sr_log *log)
 {
 	if (log->sinks == NULL)

@@ -61,6 +61,11 @@ void sr_log__sinks_close(sr_log *log);
 /* After a failed open: closes the files this open made (descriptors stay the caller's). */
 void sr_log__sinks_abandon(sr_log *log);
 void sr_log__sinks_free(sr_log *log);
+/*
+ * fork (phase 0 prepare, 1 parent, 2 child): takes every sink's lock, or
+ * releases them; the child also empties the buffers (the parent writes them).
+ */
+void sr_log__sinks_fork(sr_log *log, int phase);
 /* Consumer: appends a line to every qualifying sink's buffer (callbacks: calls them). */
 void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len);
 /*
