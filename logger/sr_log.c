@@ -118,11 +118,18 @@ fork_phase(int phase)
 		sr_log__calls_after_fork();
 	sr_log__threads_fork_global(phase);
 	for (sr_log *l = live_head; l != NULL; l = l->live_next) {
-		if (phase == SR_LOG_FORK_CHILD)
+		bool child = phase == SR_LOG_FORK_CHILD;
+		bool drop = child && l->opt.fork_policy == SR_LOG_FORK_DROP;
+		if (child)
 			sr_log__consumer_after_fork(l);
-		sr_log__sinks_fork(l, phase == SR_LOG_FORK_CHILD ? 2 : 1);
+		sr_log__sinks_fork(l, child ? 2 : 1);
 		sr_log__levels_fork(l, false);
-		l->backend->fork(l, phase);
+		l->backend->fork(l, drop ? SR_LOG_FORK_CHILD_STOPPED : phase);
+		if (drop && l->forked_backend == NULL) {
+			/* The child has one thread, this one: the swap races nothing. */
+			l->forked_backend = l->backend;
+			l->backend = &sr_log__dropping_backend;
+		}
 		pthread_mutex_unlock(&l->life_lock);
 	}
 	pthread_mutex_unlock(&live_lock);
@@ -131,6 +138,51 @@ fork_phase(int phase)
 static void fork_prepare(void) { fork_phase(SR_LOG_FORK_PREPARE); }
 static void fork_parent(void) { fork_phase(SR_LOG_FORK_PARENT); }
 static void fork_child(void) { fork_phase(SR_LOG_FORK_CHILD); }
+
+/* ---- The dropping backend: a forked child's with SR_LOG_FORK_DROP ---- */
+
+static void
+dropping_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
+{
+	(void)g;
+	sr_log__count_drop(log, h->level);
+}
+
+static int
+dropping_flush(sr_log *log)
+{
+	(void)log;
+	return SR_OK; /* nothing was taken: nothing to wait for */
+}
+
+static void
+dropping_stop(sr_log *log)
+{
+	(void)log;
+}
+
+static void
+dropping_destroy(sr_log *log)
+{
+	/* The state is the original backend's, left not started by the fork. */
+	if (log->forked_backend != NULL)
+		log->forked_backend->destroy(log);
+}
+
+static void
+dropping_fork(sr_log *log, int phase)
+{
+	(void)log;
+	(void)phase;
+}
+
+const sr_log_backend sr_log__dropping_backend = {
+	.emit = dropping_emit,
+	.flush = dropping_flush,
+	.stop = dropping_stop,
+	.fork = dropping_fork,
+	.destroy = dropping_destroy,
+};
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
@@ -221,6 +273,7 @@ set_options(sr_log *log, const sr_log_config *c, sr_error *err)
 	o->capacity = c->producer == SR_LOG_PRODUCER_PER_THREAD ? c->thread_ring_slots : c->ring_slots;
 	o->close_at_exit = c->close_at_exit;
 	o->exit_timeout_ms = c->exit_timeout_ms;
+	o->fork_policy = c->fork_policy;
 	o->describe = c->describe;
 	o->slot_size = c->slot_size;
 	o->synchronize_enqueue = c->synchronize_enqueue_when_full;

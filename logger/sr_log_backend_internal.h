@@ -76,12 +76,20 @@ struct sr_log_backend {
 	void (*destroy)(sr_log *log);
 };
 
-enum { SR_LOG_FORK_PREPARE, SR_LOG_FORK_PARENT, SR_LOG_FORK_CHILD };
+/*
+ * The phases of `fork`; _CHILD_STOPPED (SR_LOG_FORK_DROP) releases the locks
+ * like _CHILD but starts nothing: the backend is left not started, so that
+ * stop and destroy wait for no thread (the child's calls go to
+ * sr_log__dropping_backend instead).
+ */
+enum { SR_LOG_FORK_PREPARE, SR_LOG_FORK_PARENT, SR_LOG_FORK_CHILD, SR_LOG_FORK_CHILD_STOPPED };
 
 extern const sr_log_backend sr_log__ring_backend;
 extern const sr_log_backend sr_log__threads_backend;
 extern const sr_log_backend sr_log__queue_backend;
 extern const sr_log_backend sr_log__sync_backend;
+/* A forked child's with SR_LOG_FORK_DROP: every call dropped, counted (sr_log.c). */
+extern const sr_log_backend sr_log__dropping_backend;
 
 /* ---- sr_log_direct.c: a record rendered and written by its caller (sync, queue, policy sync) ---- */
 

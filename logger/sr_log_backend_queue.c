@@ -261,7 +261,7 @@ queue_fork(sr_log *log, int phase)
 	pthread_cond_init(&q->not_full, &ca);
 	pthread_cond_init(&q->progress, &ca);
 	pthread_condattr_destroy(&ca);
-	bool restart = q->started && !q->stop;
+	bool restart = q->started && !q->stop && phase == SR_LOG_FORK_CHILD;
 	q->started = false;
 	pthread_mutex_unlock(&q->lock);
 	if (restart && pthread_create(&q->thread, NULL, queue_main, log) == 0)

@@ -270,6 +270,13 @@ ring_fork(sr_log *log, int phase)
 	pthread_mutex_unlock(&seq->full_lock);
 	if (phase == SR_LOG_FORK_PARENT || !r->consumer_started)
 		return;
+	if (phase == SR_LOG_FORK_CHILD_STOPPED) {
+		/* No consumer in the child: the processor is not running there. */
+		sr_atomic_store_release_i32(&r->proc->state, SR_PROCESSOR_IDLE);
+		r->proc->thread_started = false;
+		r->consumer_started = false;
+		return;
+	}
 	/* The parent's consumer may have been waiting on the condition variable: a new one. */
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);

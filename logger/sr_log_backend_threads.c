@@ -551,6 +551,11 @@ threads_fork(sr_log *log, int phase)
 	sr_atomic_store_relaxed_i32(&t->hot.parked, 0);
 	pthread_mutex_unlock(&t->park_lock);
 	pthread_mutex_unlock(&t->lock);
+	if (phase == SR_LOG_FORK_CHILD_STOPPED) {
+		t->started = false;
+		sr_atomic_store_release_i32(&t->running, 0);
+		return;
+	}
 	if (!t->started || sr_atomic_load_acquire_i32(&t->stopping))
 		return;
 	t->started = pthread_create(&t->thread, NULL, sr_log__threads_consumer_main, log) == 0;

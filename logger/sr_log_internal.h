@@ -43,6 +43,7 @@ typedef struct sr_log_options {
 	bool describe;
 	bool close_at_exit;
 	int exit_timeout_ms;
+	sr_log_fork_policy fork_policy;
 	size_t slot_size;
 	size_t max_record;        /* max_message_bytes */
 	size_t max_line;          /* max_line_bytes */
@@ -89,6 +90,8 @@ struct sr_log {
 	bool shutdown_done;
 	pthread_mutex_t life_lock;
 	struct sr_log *live_next;         /* the list of open loggers (sr_log.c) */
+	/* In a forked child with SR_LOG_FORK_DROP: the backend whose state `state` is (to destroy it). */
+	const sr_log_backend *forked_backend;
 };
 
 /*

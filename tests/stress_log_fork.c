@@ -10,7 +10,9 @@
  * finish and it closes its logger.  Then every P line and every C line is
  * in the file (both write to the same file: the descriptor is shared and
  * the sink appends) exactly once: the parent wrote what it had taken before
- * the fork, the child only its own calls.
+ * the fork, the child only its own calls.  With fork_policy drop, the
+ * children's calls are dropped and counted (dropped = their calls, accepted
+ * 0) and none of their lines is in the file.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -40,7 +42,7 @@ work(void *arg)
 	return NULL;
 }
 
-/* One mode: argv = mode producer path; exit status 0 when every line is there once. */
+/* One mode: argv = mode producer path policy; exit status 0 when every line is there once. */
 static int
 run_mode(char **argv)
 {
@@ -54,6 +56,9 @@ run_mode(char **argv)
 		return 3;
 	if (strcmp(argv[2], "per_thread") == 0)
 		c.producer = SR_LOG_PRODUCER_PER_THREAD;
+	bool drop = strcmp(argv[4], "drop") == 0;
+	if (drop)
+		c.fork_policy = SR_LOG_FORK_DROP;
 	sr_log *log = sr_log_open(&c, NULL);
 	if (log == NULL)
 		return 3;
@@ -69,6 +74,13 @@ run_mode(char **argv)
 			/* The child: one thread; its calls must neither hang nor repeat the parent's. */
 			for (int i = 0; i < CHILD; i++)
 				SR_INFO(cat, "C#%d. from child %d", f * CHILD + i, f);
+			if (drop) {
+				/* Every call dropped and counted; the logger still flushes and shuts down. */
+				sr_log_counters cst;
+				sr_log_stats(log, &cst);
+				int ok = cst.dropped == CHILD && cst.accepted == 0 && sr_log_flush(log) == SR_OK;
+				exit(ok ? 0 : 1);
+			}
 			exit(0); /* close_at_exit writes what is left */
 		}
 	}
@@ -97,8 +109,12 @@ run_mode(char **argv)
 	sr_log_close(&log);
 	tl_tally p = tl_tally_lines(argv[3], "P", THREADS * EACH);
 	tl_tally ch = tl_tally_lines(argv[3], "C", FORKS * CHILD);
-	printf("  %s %s: parent %d lines (%d missing, %d twice), children %d lines (%d missing, %d twice), "
-	    "parent accepted %llu dropped %llu\n", argv[1], argv[2], p.lines, p.missing, p.doubled, ch.lines,
+	if (drop && ch.lines == 0)
+		ch.missing = ch.doubled = 0; /* as it should be: nothing of the children's */
+	else if (drop)
+		ch.missing = 1;
+	printf("  %s %s %s: parent %d lines (%d missing, %d twice), children %d lines (%d missing, %d twice), "
+	    "parent accepted %llu dropped %llu\n", argv[1], argv[2], argv[4], p.lines, p.missing, p.doubled, ch.lines,
 	    ch.missing, ch.doubled, (unsigned long long)st.accepted, (unsigned long long)st.dropped);
 	return bad == 0 && p.missing == 0 && p.doubled == 0 && p.bad == 0 && ch.missing == 0 && ch.doubled == 0 &&
 	    ch.bad == 0 ? 0 : 1;
@@ -107,26 +123,29 @@ run_mode(char **argv)
 int
 main(int argc, char **argv)
 {
-	if (argc == 4)
+	if (argc == 5)
 		return run_mode(argv);
 	tl_clear_env();
 #if defined(__SANITIZE_THREAD__)
 	/* The child starts the logger's consumer again: a thread after a multi-threaded fork. */
 	setenv("TSAN_OPTIONS", "die_after_fork=0", 0);
 #endif
-	static const char *const runs[][2] = {
-		{ "ring", "shared" }, { "ring", "per_thread" }, { "queue", "shared" }, { "sync", "shared" },
+	static const char *const runs[][3] = {
+		{ "ring", "shared", "restart" }, { "ring", "per_thread", "restart" }, { "queue", "shared", "restart" },
+		{ "sync", "shared", "restart" }, { "ring", "shared", "drop" }, { "ring", "per_thread", "drop" },
+		{ "queue", "shared", "drop" }, { "sync", "shared", "drop" },
 	};
 	int failures = 0;
 	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
 		char path[64];
 		snprintf(path, sizeof path, "/tmp/seqring_fork_XXXXXX");
 		close(mkstemp(path));
-		char *args[] = { "stress_log_fork", (char *)runs[r][0], (char *)runs[r][1], path, NULL };
+		char *args[] = { "stress_log_fork", (char *)runs[r][0], (char *)runs[r][1], path, (char *)runs[r][2],
+			NULL };
 		int status = 0;
 		int rc = tl_run_self(args, 60000, &status);
 		bool ok = rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-		printf("%s %s: %s\n", runs[r][0], runs[r][1], ok ? "ok" : rc == 1 ? "FAILED (hung: killed)" : "FAILED");
+		printf("%s %s %s: %s\n", runs[r][0], runs[r][1], runs[r][2], ok ? "ok" : rc == 1 ? "FAILED (hung: killed)" : "FAILED");
 		failures += !ok;
 		unlink(path);
 	}
