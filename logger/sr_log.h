@@ -240,10 +240,12 @@ SR_API int sr_log_remove_crash_handler(sr_log *log);
  *                       malloc's, may be held by the interrupted call).
  * Dropped calls are counted in sr_log_stats's dropped, so accepted +
  * dropped is every call made.  A handler that interrupts code outside the
- * logger logs as that thread would, except that queue and sync modes then
- * format and (queue) allocate: use ring mode where handlers log, and call
+ * logger logs as that thread would: in queue mode that allocates the line
+ * (malloc, not async-signal-safe: a handler that interrupted malloc would
+ * deadlock there), in sync mode only a line over 4 KiB does, in ring mode
+ * nothing does.  So use ring mode where handlers log, and call
  * sr_log_thread_prepare on each thread first, so that the first call from a
- * handler makes nothing.
+ * handler registers and makes nothing.
  */
 #define SR_TRACE(cat, ...) SR_LOG(cat, SR_LOG_TRACE, __VA_ARGS__)
 #define SR_DEBUG(cat, ...) SR_LOG(cat, SR_LOG_DEBUG, __VA_ARGS__)

@@ -127,8 +127,15 @@ main(int argc, char **argv)
 		return run_mode(argv);
 	tl_clear_env();
 #if defined(__SANITIZE_THREAD__)
-	/* The child starts the logger's consumer again: a thread after a multi-threaded fork. */
+	/*
+	 * ThreadSanitizer cannot follow a thread started after a multi-threaded
+	 * fork ("dup thread with used id", then it exits): under it, only the
+	 * runs whose child starts no thread (sync, and every fork_policy drop).
+	 */
 	setenv("TSAN_OPTIONS", "die_after_fork=0", 0);
+	const bool child_threads_ok = false;
+#else
+	const bool child_threads_ok = true;
 #endif
 	static const char *const runs[][3] = {
 		{ "ring", "shared", "restart" }, { "ring", "per_thread", "restart" }, { "queue", "shared", "restart" },
@@ -137,6 +144,8 @@ main(int argc, char **argv)
 	};
 	int failures = 0;
 	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+		if (!child_threads_ok && strcmp(runs[r][2], "restart") == 0 && strcmp(runs[r][0], "sync") != 0)
+			continue;
 		char path[64];
 		snprintf(path, sizeof path, "/tmp/seqring_fork_XXXXXX");
 		close(mkstemp(path));

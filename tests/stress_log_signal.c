@@ -8,6 +8,10 @@
  * in the middle of one of the main thread's calls.  Then: no hang, and after
  * the shutdown accepted + dropped = the calls made (main's and the
  * handler's), written = accepted.
+ *
+ * Under ThreadSanitizer the queue run does not report signal-unsafe calls:
+ * a handler call that did not interrupt a log call allocates its line there
+ * (malloc), the limit sr_log.h documents for queue mode.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -123,6 +127,12 @@ main(int argc, char **argv)
 	};
 	int failures = 0;
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+#if defined(__SANITIZE_THREAD__)
+		if (strcmp(runs[i][0], "queue") == 0)
+			setenv("TSAN_OPTIONS", "report_signal_unsafe=0", 1);
+		else
+			unsetenv("TSAN_OPTIONS");
+#endif
 		char *args[] = { "stress_log_signal", (char *)runs[i][0], (char *)runs[i][1], (char *)runs[i][2], NULL };
 		int status = 0;
 		int rc = tl_run_self(args, SECONDS * 1000 + 15000, &status);
