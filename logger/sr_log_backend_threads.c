@@ -537,8 +537,19 @@ threads_fork(sr_log *log, int phase)
 		sr_sequence_set(&p->consumed, cursor);
 		p->c.next = cursor + 1;
 		p->c.avail = p->c.seen = cursor;
-		if (my_rings == NULL || p->thread != my_rings)
-			sr_atomic_store_release_i32(&p->finished, 1);
+		if (my_rings != NULL && p->thread == my_rings)
+			continue;
+		sr_atomic_store_release_i32(&p->finished, 1);
+		/* Its thread's list (its key destructor never runs here): every ring off it, then freed. */
+		sr_log_ring_list *gone = p->thread;
+		if (gone != NULL) {
+			for (sr_log_thread_ring *q = gone->head, *next; q != NULL; q = next) {
+				next = q->thread_next;
+				q->thread = NULL;
+				q->thread_next = NULL;
+			}
+			free(gone);
+		}
 	}
 	t->pins = 0;
 	t->heap_len = 0;
