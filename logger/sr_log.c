@@ -42,6 +42,8 @@ __attribute__((noinline, cold)) void
 sr_log__refused(sr_category *cat, int32_t level_now, int call_level)
 {
 	/* Counters only: no data rides on them. */
+	if (cat == &sr_category_off)
+		return;
 	if (level_now == SR_LOG__CLOSED) {
 		sr_atomic_faa_i64(&dropped_after_close, 1);
 		return;
@@ -193,15 +195,19 @@ register_fork(void)
 }
 
 static const sr_log_backend *
-backend_for(sr_log_mode mode, sr_log_producer producer)
+backend_for(sr_log_mode mode, sr_log_producer producer, const sr_wait_config *wait)
 {
+	bool signal_locks = wait->kind == SR_WAIT_BLOCK ||
+	    (wait->kind == SR_WAIT_PHASED && wait->fallback == SR_WAIT_BLOCK);
 	switch (mode) {
 	case SR_LOG_MODE_QUEUE:
 		return &sr_log__queue_backend;
 	case SR_LOG_MODE_SYNC:
 		return &sr_log__sync_backend;
 	default:
-		return producer == SR_LOG_PRODUCER_PER_THREAD ? &sr_log__threads_backend : &sr_log__ring_backend;
+		if (producer == SR_LOG_PRODUCER_PER_THREAD)
+			return &sr_log__threads_backend;
+		return signal_locks ? &sr_log__ring_backend_locking : &sr_log__ring_backend;
 	}
 }
 
@@ -347,7 +353,7 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	}
 	pthread_mutex_init(&log->life_lock, NULL);
 	sr_log__calls_setup();
-	log->backend = backend_for(r->cfg.mode, r->cfg.producer);
+	log->backend = backend_for(r->cfg.mode, r->cfg.producer, &wait);
 	if (open_parts(log, r, err) != SR_OK || log->backend->start(log, &r->cfg, &wait, err) != SR_OK) {
 		/*
 		 * Undo only what this call made: a consumer it started, files it

@@ -85,6 +85,8 @@ struct sr_log_backend {
 enum { SR_LOG_FORK_PREPARE, SR_LOG_FORK_PARENT, SR_LOG_FORK_CHILD, SR_LOG_FORK_CHILD_STOPPED };
 
 extern const sr_log_backend sr_log__ring_backend;
+/* The ring backend for a wait strategy whose publish locks: nested calls (signal handlers) drop. */
+extern const sr_log_backend sr_log__ring_backend_locking;
 extern const sr_log_backend sr_log__threads_backend;
 extern const sr_log_backend sr_log__queue_backend;
 extern const sr_log_backend sr_log__sync_backend;

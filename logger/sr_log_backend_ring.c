@@ -88,7 +88,7 @@ static void
 ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
 	sr_log_ring *r = log->state;
-	if (__builtin_expect(r->signal_locks, 0) && sr_log__nested_call()) {
+	if (__builtin_expect(log->backend == &sr_log__ring_backend_locking, 0) && sr_log__nested_call()) {
 		sr_log__count_drop(log, h->level);
 		return;
 	}
@@ -113,9 +113,6 @@ static bool
 ring_try_claim(sr_log *log, size_t size, sr_log_claim *c)
 {
 	sr_log_ring *r = log->state;
-	/* A nested call with a locking wait strategy goes to ring_emit, which drops it. */
-	if (__builtin_expect(r->signal_locks, 0) && sr_log__nested_call())
-		return false;
 	int64_t k = sr_ring_slots_for(r->ring, size);
 	if (__builtin_expect(sr_sequencer_try_claim_n(r->seq, k, &c->first) != SR_OK, 0))
 		return false;
@@ -123,6 +120,13 @@ ring_try_claim(sr_log *log, size_t size, sr_log_claim *c)
 	c->ring = r;
 	c->w = sr_ring_stream_at(r->ring, c->first);
 	return true;
+}
+
+/* With a wait strategy whose publish locks: a nested call goes to ring_emit, which drops it. */
+static bool
+ring_try_claim_unless_nested(sr_log *log, size_t size, sr_log_claim *c)
+{
+	return !sr_log__nested_call() && ring_try_claim(log, size, c);
 }
 
 static void
@@ -184,7 +188,6 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the ring backend");
 	log->state = r;
 	r->skip_until = INT64_MIN;
-	r->signal_locks = wait->kind == SR_WAIT_BLOCK || (wait->kind == SR_WAIT_PHASED && wait->fallback == SR_WAIT_BLOCK);
 	r->ring = sr_ring_create(c->ring_slots, c->slot_size, NULL, NULL, err);
 	if (r->ring == NULL)
 		return err != NULL ? err->code : SR_ENOMEM;
@@ -314,6 +317,20 @@ const sr_log_backend sr_log__ring_backend = {
 	.start = ring_start,
 	.emit = ring_emit,
 	.try_claim = ring_try_claim,
+	.commit = ring_commit,
+	.flush = ring_flush,
+	.dump_backtrace = ring_dump_backtrace,
+	.idle = ring_idle,
+	.stop = ring_stop,
+	.fork = ring_fork,
+	.destroy = ring_destroy,
+};
+
+/* The same, for a wait strategy whose publish locks (block, or phased falling back to it). */
+const sr_log_backend sr_log__ring_backend_locking = {
+	.start = ring_start,
+	.emit = ring_emit,
+	.try_claim = ring_try_claim_unless_nested,
 	.commit = ring_commit,
 	.flush = ring_flush,
 	.dump_backtrace = ring_dump_backtrace,

@@ -29,8 +29,9 @@ struct sr_log_levels {
 	uint8_t root_source;      /* enum sr_log_source */
 };
 
+/* Its level is above off, so that even a site at SR_LOG_OFF ends at the level check. */
 sr_category sr_category_off = {
-	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF
+	.level = SR_LOG__CLOSED, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF
 };
 
 /* ---------------------------------------------------------------------------------------- */

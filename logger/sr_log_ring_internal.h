@@ -22,13 +22,6 @@ typedef struct sr_log_ring {
 	sr_sequencer *seq;        /* multi-producer: every caller claims on it */
 	sr_processor *proc;       /* the consumer */
 	bool consumer_started;
-	/*
-	 * The wait strategy's publish takes its mutex (block, or phased falling
-	 * back to block): a nested call (a signal handler) is then dropped, since
-	 * the call it interrupted may hold that mutex.  Otherwise a nested call
-	 * claims and publishes lock-free like any other.
-	 */
-	bool signal_locks;
 	/* The consumer's own (the closer's after join). */
 	int64_t skip_until;       /* continuation slots of the record being read */
 	unsigned char *scratch;   /* a record copied out when it wraps */

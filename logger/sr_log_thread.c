@@ -101,12 +101,13 @@ sr_log__calls_quiesce(int64_t deadline_ns)
 	for (sr_log_thread *t = registry_head; t != NULL && all; t = t->reg_next) {
 		if (t == &sr_log__self)
 			continue;
-		/* pairs with the store-releases in sr_log__call_leave */
-		if (sr_atomic_load_acquire_i32(&t->in_call) == 0)
+		/* pairs with the store-release in sr_log__call_leave; odd: inside a call */
+		int32_t seen = sr_atomic_load_acquire_i32(&t->calls);
+		if ((seen & 1) == 0)
 			continue;
-		int32_t done = sr_atomic_load_acquire_i32(&t->calls_done);
 		sr_backoff b = SR_BACKOFF_INIT;
-		while (sr_atomic_load_acquire_i32(&t->in_call) != 0 && sr_atomic_load_acquire_i32(&t->calls_done) == done) {
+		/* Any change is that call's exit (the next entry comes after it). */
+		while (sr_atomic_load_acquire_i32(&t->calls) == seen) {
 			if (deadline_ns != INT64_MAX && sr_monotonic_ns() >= deadline_ns) {
 				all = false;
 				break;

@@ -20,11 +20,13 @@ typedef struct sr_log_thread {
 	uint32_t tid;
 	char name[16];
 	/*
-	 * Calls in progress: log calls this thread is inside (2 or more: a
-	 * signal handler interrupted one), and how many outermost calls it
-	 * left.  Only this thread writes them; a closer reads them.
+	 * Calls in progress: `calls` counts the thread's outermost log calls'
+	 * entries and exits (odd: inside one), `nested` the calls a signal
+	 * handler made inside one.  Only this thread writes them; a closer
+	 * reads `calls`.
 	 */
-	sr_atomic_i32 in_call, calls_done;
+	sr_atomic_i32 calls;
+	int nested;
 	/* On the process's list of threads that ever logged (sr_log_thread.c), under its lock. */
 	bool registered;
 	struct sr_log_thread *reg_prev, *reg_next;
@@ -53,7 +55,7 @@ sr_log__thread(void)
 static inline bool
 sr_log__nested_call(void)
 {
-	return sr_atomic_load_relaxed_i32(&sr_log__self.in_call) > 1;
+	return sr_log__self.nested > 0;
 }
 
 /* True on any seqring logger's consumer thread, inside a sink write or in a nested call. */
@@ -72,8 +74,8 @@ sr_log__must_not_wait(void)
  * shutdown or close first sets every category's level, then waits until
  * every call in progress has left (sr_log__calls_quiesce).  The two sides
  * are a Dekker hand-off, store then load on each: the caller stores
- * in_call and loads the category's level; the closer stores the levels and
- * loads in_call.  The StoreLoad barrier it needs is the closer's alone,
+ * `calls` and loads the category's level; the closer stores the levels and
+ * loads `calls`.  The StoreLoad barrier it needs is the closer's alone,
  * membarrier(2) (MEMBARRIER_CMD_PRIVATE_EXPEDITED makes every running
  * thread of the process pass a full barrier), so the call pays two plain
  * stores to its own thread's memory.  Where membarrier is unavailable,
@@ -95,12 +97,20 @@ static inline sr_log_thread *
 sr_log__call_enter(void)
 {
 	sr_log_thread *self = sr_log__thread();
-	/* Only this thread writes in_call: relaxed; the closer's membarrier orders it (above). */
-	sr_atomic_store_relaxed_i32(&self->in_call, sr_atomic_load_relaxed_i32(&self->in_call) + 1);
+	int32_t calls = sr_atomic_load_relaxed_i32(&self->calls);
+	if (__builtin_expect(calls & 1, 0)) {
+		/* Inside a call already: a signal handler's (the outer call keeps the closer waiting). */
+		self->nested++;
+		return self;
+	}
+	/* Only this thread writes calls: relaxed; the closer's membarrier orders it (above). */
+	sr_atomic_store_relaxed_i32(&self->calls, calls + 1);
 	if (__builtin_expect(sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0, 0))
 		sr_atomic_fence_seq_cst(); /* pairs with the closer's fence in sr_log__calls_quiesce */
-	else
-		__asm__ __volatile__("" ::: "memory"); /* the store stays before the call's loads */
+#if defined(SR_ATOMIC_C11)
+	/* The store stays before the call's loads (ck_pr's volatile accesses keep their order). */
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
 	return self;
 }
 
@@ -108,11 +118,12 @@ sr_log__call_enter(void)
 static inline void
 sr_log__call_leave(sr_log_thread *self)
 {
-	int32_t depth = sr_atomic_load_relaxed_i32(&self->in_call) - 1;
+	if (__builtin_expect(self->nested > 0, 0)) {
+		self->nested--;
+		return;
+	}
 	/* pairs with the closer's load-acquire: what the call did to the logger comes before */
-	if (depth == 0)
-		sr_atomic_store_release_i32(&self->calls_done, sr_atomic_load_relaxed_i32(&self->calls_done) + 1);
-	sr_atomic_store_release_i32(&self->in_call, depth);
+	sr_atomic_store_release_i32(&self->calls, sr_atomic_load_relaxed_i32(&self->calls) + 1);
 }
 
 /* Once per process, at the first open: chooses membarrier or the callers' fence. */
