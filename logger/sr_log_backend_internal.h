@@ -24,6 +24,9 @@
 #ifndef SR_LOG_BACKEND_INTERNAL_H
 #define SR_LOG_BACKEND_INTERNAL_H
 
+#include <pthread.h>
+#include <time.h>
+
 #include "sr_log_internal.h"
 #include "sr_wait.h"
 
@@ -82,6 +85,20 @@ struct sr_log_backend {
  * stop and destroy wait for no thread (the child's calls go to
  * sr_log__dropping_backend instead).
  */
+/* A condition variable whose timed waits use CLOCK_MONOTONIC (made anew in a forked child too). */
+static inline int
+sr_log__cond_init_monotonic(pthread_cond_t *cond)
+{
+	pthread_condattr_t ca;
+	int e = pthread_condattr_init(&ca);
+	if (e == 0)
+		e = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (e == 0)
+		e = pthread_cond_init(cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return e;
+}
+
 enum { SR_LOG_FORK_PREPARE, SR_LOG_FORK_PARENT, SR_LOG_FORK_CHILD, SR_LOG_FORK_CHILD_STOPPED };
 
 extern const sr_log_backend sr_log__ring_backend;

@@ -182,13 +182,9 @@ queue_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the queue backend");
 	log->state = q;
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&q->not_empty, &ca);
-	pthread_cond_init(&q->not_full, &ca);
-	pthread_cond_init(&q->progress, &ca);
-	pthread_condattr_destroy(&ca);
+	sr_log__cond_init_monotonic(&q->not_empty);
+	sr_log__cond_init_monotonic(&q->not_full);
+	sr_log__cond_init_monotonic(&q->progress);
 	q->q = calloc((size_t)log->opt.capacity, sizeof *q->q);
 	if (q->q == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate a queue of %" PRId64 " entries",
@@ -254,13 +250,9 @@ queue_fork(sr_log *log, int phase)
 	q->head = q->count = 0;
 	q->enqueued = q->done = 0;
 	/* Condition variables with waiters that do not exist in the child: made anew. */
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&q->not_empty, &ca);
-	pthread_cond_init(&q->not_full, &ca);
-	pthread_cond_init(&q->progress, &ca);
-	pthread_condattr_destroy(&ca);
+	sr_log__cond_init_monotonic(&q->not_empty);
+	sr_log__cond_init_monotonic(&q->not_full);
+	sr_log__cond_init_monotonic(&q->progress);
 	bool restart = q->started && !q->stop && phase == SR_LOG_FORK_CHILD;
 	q->started = false;
 	pthread_mutex_unlock(&q->lock);

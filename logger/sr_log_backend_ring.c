@@ -281,11 +281,7 @@ ring_fork(sr_log *log, int phase)
 		return;
 	}
 	/* The parent's consumer may have been waiting on the condition variable: a new one. */
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&seq->wait.cond, &ca);
-	pthread_condattr_destroy(&ca);
+	sr_log__cond_init_monotonic(&seq->wait.cond);
 	sr_processor *p = r->proc;
 	/* The child is single-threaded here: plain resets of the processor's run state. */
 	sr_sequence_set(&p->sequence, sr_sequencer_cursor(seq));

@@ -440,13 +440,7 @@ threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, s
 	t->slots = c->thread_ring_slots;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->park_lock, NULL);
-	pthread_condattr_t attr;
-	int e = pthread_condattr_init(&attr);
-	if (e == 0)
-		e = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (e == 0)
-		e = pthread_cond_init(&t->park_cond, &attr);
-	pthread_condattr_destroy(&attr);
+	int e = sr_log__cond_init_monotonic(&t->park_cond);
 	if (e != 0)
 		return sr_error_set(err, SR_ESYS, "pthread_cond_init failed: %s", strerror(e));
 	/* The consumer idles along the logger's wait strategy's ladders, then parks. */
@@ -554,11 +548,7 @@ threads_fork(sr_log *log, int phase)
 	t->pins = 0;
 	t->heap_len = 0;
 	t->seen_changes = -1; /* the consumer reads the list afresh */
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&t->park_cond, &attr);
-	pthread_condattr_destroy(&attr);
+	sr_log__cond_init_monotonic(&t->park_cond);
 	sr_atomic_store_relaxed_i32(&t->hot.parked, 0);
 	pthread_mutex_unlock(&t->park_lock);
 	pthread_mutex_unlock(&t->lock);
