@@ -437,7 +437,7 @@ shutdown_until(sr_log *log, int64_t deadline_ns)
 	 * still be writing (sync mode, policy sync) or about to be refused:
 	 * the sinks close once no such call is left.
 	 */
-	if (!sr_log__calls_quiesce(deadline_ns)) {
+	if (!sr_log__calls_quiesce(log, deadline_ns)) {
 		pthread_mutex_unlock(&log->life_lock);
 		return SR_ETIMEDOUT;
 	}
@@ -482,7 +482,7 @@ sr_log_close(sr_log **logp)
 	 * shutdown's off level may be counting its drop here: wait for it.
 	 */
 	sr_log__levels_retire(log);
-	sr_log__calls_quiesce(INT64_MAX);
+	sr_log__calls_quiesce(log, INT64_MAX);
 	free_log(log);
 	*logp = NULL;
 	return SR_OK;

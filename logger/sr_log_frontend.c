@@ -208,7 +208,7 @@ call_admitted(sr_category *cat, const sr_site *site)
 void
 sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
 {
-	sr_log_thread *self = sr_log__call_enter();
+	sr_log_thread *self = sr_log__call_enter(cat);
 	if (__builtin_expect(call_admitted(cat, site), 1))
 		emit_args(cat->log, cat, site, args, n);
 	sr_log__call_leave(self);
@@ -241,7 +241,7 @@ void
 sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 {
 	(void)format; /* the site's copy is used; the macro passes it for the format check */
-	sr_log_thread *self = sr_log__call_enter();
+	sr_log_thread *self = sr_log__call_enter(cat);
 	if (__builtin_expect(call_admitted(cat, site), 1)) {
 		va_list ap;
 		va_start(ap, format);

@@ -86,7 +86,7 @@ sr_log__calls_setup(void)
 }
 
 bool
-sr_log__calls_quiesce(int64_t deadline_ns)
+sr_log__calls_quiesce(const sr_log *log, int64_t deadline_ns)
 {
 	sr_log__calls_setup();
 	/*
@@ -104,6 +104,14 @@ sr_log__calls_quiesce(int64_t deadline_ns)
 		/* pairs with the store-release in sr_log__call_leave; odd: inside a call */
 		int32_t seen = sr_atomic_load_acquire_i32(&t->calls);
 		if ((seen & 1) == 0)
+			continue;
+		/*
+		 * ordered by the load-acquire of calls (the store-release in
+		 * sr_log__call_enter); a category is never freed while its logger
+		 * is open, nor after (retired handles stay)
+		 */
+		const sr_category *cat = sr_atomic_load_acquire_ptr(&t->call_cat);
+		if (cat != NULL && cat->log != log)
 			continue;
 		sr_backoff b = SR_BACKOFF_INIT;
 		/* Any change is that call's exit (the next entry comes after it). */

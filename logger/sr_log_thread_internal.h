@@ -11,6 +11,7 @@
 
 #include "sr_atomic.h"
 #include "sr_log.h"
+#include "sr_log_category.h"
 
 typedef struct sr_log_thread {
 	bool init;
@@ -27,6 +28,8 @@ typedef struct sr_log_thread {
 	 */
 	sr_atomic_i32 calls;
 	int nested;
+	/* The category of the outermost call in progress: a closer waits only for its own logger's. */
+	sr_atomic_ptr call_cat;
 	/* On the process's list of threads that ever logged (sr_log_thread.c), under its lock. */
 	bool registered;
 	struct sr_log_thread *reg_prev, *reg_next;
@@ -92,19 +95,32 @@ extern sr_atomic_i32 sr_log__callers_fence;
 /* A category's level once its logger is closed: above off, so that every check fails. */
 #define SR_LOG__CLOSED (SR_LOG_OFF + 1)
 
-/* Marks a call in progress on this thread; returns the thread's state. */
+/* Marks a call through cat in progress on this thread; returns the thread's state. */
 static inline sr_log_thread *
-sr_log__call_enter(void)
+sr_log__call_enter(sr_category *cat)
 {
 	sr_log_thread *self = sr_log__thread();
 	int32_t calls = sr_atomic_load_relaxed_i32(&self->calls);
 	if (__builtin_expect(calls & 1, 0)) {
-		/* Inside a call already: a signal handler's (the outer call keeps the closer waiting). */
+		/*
+		 * Inside a call already: a signal handler's.  The outer call keeps
+		 * the closer waiting; no category says which logger now, so a
+		 * closer of any logger waits (as for the outer call, the store
+		 * then the level's load, against the closer's membarrier).
+		 */
 		self->nested++;
+		sr_atomic_store_release_ptr(&self->call_cat, NULL);
+		if (__builtin_expect(sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0, 0))
+			sr_atomic_fence_seq_cst(); /* pairs with the closer's fence in sr_log__calls_quiesce */
 		return self;
 	}
-	/* Only this thread writes calls: relaxed; the closer's membarrier orders it (above). */
-	sr_atomic_store_relaxed_i32(&self->calls, calls + 1);
+	/*
+	 * Only this thread writes them.  The release orders call_cat before
+	 * calls for the closer's load-acquire of calls; the membarrier orders
+	 * calls before the level's load (above).
+	 */
+	sr_atomic_store_release_ptr(&self->call_cat, cat);
+	sr_atomic_store_release_i32(&self->calls, calls + 1);
 	if (__builtin_expect(sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0, 0))
 		sr_atomic_fence_seq_cst(); /* pairs with the closer's fence in sr_log__calls_quiesce */
 #if defined(SR_ATOMIC_C11)
@@ -129,11 +145,12 @@ sr_log__call_leave(sr_log_thread *self)
 /* Once per process, at the first open: chooses membarrier or the callers' fence. */
 void sr_log__calls_setup(void);
 /*
- * Waits until every other thread that was inside a log call when this was
- * called has left it, or until deadline_ns (sr_monotonic_ns; INT64_MAX: no
- * bound).  Call it after changing the categories' levels.  False on timeout.
+ * Waits until every other thread that was inside a log call through one of
+ * log's categories when this was called has left it, or until deadline_ns
+ * (sr_monotonic_ns; INT64_MAX: no bound).  Call it after changing the
+ * categories' levels.  False on timeout.
  */
-bool sr_log__calls_quiesce(int64_t deadline_ns);
+bool sr_log__calls_quiesce(const sr_log *log, int64_t deadline_ns);
 /* In a forked child: the only thread is this one; forget the others. */
 void sr_log__calls_after_fork(void);
 

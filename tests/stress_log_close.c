@@ -11,7 +11,10 @@
  *      refused, counted in sr_log_dropped_after_close; the handle's level
  *      reads off;
  *   2. ROUNDS rounds per mode: THREADS threads log through shared handles
- *      while the main thread closes the logger, and go on logging after it.
+ *      while the main thread closes the logger, and go on logging after it;
+ *   3. a close waits only for the calls through its own logger: a thread
+ *      held inside a call on another logger (its sink blocks) does not hold
+ *      it up.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -104,6 +107,62 @@ race_close(sr_log_mode mode, sr_log_producer producer)
 	check(ok_rounds == rounds, what);
 }
 
+/* 3: a sync-mode sink that holds its caller until released. */
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
+static bool holding, released;
+
+static int
+holding_sink(void *ctx, sr_log_level level, const char *line, size_t len)
+{
+	(void)ctx;
+	(void)level;
+	(void)line;
+	(void)len;
+	pthread_mutex_lock(&hold_lock);
+	holding = true;
+	pthread_cond_broadcast(&hold_cond);
+	while (!released)
+		pthread_cond_wait(&hold_cond, &hold_lock);
+	pthread_mutex_unlock(&hold_lock);
+	return 0;
+}
+
+static void *
+held_caller(void *arg)
+{
+	SR_INFO((sr_category *)arg, "C#0. held in a sink");
+	return NULL;
+}
+
+static void
+close_ignores_other_loggers(void)
+{
+	sr_sink_config hold = sr_sink_callback(holding_sink, NULL);
+	sr_log_config c;
+	tl_config_sink(&c, &hold);
+	c.ignore_environment = true;
+	c.mode = SR_LOG_MODE_SYNC;
+	sr_log *a = sr_log_open(&c, NULL);
+	pthread_t th;
+	pthread_create(&th, NULL, held_caller, sr_log_category(a, "held"));
+	pthread_mutex_lock(&hold_lock);
+	while (!holding)
+		pthread_cond_wait(&hold_cond, &hold_lock);
+	pthread_mutex_unlock(&hold_lock);
+	/* A thread is inside a call on a; b's close must not wait for it. */
+	sr_log *b = open_mode(SR_LOG_MODE_RING, SR_LOG_PRODUCER_SHARED);
+	SR_INFO(sr_log_category(b, "free"), "C#1. on another logger");
+	sr_log_close(&b);
+	check(b == NULL, "a close does not wait for calls on another logger");
+	pthread_mutex_lock(&hold_lock);
+	released = true;
+	pthread_cond_broadcast(&hold_cond);
+	pthread_mutex_unlock(&hold_lock);
+	pthread_join(th, NULL);
+	sr_log_close(&a);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -117,6 +176,7 @@ main(int argc, char **argv)
 	race_close(SR_LOG_MODE_RING, SR_LOG_PRODUCER_PER_THREAD);
 	race_close(SR_LOG_MODE_QUEUE, SR_LOG_PRODUCER_SHARED);
 	race_close(SR_LOG_MODE_SYNC, SR_LOG_PRODUCER_SHARED);
+	close_ignores_other_loggers();
 	printf("stress_log_close: %s\n", failures == 0 ? "ok" : "FAILED");
 	return failures == 0 ? 0 : 1;
 }
