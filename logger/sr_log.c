@@ -426,21 +426,22 @@ shutdown_until(sr_log *log, int64_t deadline_ns)
 		}
 	}
 
+	/*
+	 * A call that passed its level check before the shutdown began may
+	 * still be claiming, publishing or writing (sync mode, policy sync):
+	 * it finishes with the consumer still running, so that the last drain
+	 * below takes it; later calls are refused at their second look.
+	 */
+	if (!sr_log__calls_quiesce(log, deadline_ns)) {
+		pthread_mutex_unlock(&log->life_lock);
+		return SR_ETIMEDOUT;
+	}
 	/* This thread acts as the consumer from here on: it must never wait on the ring. */
 	const sr_log *was = sr_log__self.consumer_of;
 	sr_log__self.consumer_of = log;
 	sr_log__thread();
 	log->backend->stop(log);
 	sr_log__self.consumer_of = was;
-	/*
-	 * A call that passed its level check before the shutdown began may
-	 * still be writing (sync mode, policy sync) or about to be refused:
-	 * the sinks close once no such call is left.
-	 */
-	if (!sr_log__calls_quiesce(log, deadline_ns)) {
-		pthread_mutex_unlock(&log->life_lock);
-		return SR_ETIMEDOUT;
-	}
 	sr_log__sinks_close(log);
 	log->shutdown_done = true;
 	pthread_mutex_unlock(&log->life_lock);
