@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -23,6 +24,7 @@ sr_atomic_i32 sr_log__callers_fence = 1;
 /* Every thread that logged and still lives, for sr_log__calls_quiesce. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static sr_log_thread *registry_head;
+static uint64_t registry_ids;     /* under registry_lock: each registration's id */
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static pthread_key_t registry_key;
 static int registry_key_error;
@@ -62,6 +64,7 @@ register_thread(sr_log_thread *t)
 	if (registry_key_error != 0 || pthread_setspecific(registry_key, t) != 0)
 		return; /* not listed: a closer cannot wait for it (out of resources only) */
 	pthread_mutex_lock(&registry_lock);
+	t->reg_id = ++registry_ids;
 	t->reg_prev = NULL;
 	t->reg_next = registry_head;
 	if (registry_head != NULL)
@@ -85,6 +88,24 @@ sr_log__calls_setup(void)
 	pthread_once(&calls_once, setup_membarrier);
 }
 
+/* A thread found inside a call on the closing logger: who, and the count it showed then. */
+typedef struct waited_call {
+	const sr_log_thread *t;
+	uint64_t id;              /* the registration's: a thread made later at the same address differs */
+	int32_t seen;
+} waited_call;
+
+/* True while w's thread is still listed and still in the call it was in.  registry_lock held. */
+static bool
+still_in_call(const waited_call *w)
+{
+	for (const sr_log_thread *t = registry_head; t != NULL; t = t->reg_next)
+		if (t == w->t && t->reg_id == w->id)
+			/* pairs with the store-release in sr_log__call_leave: any change is that call's exit */
+			return sr_atomic_load_acquire_i32(&t->calls) == w->seen;
+	return false; /* it exited (out of any call) */
+}
+
 bool
 sr_log__calls_quiesce(const sr_log *log, int64_t deadline_ns)
 {
@@ -96,12 +117,20 @@ sr_log__calls_quiesce(const sr_log *log, int64_t deadline_ns)
 	 */
 	if (!membarrier_ok || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
 		sr_atomic_fence_seq_cst();
+	/*
+	 * The calls to wait for, listed under the lock, then polled with the
+	 * lock taken only for each look: a thread that registers meanwhile (a
+	 * consumer starting, which the callers may be waiting for) is not held
+	 * up.
+	 */
+	waited_call *w = NULL;
+	size_t n = 0, cap = 0;
 	bool all = true;
 	pthread_mutex_lock(&registry_lock);
-	for (sr_log_thread *t = registry_head; t != NULL && all; t = t->reg_next) {
+	for (sr_log_thread *t = registry_head; t != NULL; t = t->reg_next) {
 		if (t == &sr_log__self)
 			continue;
-		/* pairs with the store-release in sr_log__call_leave; odd: inside a call */
+		/* pairs with the store-release in sr_log__call_enter; odd: inside a call */
 		int32_t seen = sr_atomic_load_acquire_i32(&t->calls);
 		if ((seen & 1) == 0)
 			continue;
@@ -113,17 +142,40 @@ sr_log__calls_quiesce(const sr_log *log, int64_t deadline_ns)
 		const sr_category *cat = sr_atomic_load_acquire_ptr(&t->call_cat);
 		if (cat != NULL && cat->log != log)
 			continue;
-		sr_backoff b = SR_BACKOFF_INIT;
-		/* Any change is that call's exit (the next entry comes after it). */
-		while (sr_atomic_load_acquire_i32(&t->calls) == seen) {
-			if (deadline_ns != INT64_MAX && sr_monotonic_ns() >= deadline_ns) {
-				all = false;
-				break;
+		if (n == cap) {
+			size_t grown = cap == 0 ? 8 : 2 * cap;
+			waited_call *more = realloc(w, grown * sizeof *more);
+			if (more == NULL) {
+				/* Out of memory: wait for this one with the lock held (the old way). */
+				sr_backoff b = SR_BACKOFF_INIT;
+				while (sr_atomic_load_acquire_i32(&t->calls) == seen)
+					sr_backoff_pause(&b);
+				continue;
 			}
-			sr_backoff_pause(&b);
+			w = more;
+			cap = grown;
 		}
+		w[n++] = (waited_call){ t, t->reg_id, seen };
 	}
 	pthread_mutex_unlock(&registry_lock);
+	sr_backoff b = SR_BACKOFF_INIT;
+	while (n > 0) {
+		pthread_mutex_lock(&registry_lock);
+		size_t kept = 0;
+		for (size_t i = 0; i < n; i++)
+			if (still_in_call(&w[i]))
+				w[kept++] = w[i];
+		pthread_mutex_unlock(&registry_lock);
+		n = kept;
+		if (n == 0)
+			break;
+		if (deadline_ns != INT64_MAX && sr_monotonic_ns() >= deadline_ns) {
+			all = false;
+			break;
+		}
+		sr_backoff_pause(&b);
+	}
+	free(w);
 	return all;
 }
 

@@ -32,6 +32,7 @@ typedef struct sr_log_thread {
 	sr_atomic_ptr call_cat;
 	/* On the process's list of threads that ever logged (sr_log_thread.c), under its lock. */
 	bool registered;
+	uint64_t reg_id;
 	struct sr_log_thread *reg_prev, *reg_next;
 } sr_log_thread;
 
