@@ -22,36 +22,193 @@
 #include <string.h>
 #include <unistd.h>
 
-static pthread_mutex_t exit_lock = PTHREAD_MUTEX_INITIALIZER;
+#include "sr_backoff.h"
+#include "sr_time.h"
+
+/*
+ * Every open logger, for the exit handler (those with close_at_exit) and
+ * fork (all of them), under live_lock.
+ */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
-static sr_log *exit_head;
+static sr_log *live_head;
 static sr_atomic_ptr default_log;
 
+static int shutdown_until(sr_log *log, int64_t deadline_ns);
+
+/* Calls refused because their logger was closed (no logger left to count them). */
+static sr_atomic_i64 dropped_after_close;
+
+__attribute__((noinline, cold)) void
+sr_log__refused(sr_category *cat, int32_t level_now, int call_level)
+{
+	/* Counters only: no data rides on them. */
+	if (cat == &sr_category_off)
+		return;
+	if (level_now == SR_LOG__CLOSED) {
+		sr_atomic_faa_i64(&dropped_after_close, 1);
+		return;
+	}
+	/* pairs with the store-release in begin_shutdown; the logger is valid (the call is in progress) */
+	sr_log *log = cat->log;
+	if (log != NULL && sr_atomic_load_acquire_i32(&log->shut))
+		sr_log__count_drop(log, call_level);
+}
+
+uint64_t
+sr_log_dropped_after_close(void)
+{
+	return (uint64_t)sr_atomic_load_relaxed_i64(&dropped_after_close);
+}
+
+/*
+ * The exit handler (atexit, at_quick_exit): shut down every logger opened
+ * with close_at_exit, each within its exit_timeout_ms.  Other threads may
+ * still be logging: the shutdown stops them at their level check first,
+ * and the memory stays valid (only sr_log_close frees).
+ */
 static void
 run_at_exit(void)
 {
-	pthread_mutex_lock(&exit_lock);
-	for (sr_log *l = exit_head; l != NULL; l = l->exit_next)
-		sr_log_shutdown(l);
-	pthread_mutex_unlock(&exit_lock);
+	pthread_mutex_lock(&live_lock);
+	for (sr_log *l = live_head; l != NULL; l = l->live_next) {
+		if (!l->opt.close_at_exit || sr_log__self.consumer_of == l)
+			continue;
+		int64_t deadline = sr_monotonic_ns() + (int64_t)l->opt.exit_timeout_ms * 1000000;
+		if (shutdown_until(l, deadline) == SR_ETIMEDOUT) {
+			static const char msg[] = "seqring: exit: the log consumer did not write everything "
+			    "within exit_timeout_ms; what it had not written is lost\n";
+			ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+			(void)w;
+		}
+	}
+	pthread_mutex_unlock(&live_lock);
 }
 
 static void
 register_at_exit(void)
 {
 	atexit(run_at_exit);
+	at_quick_exit(run_at_exit);
+}
+
+/*
+ * fork(2) (pthread_atfork).  Before: every open logger's locks are taken, in
+ * the order their holders take them (the logger's life, the backend's, the
+ * levels', the sinks', then the per-thread rings' list), waiting for the
+ * work in flight that holds them; so the child's copy of each logger is
+ * consistent.  In the child, the only thread is the one that forked: each
+ * logger that was not shutting down starts its consumer again, after what
+ * the parent had taken (the parent writes that, once), with empty buffers
+ * and counters from zero; the child's lines go to the same sinks (the
+ * descriptors are shared: file sinks append).
+ */
+static void
+fork_phase(int phase)
+{
+	if (phase == SR_LOG_FORK_PREPARE) {
+		pthread_mutex_lock(&live_lock);
+		for (sr_log *l = live_head; l != NULL; l = l->live_next) {
+			pthread_mutex_lock(&l->life_lock);
+			l->backend->fork(l, phase);
+			sr_log__levels_fork(l, true);
+			sr_log__sinks_fork(l, 0);
+		}
+		sr_log__threads_fork_global(phase);
+		return;
+	}
+	if (phase == SR_LOG_FORK_CHILD)
+		sr_log__calls_after_fork();
+	sr_log__threads_fork_global(phase);
+	for (sr_log *l = live_head; l != NULL; l = l->live_next) {
+		bool child = phase == SR_LOG_FORK_CHILD;
+		bool drop = child && l->opt.fork_policy == SR_LOG_FORK_DROP;
+		if (child)
+			sr_log__consumer_after_fork(l);
+		sr_log__sinks_fork(l, child ? 2 : 1);
+		sr_log__levels_fork(l, false);
+		l->backend->fork(l, drop ? SR_LOG_FORK_CHILD_STOPPED : phase);
+		if (drop && l->forked_backend == NULL) {
+			/* The child has one thread, this one: the swap races nothing. */
+			l->forked_backend = l->backend;
+			l->backend = &sr_log__dropping_backend;
+		}
+		pthread_mutex_unlock(&l->life_lock);
+	}
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void fork_prepare(void) { fork_phase(SR_LOG_FORK_PREPARE); }
+static void fork_parent(void) { fork_phase(SR_LOG_FORK_PARENT); }
+static void fork_child(void) { fork_phase(SR_LOG_FORK_CHILD); }
+
+/* ---- The dropping backend: a forked child's with SR_LOG_FORK_DROP ---- */
+
+static void
+dropping_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
+{
+	(void)g;
+	sr_log__count_drop(log, h->level);
+}
+
+static int
+dropping_flush(sr_log *log)
+{
+	(void)log;
+	return SR_OK; /* nothing was taken: nothing to wait for */
+}
+
+static void
+dropping_stop(sr_log *log)
+{
+	(void)log;
+}
+
+static void
+dropping_destroy(sr_log *log)
+{
+	/* The state is the original backend's, left not started by the fork. */
+	if (log->forked_backend != NULL)
+		log->forked_backend->destroy(log);
+}
+
+static void
+dropping_fork(sr_log *log, int phase)
+{
+	(void)log;
+	(void)phase;
+}
+
+const sr_log_backend sr_log__dropping_backend = {
+	.emit = dropping_emit,
+	.flush = dropping_flush,
+	.stop = dropping_stop,
+	.fork = dropping_fork,
+	.destroy = dropping_destroy,
+};
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void
+register_fork(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 static const sr_log_backend *
-backend_for(sr_log_mode mode, sr_log_producer producer)
+backend_for(sr_log_mode mode, sr_log_producer producer, const sr_wait_config *wait)
 {
+	bool signal_locks = wait->kind == SR_WAIT_BLOCK ||
+	    (wait->kind == SR_WAIT_PHASED && wait->fallback == SR_WAIT_BLOCK);
 	switch (mode) {
 	case SR_LOG_MODE_QUEUE:
 		return &sr_log__queue_backend;
 	case SR_LOG_MODE_SYNC:
 		return &sr_log__sync_backend;
 	default:
-		return producer == SR_LOG_PRODUCER_PER_THREAD ? &sr_log__threads_backend : &sr_log__ring_backend;
+		if (producer == SR_LOG_PRODUCER_PER_THREAD)
+			return &sr_log__threads_backend;
+		return signal_locks ? &sr_log__ring_backend_locking : &sr_log__ring_backend;
 	}
 }
 
@@ -94,6 +251,8 @@ set_options(sr_log *log, const sr_log_config *c, sr_error *err)
 	/* Each thread's ring with producer per_thread (validation kept it to mode ring). */
 	o->capacity = c->producer == SR_LOG_PRODUCER_PER_THREAD ? c->thread_ring_slots : c->ring_slots;
 	o->close_at_exit = c->close_at_exit;
+	o->exit_timeout_ms = c->exit_timeout_ms;
+	o->fork_policy = c->fork_policy;
 	o->describe = c->describe;
 	o->reopen_signal = c->reopen_signal;
 	o->color = c->color;
@@ -172,7 +331,8 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		goto out;
 	}
 	pthread_mutex_init(&log->life_lock, NULL);
-	log->backend = backend_for(r->cfg.mode, r->cfg.producer);
+	sr_log__calls_setup();
+	log->backend = backend_for(r->cfg.mode, r->cfg.producer, &wait);
 	log->fast_key = log->backend->thread_records ? sr_log__threads_new_key() : SR_LOG__NO_FAST_KEY;
 	if (open_parts(log, r, err) != SR_OK || log->backend->start(log, &r->cfg, &wait, err) != SR_OK) {
 		/*
@@ -195,14 +355,13 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 		log = NULL;
 		goto out;
 	}
-	if (log->opt.close_at_exit) {
+	if (log->opt.close_at_exit)
 		pthread_once(&exit_once, register_at_exit);
-		pthread_mutex_lock(&exit_lock);
-		log->exit_next = exit_head;
-		exit_head = log;
-		log->in_exit_list = true;
-		pthread_mutex_unlock(&exit_lock);
-	}
+	pthread_once(&fork_once, register_fork);
+	pthread_mutex_lock(&live_lock);
+	log->live_next = live_head;
+	live_head = log;
+	pthread_mutex_unlock(&live_lock);
 	if (log->opt.describe)
 		sr_log_describe(log, stderr);
 out:
@@ -213,25 +372,56 @@ out:
 	return log;
 }
 
-int
-sr_log_shutdown(sr_log *log)
+/*
+ * Shutdown began: the crash handler lets go, the flag is set, every handle
+ * is off (later calls end at their level check).  Idempotent.
+ */
+static void
+begin_shutdown(sr_log *log)
 {
-	if (log == NULL)
-		return SR_EINVAL;
-	if (sr_log__self.consumer_of == log)
-		return SR_ESTATE;
-	pthread_mutex_lock(&log->life_lock);
-	if (log->shutdown_done) {
-		pthread_mutex_unlock(&log->life_lock);
-		return SR_OK;
-	}
 	/* The crash handler and the reopen signal must not reach for a logger that is going away. */
 	sr_log_remove_crash_handler(log);
 	sr_log__reopen_signal_remove(log);
 	/* pairs with the load-acquire in when_full, sr_log_flush, the category functions */
 	sr_atomic_store_release_i32(&log->shut, 1);
 	sr_log__levels_shut(log);
+}
 
+/*
+ * sr_log_shutdown with a bound (INT64_MAX: none): SR_ETIMEDOUT when the
+ * consumer had not written everything by the deadline (the logger is then
+ * left running: its threads end with the process).
+ */
+static int
+shutdown_until(sr_log *log, int64_t deadline_ns)
+{
+	pthread_mutex_lock(&log->life_lock);
+	if (log->shutdown_done) {
+		pthread_mutex_unlock(&log->life_lock);
+		return SR_OK;
+	}
+	begin_shutdown(log);
+	if (deadline_ns != INT64_MAX && log->backend->idle != NULL) {
+		sr_backoff b = SR_BACKOFF_INIT;
+		while (!log->backend->idle(log)) {
+			if (sr_monotonic_ns() >= deadline_ns) {
+				pthread_mutex_unlock(&log->life_lock);
+				return SR_ETIMEDOUT;
+			}
+			sr_backoff_pause(&b);
+		}
+	}
+
+	/*
+	 * A call that passed its level check before the shutdown began may
+	 * still be claiming, publishing or writing (sync mode, policy sync):
+	 * it finishes with the consumer still running, so that the last drain
+	 * below takes it; later calls are refused at their second look.
+	 */
+	if (!sr_log__calls_quiesce(log, deadline_ns)) {
+		pthread_mutex_unlock(&log->life_lock);
+		return SR_ETIMEDOUT;
+	}
 	/* This thread acts as the consumer from here on: it must never wait on the ring. */
 	const sr_log *was = sr_log__self.consumer_of;
 	sr_log__self.consumer_of = log;
@@ -245,6 +435,16 @@ sr_log_shutdown(sr_log *log)
 }
 
 int
+sr_log_shutdown(sr_log *log)
+{
+	if (log == NULL)
+		return SR_EINVAL;
+	if (sr_log__self.consumer_of == log)
+		return SR_ESTATE;
+	return shutdown_until(log, INT64_MAX);
+}
+
+int
 sr_log_close(sr_log **logp)
 {
 	if (logp == NULL || *logp == NULL)
@@ -253,19 +453,23 @@ sr_log_close(sr_log **logp)
 	if (sr_log__self.consumer_of == log)
 		return SR_ESTATE;
 	sr_log_shutdown(log);
-	if (log->in_exit_list) {
-		pthread_mutex_lock(&exit_lock);
-		for (sr_log **p = &exit_head; *p != NULL; p = &(*p)->exit_next) {
-			if (*p == log) {
-				*p = log->exit_next;
-				break;
-			}
+	pthread_mutex_lock(&live_lock);
+	for (sr_log **p = &live_head; *p != NULL; p = &(*p)->live_next) {
+		if (*p == log) {
+			*p = log->live_next;
+			break;
 		}
-		pthread_mutex_unlock(&exit_lock);
 	}
+	pthread_mutex_unlock(&live_lock);
 	/* Clear the default only if it is this logger. */
 	if (sr_atomic_load_acquire_ptr(&default_log) == log)
 		sr_atomic_store_release_ptr(&default_log, NULL);
+	/*
+	 * Handles outlive the logger at a closed level; a call that saw the
+	 * shutdown's off level may be counting its drop here: wait for it.
+	 */
+	sr_log__levels_retire(log);
+	sr_log__calls_quiesce(log, INT64_MAX);
 	free_log(log);
 	*logp = NULL;
 	return SR_OK;
@@ -304,6 +508,8 @@ sr_log_thread_prepare(sr_log *log)
 	/* pairs with the store-release in sr_log_shutdown */
 	if (sr_atomic_load_acquire_i32(&log->shut))
 		return SR_ESTATE;
+	/* The thread's own state too: a signal handler's first call then registers nothing. */
+	sr_log__thread();
 	return log->backend->prepare != NULL ? log->backend->prepare(log) : SR_OK;
 }
 
@@ -329,6 +535,7 @@ sr_log_stats(sr_log *log, sr_log_counters *st)
 	st->accepted = (uint64_t)sr_atomic_load_relaxed_i64(&t->accepted);
 	st->written = (uint64_t)sr_atomic_load_relaxed_i64(&t->written);
 	st->written_by_caller = (uint64_t)sr_atomic_load_relaxed_i64(&t->written_by_caller);
+	st->write_failed = (uint64_t)sr_atomic_load_relaxed_i64(&t->write_failed);
 	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
 		st->dropped_by_level[l] = (uint64_t)sr_atomic_load_relaxed_i64(&t->dropped[l]);
 		st->dropped += st->dropped_by_level[l];

@@ -99,17 +99,39 @@ SR_API sr_log *sr_log_open(const sr_log_config *config, sr_error *err);
  * reported in the log first.  NULL or *logp == NULL: nothing happens, so
  * calling it twice is harmless.  Returns SR_OK, or SR_ESTATE (doing nothing)
  * when called from the logger's own consumer thread (a sink callback).
- * Category handles of the logger are invalid afterwards.
+ *
+ * A log call racing the close, or made later through one of the logger's
+ * category handles, is memory-safe: handles outlive the logger (a few dozen
+ * bytes each, kept for the process's life) at a closed level, so a later
+ * call ends at its level check, like a disabled level; a call already past
+ * its level check when the close began is either finished before the
+ * logger is freed (the close waits for it) or refused and counted, in
+ * sr_log_stats's dropped while the logger exists, else in
+ * sr_log_dropped_after_close().  Only the handles stay usable: the logger
+ * pointer itself is gone.
  */
 SR_API int sr_log_close(sr_log **logp);
+
+/* Log calls refused because their logger was being closed or was closed (the process's count). */
+SR_API uint64_t sr_log_dropped_after_close(void);
 
 /*
  * Stops the logger without freeing it: every category is set to off (later
  * log calls cost a level check and do nothing), everything accepted is
  * written, the consumer stops, sinks are flushed and closed.  Idempotent.
- * close_at_exit registers this for the logger with atexit: other threads may
- * still log while exit runs, so the memory stays valid until the process
- * ends (or until sr_log_close, which is still allowed and frees it).
+ * close_at_exit (on by default) runs this for the logger from atexit and
+ * at_quick_exit handlers, waiting at most exit_timeout_ms for the consumer:
+ * other threads may still log while exit runs, so the memory stays valid
+ * until the process ends (or until sr_log_close, which is still allowed and
+ * frees it).  _exit, a fatal signal and SIGKILL: docs/configuration.md
+ * (Exit, fork and signals).  A call racing the shutdown either completes
+ * before the sinks close (the shutdown waits for calls in progress) or is
+ * refused and counted as dropped, never accepted and lost.
+ *
+ * fork: the logger works in the child, in every mode (pthread_atfork).  The
+ * child's consumer starts after everything the parent had taken (the parent
+ * writes that, once); the child writes its own calls to the same sinks, with
+ * counters from zero.  docs/configuration.md (Exit, fork and signals).
  * Returns SR_OK or SR_ESTATE from the consumer thread.
  */
 SR_API int sr_log_shutdown(sr_log *log);
@@ -224,6 +246,28 @@ SR_API int sr_log_reopen(sr_log *log);
 	} \
 } while (0)
 
+/*
+ * From a signal handler: a log call never takes a lock its thread may
+ * already hold and never waits, in every mode.  A call that interrupted
+ * another log call on the same thread (the handler ran in the middle of
+ * one) is a nested call:
+ *   ring, shared ring   claimed and published lock-free like any call (a
+ *                       full ring drops it instead of waiting; with the
+ *                       block wait strategy, whose publish locks, it is
+ *                       dropped);
+ *   ring, per_thread    dropped (the thread's ring has one producer, the
+ *                       call it interrupted);
+ *   queue, sync         dropped (the queue's or the sinks' mutex, or
+ *                       malloc's, may be held by the interrupted call).
+ * Dropped calls are counted in sr_log_stats's dropped, so accepted +
+ * dropped is every call made.  A handler that interrupts code outside the
+ * logger logs as that thread would: in queue mode that allocates the line
+ * (malloc, not async-signal-safe: a handler that interrupted malloc would
+ * deadlock there), in sync mode only a line over 4 KiB does, in ring mode
+ * nothing does.  So use ring mode where handlers log, and call
+ * sr_log_thread_prepare on each thread first, so that the first call from a
+ * handler registers and makes nothing.
+ */
 #define SR_TRACE(cat, ...) SR_LOG(cat, SR_LOG_TRACE, __VA_ARGS__)
 #define SR_DEBUG(cat, ...) SR_LOG(cat, SR_LOG_DEBUG, __VA_ARGS__)
 #define SR_INFO(cat, ...)  SR_LOG(cat, SR_LOG_INFO, __VA_ARGS__)
@@ -278,8 +322,12 @@ typedef struct sr_log_sink_counters {
 	uint64_t writes;      /* write(2) calls (or callback calls) that succeeded */
 	uint64_t errors;      /* failed writes / callback errors, skipped writes of a broken sink */
 	uint64_t lost_bytes;  /* bytes that could not be written */
+	/*
+	 * Lines that did not (entirely) reach the sink: failed writes, and for
+	 * SYSLOG the messages that could not be delivered (reported in the log).
+	 */
+	uint64_t lost_messages;
 	uint64_t rotations;   /* FILE with rotation: files rotated */
-	uint64_t lost_messages; /* SYSLOG: messages that could not be delivered (reported in the log) */
 	uint64_t reopens;     /* FILE: reopened by sr_log_reopen or the reopen signal */
 } sr_log_sink_counters;
 
@@ -291,8 +339,19 @@ typedef struct sr_log_counters {
 	 * policy sync).  Format errors count: their error line is written.
 	 */
 	uint64_t accepted;
-	/* Accepted messages whose line was handed to every sink it qualifies for. */
+	/*
+	 * Accepted messages whose line reached every sink it qualifies for
+	 * (write(2) took it whole, a callback returned 0).  Exact after
+	 * sr_log_flush or shutdown, as accepted.
+	 */
 	uint64_t written;
+	/*
+	 * Accepted messages whose line failed to reach a sink (a failed or
+	 * skipped write, a callback error): not in written, so that after a
+	 * shutdown accepted = written + write_failed.  With several sinks a
+	 * batch counts the most lines any one sink lost.
+	 */
+	uint64_t write_failed;
 	/* Of those, written by their caller (sync mode, policy sync). */
 	uint64_t written_by_caller;
 	/*

@@ -24,6 +24,9 @@
 #ifndef SR_LOG_BACKEND_INTERNAL_H
 #define SR_LOG_BACKEND_INTERNAL_H
 
+#include <pthread.h>
+#include <time.h>
+
 #include "sr_log_internal.h"
 #include "sr_wait.h"
 
@@ -56,16 +59,58 @@ struct sr_log_backend {
 	int (*prepare)(sr_log *log);
 	/* sr_log_dump_backtrace (NULL: the backend keeps no backtrace). */
 	int (*dump_backtrace)(sr_log *log);
+	/*
+	 * True when everything published so far has been written (nothing waits
+	 * in the ring or the queue): the exit handler's bounded wait polls it.
+	 * NULL: always (sync).
+	 */
+	bool (*idle)(sr_log *log);
 	/* Shutdown, on the closing thread: write what was taken and stop the consumer. */
 	void (*stop)(sr_log *log);
+	/*
+	 * fork(2), from sr_log.c's pthread_atfork handlers, with the logger's
+	 * life_lock held: SR_LOG_FORK_PREPARE takes the backend's locks (waiting
+	 * for work in flight, such as a batch being drained), so that the
+	 * child's copy of its state is consistent; _PARENT releases them;
+	 * _CHILD releases them and, unless the logger was shutting down, starts
+	 * the consumer again after everything the parent had taken (the
+	 * parent writes that; the child writes only its own calls).
+	 */
+	void (*fork)(sr_log *log, int phase);
 	/* Frees the state (after stop, or after a failed start). */
 	void (*destroy)(sr_log *log);
 };
 
+/*
+ * The phases of `fork`; _CHILD_STOPPED (SR_LOG_FORK_DROP) releases the locks
+ * like _CHILD but starts nothing: the backend is left not started, so that
+ * stop and destroy wait for no thread (the child's calls go to
+ * sr_log__dropping_backend instead).
+ */
+/* A condition variable whose timed waits use CLOCK_MONOTONIC (made anew in a forked child too). */
+static inline int
+sr_log__cond_init_monotonic(pthread_cond_t *cond)
+{
+	pthread_condattr_t ca;
+	int e = pthread_condattr_init(&ca);
+	if (e == 0)
+		e = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (e == 0)
+		e = pthread_cond_init(cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return e;
+}
+
+enum { SR_LOG_FORK_PREPARE, SR_LOG_FORK_PARENT, SR_LOG_FORK_CHILD, SR_LOG_FORK_CHILD_STOPPED };
+
 extern const sr_log_backend sr_log__ring_backend;
+/* The ring backend for a wait strategy whose publish locks: nested calls (signal handlers) drop. */
+extern const sr_log_backend sr_log__ring_backend_locking;
 extern const sr_log_backend sr_log__threads_backend;
 extern const sr_log_backend sr_log__queue_backend;
 extern const sr_log_backend sr_log__sync_backend;
+/* A forked child's with SR_LOG_FORK_DROP: every call dropped, counted (sr_log.c). */
+extern const sr_log_backend sr_log__dropping_backend;
 
 /* ---- sr_log_direct.c: a record rendered and written by its caller (sync, queue, policy sync) ---- */
 
@@ -96,5 +141,7 @@ char *sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather 
  * mutex), appends to the sinks' buffers; counts it as accepted and written.
  */
 void sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered);
+/* A line its caller wrote: accepted, and written (reached every sink) or write_failed. */
+void sr_log__count_by_caller(sr_log *log, bool reached);
 
 #endif /* SR_LOG_BACKEND_INTERNAL_H */

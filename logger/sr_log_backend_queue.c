@@ -34,6 +34,7 @@ typedef struct sr_log_queue {
 	uint64_t enqueued, done;
 	bool stop;
 	bool started;
+	bool draining;            /* the drainer writes a batch outside the lock */
 	pthread_t thread;
 } sr_log_queue;
 
@@ -41,6 +42,11 @@ static void
 queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
 	sr_log_queue *q = log->state;
+	/* A signal handler that interrupted a call may find the queue's lock (or malloc's) held. */
+	if (sr_log__nested_call()) {
+		sr_log__count_drop(log, h->level);
+		return;
+	}
 	char lstack[4096];
 	size_t len;
 	char *line = sr_log__render_call(log, h, g, lstack, sizeof lstack, &len);
@@ -57,8 +63,8 @@ queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 		return;
 	}
 	pthread_mutex_lock(&q->lock);
-	while (q->count == log->opt.capacity) {
-		bool drop = sr_log__must_not_wait() || q->stop ||
+	while (q->count == log->opt.capacity && !q->stop) {
+		bool drop = sr_log__must_not_wait() ||
 		    log->opt.policy == SR_LOG_FULL_DROP ||
 		    (log->opt.policy == SR_LOG_FULL_DISCARD && h->level <= log->opt.discard_level);
 		if (drop || log->opt.policy == SR_LOG_FULL_SYNC) {
@@ -66,15 +72,22 @@ queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 			if (drop) {
 				sr_log__count_drop(log, h->level);
 			} else {
-				sr_log__dispatch_now(log, h->level, copy, len);
-				sr_atomic_faa_i64(&log->totals.accepted, 1);
-				sr_atomic_faa_i64(&log->totals.written, 1);
-				sr_atomic_faa_i64(&log->totals.written_by_caller, 1);
+				sr_log__count_by_caller(log, sr_log__dispatch_now(log, h->level, copy, len));
 			}
 			free(copy);
 			return;
 		}
 		pthread_cond_wait(&q->not_full, &q->lock);
+	}
+	if (q->stop) {
+		/*
+		 * The drainer is draining for the last time, or has ended: an entry
+		 * added now might never be written.  Refused, never accepted.
+		 */
+		pthread_mutex_unlock(&q->lock);
+		free(copy);
+		sr_log__count_drop(log, h->level);
+		return;
 	}
 	queue_entry *e = &q->q[(q->head + q->count) & (log->opt.capacity - 1)];
 	e->line = copy;
@@ -108,6 +121,7 @@ queue_main(void *arg)
 		if (q->count == 0)
 			break; /* stopped and drained */
 		int64_t n = q->count, head = q->head;
+		q->draining = true;
 		pthread_mutex_unlock(&q->lock);
 		/* Entries head .. head+n-1 are ours until q_count drops: callers append after them. */
 		sr_log__consumer_batch_start(log, n);
@@ -124,6 +138,7 @@ queue_main(void *arg)
 		q->head = (head + n) & (log->opt.capacity - 1);
 		q->count -= n;
 		q->done += (uint64_t)n;
+		q->draining = false;
 		pthread_cond_broadcast(&q->not_full);
 		pthread_cond_broadcast(&q->progress);
 	}
@@ -167,13 +182,9 @@ queue_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the queue backend");
 	log->state = q;
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&q->not_empty, &ca);
-	pthread_cond_init(&q->not_full, &ca);
-	pthread_cond_init(&q->progress, &ca);
-	pthread_condattr_destroy(&ca);
+	sr_log__cond_init_monotonic(&q->not_empty);
+	sr_log__cond_init_monotonic(&q->not_full);
+	sr_log__cond_init_monotonic(&q->progress);
 	q->q = calloc((size_t)log->opt.capacity, sizeof *q->q);
 	if (q->q == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate a queue of %" PRId64 " entries",
@@ -183,6 +194,19 @@ queue_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_
 		return sr_error_set(err, SR_ESYS, "pthread_create failed: %s", strerror(e));
 	q->started = true;
 	return SR_OK;
+}
+
+static bool
+queue_idle(sr_log *log)
+{
+	sr_log_queue *q = log->state;
+	if (q == NULL)
+		return true;
+	pthread_mutex_lock(&q->lock);
+	/* count drops only once a batch is written (queue_main) */
+	bool idle = q->count == 0 || !q->started;
+	pthread_mutex_unlock(&q->lock);
+	return idle;
 }
 
 static void
@@ -200,6 +224,42 @@ queue_stop(sr_log *log)
 	pthread_join(q->thread, NULL);
 	q->started = false;
 	sr_log__end_of_batch(log);
+}
+
+static void
+queue_fork(sr_log *log, int phase)
+{
+	sr_log_queue *q = log->state;
+	if (phase == SR_LOG_FORK_PREPARE) {
+		pthread_mutex_lock(&q->lock);
+		/* A batch being written outside the lock would be half freed in the child's copy. */
+		while (q->draining)
+			pthread_cond_wait(&q->progress, &q->lock);
+		return;
+	}
+	if (phase == SR_LOG_FORK_PARENT) {
+		pthread_mutex_unlock(&q->lock);
+		return;
+	}
+	/* The child: the queued lines are the parent's to write; the drainer does not exist here. */
+	for (int64_t i = 0; i < q->count; i++) {
+		queue_entry *e = &q->q[(q->head + i) & (log->opt.capacity - 1)];
+		free(e->line);
+		e->line = NULL;
+	}
+	q->head = q->count = 0;
+	q->enqueued = q->done = 0;
+	/* Condition variables with waiters that do not exist in the child: made anew. */
+	sr_log__cond_init_monotonic(&q->not_empty);
+	sr_log__cond_init_monotonic(&q->not_full);
+	sr_log__cond_init_monotonic(&q->progress);
+	bool restart = q->started && !q->stop && phase == SR_LOG_FORK_CHILD;
+	q->started = false;
+	pthread_mutex_unlock(&q->lock);
+	if (restart && pthread_create(&q->thread, NULL, queue_main, log) == 0)
+		q->started = true;
+	else
+		q->stop = true; /* no drainer: calls are refused (counted), never queued for nobody */
 }
 
 static void
@@ -226,6 +286,8 @@ const sr_log_backend sr_log__queue_backend = {
 	.emit = queue_emit,
 	.flush = queue_flush,
 	.dump_backtrace = NULL,
+	.idle = queue_idle,
 	.stop = queue_stop,
+	.fork = queue_fork,
 	.destroy = queue_destroy,
 };

@@ -17,8 +17,10 @@
 #include "sr_log_ring_internal.h"
 #include "sr_log_thread_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A caller blocked on a full ring re-checks for shutdown this often. */
 #define BLOCK_SLICE_NS (10 * 1000 * 1000)
@@ -86,6 +88,10 @@ static void
 ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
 	sr_log_ring *r = log->state;
+	if (__builtin_expect(log->backend == &sr_log__ring_backend_locking, 0) && sr_log__nested_call()) {
+		sr_log__count_drop(log, h->level);
+		return;
+	}
 	int64_t k = sr_ring_slots_for(r->ring, h->size);
 	int64_t first;
 	if (__builtin_expect(sr_sequencer_try_claim_n(r->seq, k, &first) != SR_OK, 0)) {
@@ -114,6 +120,13 @@ ring_try_claim(sr_log *log, size_t size, sr_log_claim *c)
 	c->ring = r;
 	c->w = sr_ring_stream_at(r->ring, c->first);
 	return true;
+}
+
+/* With a wait strategy whose publish locks: a nested call goes to ring_emit, which drops it. */
+static bool
+ring_try_claim_unless_nested(sr_log *log, size_t size, sr_log_claim *c)
+{
+	return !sr_log__nested_call() && ring_try_claim(log, size, c);
 }
 
 static void
@@ -216,6 +229,15 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 	return SR_OK;
 }
 
+static bool
+ring_idle(sr_log *log)
+{
+	sr_log_ring *r = log->state;
+	/* pairs with the consumer's store-release of its sequence after each batch */
+	return r == NULL || !r->consumer_started ||
+	    sr_sequence_get(sr_processor_sequence(r->proc)) >= sr_sequencer_cursor(r->seq);
+}
+
 static void
 ring_stop(sr_log *log)
 {
@@ -226,6 +248,49 @@ ring_stop(sr_log *log)
 	sr_processor_join(r->proc);
 	r->consumer_started = false;
 	sr_log__ring_drain_leftovers(log, r);
+}
+
+/*
+ * fork: the child's consumer starts after the sequencer's cursor (every
+ * sequence claimed in the parent, published or not, is the parent's to
+ * write), so it never waits for a slot that a thread missing from the child
+ * claimed, and never writes a record the parent writes.
+ */
+static void
+ring_fork(sr_log *log, int phase)
+{
+	sr_log_ring *r = log->state;
+	sr_sequencer *seq = r->seq;
+	if (phase == SR_LOG_FORK_PREPARE) {
+		/* A caller waiting for room holds full_lock until the consumer frees some: it does. */
+		pthread_mutex_lock(&seq->full_lock);
+		pthread_mutex_lock(&seq->gating_lock);
+		pthread_mutex_lock(&seq->wait.mutex);
+		return;
+	}
+	pthread_mutex_unlock(&seq->wait.mutex);
+	pthread_mutex_unlock(&seq->gating_lock);
+	pthread_mutex_unlock(&seq->full_lock);
+	if (phase == SR_LOG_FORK_PARENT || !r->consumer_started)
+		return;
+	if (phase == SR_LOG_FORK_CHILD_STOPPED) {
+		/* No consumer in the child: the processor is not running there. */
+		sr_atomic_store_release_i32(&r->proc->state, SR_PROCESSOR_IDLE);
+		r->proc->thread_started = false;
+		r->consumer_started = false;
+		return;
+	}
+	/* The parent's consumer may have been waiting on the condition variable: a new one. */
+	sr_log__cond_init_monotonic(&seq->wait.cond);
+	sr_processor *p = r->proc;
+	/* The child is single-threaded here: plain resets of the processor's run state. */
+	sr_sequence_set(&p->sequence, sr_sequencer_cursor(seq));
+	sr_atomic_store_relaxed_i32(&p->barrier.alerted.value, 0);
+	sr_atomic_store_relaxed_i32(&p->halt_requested, 0);
+	sr_atomic_store_release_i32(&p->state, SR_PROCESSOR_IDLE);
+	p->thread_started = false;
+	r->skip_until = INT64_MIN;
+	r->consumer_started = sr_processor_start(p, NULL) == SR_OK;
 }
 
 static void
@@ -251,6 +316,22 @@ const sr_log_backend sr_log__ring_backend = {
 	.commit = ring_commit,
 	.flush = ring_flush,
 	.dump_backtrace = ring_dump_backtrace,
+	.idle = ring_idle,
 	.stop = ring_stop,
+	.fork = ring_fork,
+	.destroy = ring_destroy,
+};
+
+/* The same, for a wait strategy whose publish locks (block, or phased falling back to it). */
+const sr_log_backend sr_log__ring_backend_locking = {
+	.start = ring_start,
+	.emit = ring_emit,
+	.try_claim = ring_try_claim_unless_nested,
+	.commit = ring_commit,
+	.flush = ring_flush,
+	.dump_backtrace = ring_dump_backtrace,
+	.idle = ring_idle,
+	.stop = ring_stop,
+	.fork = ring_fork,
 	.destroy = ring_destroy,
 };

@@ -22,17 +22,21 @@ static void
 sync_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
 	sr_log_sync *s = log->state;
-	/* A sink callback logging from inside the one mutex would deadlock on it. */
-	if (sr_log__self.in_sink > 0) {
+	/*
+	 * A sink callback logging from inside the one mutex, or a signal
+	 * handler that interrupted a call holding it, would deadlock on it.
+	 */
+	if (sr_log__self.in_sink > 0 || sr_log__nested_call()) {
 		sr_log__count_drop(log, h->level);
 		return;
 	}
 	pthread_mutex_lock(&s->lock);
-	if (!log->opt.immediate_flush && sr_atomic_load_acquire_i32(&log->shut)) {
+	if (sr_atomic_load_acquire_i32(&log->shut)) {
 		/*
-		 * pairs with the store-release in sr_log_shutdown: the sinks'
-		 * buffers were flushed for the last time (a caller that logs after
-		 * the shutdown began is counted as a drop, as in the other modes).
+		 * pairs with the store-release in sr_log_shutdown, which then takes
+		 * this lock to flush the sinks for the last time before closing
+		 * them: a caller that comes after the shutdown began is counted as
+		 * a drop, never accepted, as in the other modes.
 		 */
 		pthread_mutex_unlock(&s->lock);
 		sr_log__count_drop(log, h->level);
@@ -51,7 +55,7 @@ sync_flush(sr_log *log)
 	pthread_mutex_lock(&s->lock);
 	sr_log__report_drops(log, true);
 	/* Lines buffered without immediate_flush (under this lock, see sync_emit). */
-	sr_log__sinks_flush(log);
+	sr_log__count_lost(log, sr_log__sinks_flush(log));
 	pthread_mutex_unlock(&s->lock);
 	return SR_OK;
 }
@@ -77,6 +81,16 @@ sync_stop(sr_log *log)
 }
 
 static void
+sync_fork(sr_log *log, int phase)
+{
+	sr_log_sync *s = log->state;
+	if (phase == SR_LOG_FORK_PREPARE)
+		pthread_mutex_lock(&s->lock);
+	else
+		pthread_mutex_unlock(&s->lock); /* the child: this thread took it before the fork */
+}
+
+static void
 sync_destroy(sr_log *log)
 {
 	sr_log_sync *s = log->state;
@@ -93,5 +107,6 @@ const sr_log_backend sr_log__sync_backend = {
 	.flush = sync_flush,
 	.dump_backtrace = NULL,
 	.stop = sync_stop,
+	.fork = sync_fork,
 	.destroy = sync_destroy,
 };

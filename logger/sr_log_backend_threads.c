@@ -50,8 +50,6 @@ static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
 	uint64_t id;
 	sr_log_thread_ring *ring;
 } my_last;
-/* What the macros' inline calls use of the ring my_last holds (sr_log_fast.h); 0 key: none. */
-SR_API _Thread_local sr_log__fast sr_log__my_fast;
 
 _Static_assert((int)SR_LOG__CLOCK_REALTIME == (int)SR_LOG_CLOCK_REALTIME &&
     (int)SR_LOG__CLOCK_COARSE == (int)SR_LOG_CLOCK_COARSE &&
@@ -63,7 +61,7 @@ forget_cached_ring(void)
 {
 	my_last.id = 0;
 	my_last.ring = NULL;
-	memset(&sr_log__my_fast, 0, sizeof sr_log__my_fast);
+	memset(&sr_log__my_fast.r, 0, sizeof sr_log__my_fast.r);
 }
 
 void
@@ -243,7 +241,8 @@ tell_new_name(sr_log *log, sr_log_thread_ring *p)
 static void
 cache_for_inline_calls(const sr_log *log, sr_log_thread_ring *p)
 {
-	sr_log__fast *f = &sr_log__my_fast;
+	/* What the macros' inline calls use of the ring my_last holds; 0 key: none. */
+	sr_log__fast_ring *f = &sr_log__my_fast.r;
 	memset(f, 0, sizeof *f);
 	if (p->ring->slot_shift < 0 || log->fast_key != p->owner_id)
 		return;
@@ -355,6 +354,9 @@ wake_fenced(sr_log_threads *t)
 static bool
 threads_try_claim(sr_log *log, size_t size, sr_log_claim *c)
 {
+	/* A nested call (a signal handler) would claim on a ring its thread is claiming on: emit drops it. */
+	if (__builtin_expect(sr_log__nested_call(), 0))
+		return false;
 	sr_log_thread_ring *p = my_ring(log);
 	if (__builtin_expect(p == NULL, 0))
 		return false;
@@ -388,7 +390,8 @@ threads_prepare(sr_log *log)
 static void
 threads_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 {
-	sr_log_thread_ring *p = my_ring(log);
+	/* The thread's ring has one producer, the thread: a signal handler in its call cannot share it. */
+	sr_log_thread_ring *p = sr_log__nested_call() ? NULL : my_ring(log);
 	if (__builtin_expect(p == NULL, 0)) {
 		/* No ring: out of memory, or the logger is closing. */
 		sr_log__count_drop(log, h->level);
@@ -523,13 +526,7 @@ threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, s
 	t->slots = c->thread_ring_slots;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->park_lock, NULL);
-	pthread_condattr_t attr;
-	int e = pthread_condattr_init(&attr);
-	if (e == 0)
-		e = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (e == 0)
-		e = pthread_cond_init(&t->park_cond, &attr);
-	pthread_condattr_destroy(&attr);
+	int e = sr_log__cond_init_monotonic(&t->park_cond);
 	if (e != 0)
 		return sr_error_set(err, SR_ESYS, "pthread_cond_init failed: %s", strerror(e));
 	/* The consumer idles along the logger's wait strategy's ladders, then parks. */
@@ -550,6 +547,32 @@ threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, s
 	return SR_OK;
 }
 
+static bool
+threads_idle(sr_log *log)
+{
+	sr_log_threads *t = log->state;
+	if (t == NULL || !t->started)
+		return true;
+	/* Pinned, as in threads_notice: no ring is freed while this walk holds it. */
+	pthread_mutex_lock(&t->lock);
+	t->pins++;
+	sr_log_crash_ring *head = sr_atomic_load_acquire_ptr(&t->crash.rings);
+	pthread_mutex_unlock(&t->lock);
+	bool idle = true;
+	/* pairs with the store-release of each link in ring_register */
+	for (sr_log_crash_ring *cr = head; cr != NULL && idle; cr = sr_atomic_load_acquire_ptr(&cr->next)) {
+		sr_log_thread_ring *p = sr_log__thread_ring_of_crash(cr);
+		/* pairs with the consumer's store-release of its sequence after each pass */
+		idle = sr_sequence_get(&p->consumed) >= sr_sequencer_cursor(p->seq);
+	}
+	pthread_mutex_lock(&t->lock);
+	t->pins--;
+	pthread_mutex_unlock(&t->lock);
+	if (!idle)
+		wake_fenced(t);
+	return idle;
+}
+
 static void
 threads_stop(sr_log *log)
 {
@@ -564,6 +587,79 @@ threads_stop(sr_log *log)
 	pthread_mutex_unlock(&t->park_lock);
 	pthread_join(t->thread, NULL);
 	t->started = false;
+}
+
+/*
+ * fork: in the child only the forking thread exists.  Every ring is taken
+ * as consumed up to its cursor (what the parent published is the parent's
+ * to write), the rings of the other threads are finished (their threads are
+ * not in the child: the new consumer frees them), and a consumer starts.
+ */
+static void
+threads_fork(sr_log *log, int phase)
+{
+	sr_log_threads *t = log->state;
+	if (phase == SR_LOG_FORK_PREPARE) {
+		pthread_mutex_lock(&t->lock);
+		pthread_mutex_lock(&t->park_lock);
+		return;
+	}
+	if (phase == SR_LOG_FORK_PARENT) {
+		pthread_mutex_unlock(&t->park_lock);
+		pthread_mutex_unlock(&t->lock);
+		return;
+	}
+	/* The child, single-threaded: plain resets, under no one's eyes. */
+	for (sr_log_crash_ring *cr = sr_atomic_load_acquire_ptr(&t->crash.rings); cr != NULL;
+	     cr = sr_atomic_load_acquire_ptr(&cr->next)) {
+		sr_log_thread_ring *p = sr_log__thread_ring_of_crash(cr);
+		int64_t cursor = sr_sequencer_cursor(p->seq);
+		sr_sequence_set(&p->consumed, cursor);
+		p->c.next = cursor + 1;
+		p->c.avail = p->c.seen = cursor;
+		if (my_rings != NULL && p->thread == my_rings)
+			continue;
+		sr_atomic_store_release_i32(&p->finished, 1);
+		/* Its thread's list (its key destructor never runs here): every ring off it, then freed. */
+		sr_log_ring_list *gone = p->thread;
+		if (gone != NULL) {
+			for (sr_log_thread_ring *q = gone->head, *next; q != NULL; q = next) {
+				next = q->thread_next;
+				q->thread = NULL;
+				q->thread_next = NULL;
+			}
+			free(gone);
+		}
+	}
+	t->pins = 0;
+	t->heap_len = 0;
+	t->seen_changes = -1; /* the consumer reads the list afresh */
+	sr_log__cond_init_monotonic(&t->park_cond);
+	sr_atomic_store_relaxed_i32(&t->hot.parked, 0);
+	pthread_mutex_unlock(&t->park_lock);
+	pthread_mutex_unlock(&t->lock);
+	if (phase == SR_LOG_FORK_CHILD_STOPPED) {
+		/* The child's calls are dropped (another backend): none may go inline into a ring. */
+		forget_cached_ring();
+		t->started = false;
+		sr_atomic_store_release_i32(&t->running, 0);
+		return;
+	}
+	if (!t->started || sr_atomic_load_acquire_i32(&t->stopping))
+		return;
+	t->started = pthread_create(&t->thread, NULL, sr_log__threads_consumer_main, log) == 0;
+	if (!t->started)
+		sr_atomic_store_release_i32(&t->running, 0);
+}
+
+void
+sr_log__threads_fork_global(int phase)
+{
+	/* After every logger's own locks (the consumer takes t->lock, then this one). */
+	if (phase == SR_LOG_FORK_PREPARE)
+		pthread_mutex_lock(&rings_lock);
+	else
+		pthread_mutex_unlock(&rings_lock);
 }
 
 static void
@@ -600,6 +696,8 @@ const sr_log_backend sr_log__threads_backend = {
 	.flush = threads_flush,
 	.prepare = threads_prepare,
 	.dump_backtrace = threads_dump_backtrace,
+	.idle = threads_idle,
 	.stop = threads_stop,
+	.fork = threads_fork,
 	.destroy = threads_destroy,
 };

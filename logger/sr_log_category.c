@@ -9,6 +9,7 @@
 #include "sr_log_config_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
+#include "sr_log_thread_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,8 +33,9 @@ struct sr_log_levels {
 	size_t nrefused;
 };
 
+/* Its level is above off, so that even a site at SR_LOG_OFF ends at the level check. */
 sr_category sr_category_off = {
-	.level = SR_LOG_OFF, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF,
+	.level = SR_LOG__CLOSED, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF,
 	.fast_key = SR_LOG__NO_FAST_KEY
 };
 
@@ -332,7 +334,8 @@ sr_category_level(const sr_category *category)
 {
 	if (category == NULL)
 		return SR_LOG_OFF;
-	return (sr_log_level)sr_atomic_load_relaxed_i32(&category->write_level);
+	int level = sr_atomic_load_relaxed_i32(&category->write_level);
+	return (sr_log_level)(level > SR_LOG_OFF ? SR_LOG_OFF : level); /* a closed logger's: off */
 }
 
 sr_log_level
@@ -581,6 +584,11 @@ sr_log__levels_free(sr_log *log)
 	struct sr_log_levels *lv = log->levels;
 	if (lv == NULL)
 		return;
+	if (lv->ncats > 0 && sr_atomic_load_relaxed_i32(&lv->cats[0]->level) == SR_LOG__CLOSED) {
+		/* Retired without a list to keep them on: they stay, as retired handles must. */
+		lv->cats = NULL;
+		lv->ncats = 0;
+	}
 	for (size_t i = 0; i < lv->ncats; i++) {
 		free((char *)lv->cats[i]->name);
 		free(lv->cats[i]);
@@ -595,6 +603,60 @@ sr_log__levels_free(sr_log *log)
 	pthread_mutex_destroy(&lv->lock);
 	free(lv);
 	log->levels = NULL;
+}
+
+/*
+ * The handles of closed loggers.  A caller may still hold one (a static
+ * pointer, a call racing the close): it must read a valid level, so handles
+ * are never freed; each is a few dozen bytes, kept for the process's life.
+ */
+typedef struct retired_handles {
+	struct retired_handles *next;
+	sr_category **cats;
+	size_t n;
+} retired_handles;
+static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+static retired_handles *retired;
+
+void
+sr_log__levels_retire(sr_log *log)
+{
+	struct sr_log_levels *lv = log->levels;
+	retired_handles *r = malloc(sizeof *r);
+	pthread_mutex_lock(&lv->lock);
+	for (size_t i = 0; i < lv->ncats; i++) {
+		sr_category *c = lv->cats[i];
+		/* Relaxed, as every level store: callers reread it once in progress (sr_log_frontend.c). */
+		sr_atomic_store_relaxed_i32(&c->write_level, SR_LOG__CLOSED);
+		sr_atomic_store_relaxed_i32(&c->level, SR_LOG__CLOSED);
+	}
+	if (r != NULL) {
+		/* The names go (nobody reads them after the consumer stopped); the handles stay. */
+		for (size_t i = 0; i < lv->ncats; i++) {
+			free((char *)lv->cats[i]->name);
+			lv->cats[i]->name = "(closed)";
+		}
+		r->cats = lv->cats;
+		r->n = lv->ncats;
+		lv->cats = NULL;
+		lv->ncats = lv->cats_cap = 0;
+	}
+	pthread_mutex_unlock(&lv->lock);
+	if (r == NULL)
+		return; /* out of memory: the registry (handles, names) stays allocated, unfreed */
+	pthread_mutex_lock(&retired_lock);
+	r->next = retired;
+	retired = r;
+	pthread_mutex_unlock(&retired_lock);
+}
+
+void
+sr_log__levels_fork(sr_log *log, bool prepare)
+{
+	if (prepare)
+		pthread_mutex_lock(&log->levels->lock);
+	else
+		pthread_mutex_unlock(&log->levels->lock);
 }
 
 void

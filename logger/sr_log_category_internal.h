@@ -13,6 +13,14 @@
 /* Creates the registry and the root category, with the rules of r (open time). */
 int sr_log__levels_open(sr_log *log, const sr_log_resolved *r, sr_error *err);
 void sr_log__levels_free(sr_log *log);
+/*
+ * sr_log_close: every handle's level becomes SR_LOG__CLOSED and the handles
+ * outlive the logger (never freed), so that a caller that still holds one
+ * is refused at its level check, memory-safe.
+ */
+void sr_log__levels_retire(sr_log *log);
+/* fork: takes (prepare) or releases (parent, child) the registry's lock. */
+void sr_log__levels_fork(sr_log *log, bool prepare);
 /* Sets every handle's call-site level to off (shutdown began; log->shut is set). */
 void sr_log__levels_shut(sr_log *log);
 /*

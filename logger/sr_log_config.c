@@ -17,6 +17,7 @@ static const char *const mode_names[] = { "ring", "queue", "sync" };
 static const char *const policy_names[] = { "block", "drop", "discard", "sync" };
 static const char *const layout_names[] = { "text", "message", "pattern", "json" };
 static const char *const producer_names[] = { "shared", "per_thread" };
+static const char *const fork_policy_names[] = { "restart", "drop" };
 
 const char *
 sr_log_mode_name(int mode)
@@ -40,6 +41,22 @@ const char *
 sr_log__producer_name(int producer)
 {
 	return producer >= 0 && producer < 2 ? producer_names[producer] : "unknown";
+}
+
+const char *
+sr_log__fork_policy_name(int policy)
+{
+	return policy >= 0 && policy < 2 ? fork_policy_names[policy] : "unknown";
+}
+
+int
+sr_log__fork_policy_parse(const char *name, sr_log_fork_policy *policy)
+{
+	int v;
+	if (sr_log__parse_name(name, fork_policy_names, 2, &v) != 0)
+		return -1;
+	*policy = (sr_log_fork_policy)v;
+	return 0;
 }
 
 int
@@ -124,7 +141,9 @@ sr_log_config_default(sr_log_config *c)
 	c->layout = SR_LOG_LAYOUT_TEXT;
 	c->sinks = NULL;
 	c->sink_count = 0;
-	c->close_at_exit = false;
+	c->close_at_exit = true;
+	c->exit_timeout_ms = 5000;
+	c->fork_policy = SR_LOG_FORK_RESTART;
 	c->thread_name = NULL;
 	c->level_spec = NULL;
 	c->pattern = NULL;
@@ -286,6 +305,14 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.clock %d is invalid: expected SR_LOG_CLOCK_REALTIME (0), SR_LOG_CLOCK_COARSE (1), "
 		    "SR_LOG_CLOCK_TSC (2) or SR_LOG_CLOCK_AUTO (3)", (int)c->clock);
+	if ((unsigned)c->fork_policy > SR_LOG_FORK_DROP)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.fork_policy %d is invalid: expected SR_LOG_FORK_RESTART (0) or SR_LOG_FORK_DROP (1)",
+		    (int)c->fork_policy);
+	if (c->exit_timeout_ms < 0 || c->exit_timeout_ms > 3600000)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.exit_timeout_ms %d is out of range: expected 0 to 3600000 (one hour)",
+		    c->exit_timeout_ms);
 	if (c->backtrace_size < 0 || c->backtrace_size > 65536)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.backtrace_size %d is out of range: expected 0 (off) to 65536", c->backtrace_size);

@@ -69,6 +69,23 @@ typedef enum sr_log_producer {
 } sr_log_producer;
 
 /*
+ * What a logger does in the child of a fork(2) (see sr_log_shutdown's
+ * notes on fork in sr_log.h).
+ */
+typedef enum sr_log_fork_policy {
+	/*
+	 * The child has a working logger (default): its consumer starts again
+	 * after what the parent had taken, and the child writes its own calls.
+	 */
+	SR_LOG_FORK_RESTART = 0,
+	/*
+	 * The child's calls are dropped and counted (sr_log_stats' dropped): no
+	 * thread is started in the child (a child that only execs, say).
+	 */
+	SR_LOG_FORK_DROP = 1
+} sr_log_fork_policy;
+
+/*
  * What a caller does when the ring (or queue) is full.  Whatever the policy,
  * a message logged by a consumer thread itself (a sink callback, say) or from
  * inside a sink write never waits: when it finds no room it is dropped and
@@ -444,8 +461,24 @@ typedef struct sr_log_config {
 	 */
 	const sr_sink_config *sinks;
 	int sink_count;
-	/* Register sr_log_shutdown with atexit (see sr_log_shutdown).  Default false. */
+	/*
+	 * Shut the logger down when the process exits normally: returning from
+	 * main, exit and quick_exit (atexit and at_quick_exit handlers), so that
+	 * every accepted message is written without an sr_log_close.  Default
+	 * true.  See exit_timeout_ms, and docs/configuration.md (Exit, fork and
+	 * signals) for _exit, fatal signals and SIGKILL.
+	 */
 	bool close_at_exit;
+	/*
+	 * How long the exit handler waits, at most, for the consumer to write
+	 * what was accepted (a sink that blocks, other threads that keep
+	 * logging until their level check sees the shutdown): 0 to 3,600,000 ms;
+	 * past it the process exits and what is still queued is lost (one line
+	 * on stderr says so).  Default 5,000 (Log4j 2's shutdown timeout).
+	 */
+	int exit_timeout_ms;
+	/* In a forked child: SR_LOG_FORK_RESTART (default) or SR_LOG_FORK_DROP. */
+	sr_log_fork_policy fork_policy;
 	/* The consumer thread's name, 1 to 15 characters.  NULL: "seqring-log". */
 	const char *thread_name;
 	/*
@@ -522,6 +555,8 @@ typedef struct sr_log_config {
  *                                ",format=5424|3164", ",app=NAME", ",reconnect=2000" (ms)
  *   SEQRING_LOG_THREAD_NAME      the consumer thread's name
  *   SEQRING_LOG_CLOSE_AT_EXIT    0 | 1
+ *   SEQRING_LOG_EXIT_TIMEOUT_MS  0 to 3600000 (exit_timeout_ms)
+ *   SEQRING_LOG_FORK             restart | drop (fork_policy)
  *   SEQRING_LOG_BACKTRACE        0 to 65536 (backtrace_size)
  *   SEQRING_LOG_BACKTRACE_LEVEL  trace .. fatal
  *   SEQRING_LOG_BACKTRACE_TRIGGER trace .. fatal

@@ -21,6 +21,9 @@ int sr_log__validate_syslog_sink(const sr_sink_config *s, int i, sr_error *err);
 const char *sr_log__producer_name(int producer);
 /* Parses those names (case-insensitive) into *producer: 0, or -1 when it is none. */
 int sr_log__producer_parse(const char *name, sr_log_producer *producer);
+/* "restart", "drop"; parse: 0, or -1 for an unknown name. */
+const char *sr_log__fork_policy_name(int policy);
+int sr_log__fork_policy_parse(const char *name, sr_log_fork_policy *policy);
 /* The index of name in names (case-insensitive) into *out: 0, or -1 when it is none. */
 int sr_log__parse_name(const char *name, const char *const *names, int count, int *out);
 

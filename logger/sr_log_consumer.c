@@ -50,6 +50,25 @@ sr_log__consumer_free(sr_log *log)
 }
 
 void
+sr_log__consumer_after_fork(sr_log *log)
+{
+	/* The child starts its own counts: what the parent took is the parent's. */
+	struct sr_log_consumer *c = log->consumer;
+	c->batch_accepted = c->batch_written = c->batch_format_errors = 0;
+	c->batch_truncated_records = c->batch_truncated_lines = 0;
+	c->max_occupancy_seen = 0;
+	memset(c->reported_drops, 0, sizeof c->reported_drops);
+	sr_log_totals *t = &log->totals;
+	sr_atomic_i64 *all[] = { &t->accepted, &t->written, &t->written_by_caller, &t->write_failed,
+		&t->format_errors, &t->truncated_records, &t->truncated_lines, &t->max_occupancy, &t->batches,
+		&t->backtrace_written, &t->backtrace_discarded };
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		sr_atomic_store_relaxed_i64(all[i], 0);
+	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++)
+		sr_atomic_store_relaxed_i64(&t->dropped[l], 0);
+}
+
+void
 sr_log__count_drop(sr_log *log, int level)
 {
 	if (level < 0 || level >= SR_LOG_LEVEL_COUNT)
@@ -94,7 +113,7 @@ sr_log__report_drops(sr_log *log, bool now)
 	sr_log__fanout(log, &ev, SR_LOG_WARN, now ? SR_DISPATCH_NOW : SR_DISPATCH_BUFFERED,
 	    log->consumer->line);
 	if (!now)
-		sr_log__sinks_flush(log);
+		(void)sr_log__sinks_flush(log); /* the report is no message: not counted */
 	memcpy(log->consumer->reported_drops, current, sizeof current);
 }
 
@@ -142,10 +161,21 @@ publish_batch_counters(sr_log *log)
 }
 
 void
+sr_log__count_lost(sr_log *log, uint64_t lines)
+{
+	if (lines == 0)
+		return;
+	/* Counters only: counted written when handed to the sinks, they failed there. */
+	sr_atomic_faa_i64(&log->totals.written, -(int64_t)lines);
+	sr_atomic_faa_i64(&log->totals.write_failed, (int64_t)lines);
+}
+
+void
 sr_log__end_of_batch(sr_log *log)
 {
-	sr_log__sinks_flush(log);
+	uint64_t lost = sr_log__sinks_flush(log);
 	publish_batch_counters(log);
+	sr_log__count_lost(log, lost);
 	sr_log__report_drops(log, false);
 	sr_log__report_sink_losses(log, log->consumer->line, SR_DISPATCH_BUFFERED);
 	/* tsc: a cheap check, a recalibration when due (see sr_log_clock.c). */

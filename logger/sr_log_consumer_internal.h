@@ -25,6 +25,10 @@ void sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned cha
 void sr_log__consume_line(sr_log *log, int level, const char *line, size_t len);
 /* End of batch: write the sinks' buffers, publish the counters, report drops, keep tsc calibrated. */
 void sr_log__end_of_batch(sr_log *log);
+/* In a forked child: the consumer's batch state and the logger's counters start from zero. */
+void sr_log__consumer_after_fork(sr_log *log);
+/* Lines counted written when handed to the sinks that the sinks then lost (any thread). */
+void sr_log__count_lost(sr_log *log, uint64_t lines);
 /* A message lost to a full queue (any thread). */
 void sr_log__count_drop(sr_log *log, int level);
 /*

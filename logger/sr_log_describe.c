@@ -91,6 +91,9 @@ sr_log_describe(sr_log *log, FILE *out)
 	}
 	row(out, log, SR_SET_THREAD_NAME, log->opt.thread_name);
 	row(out, log, SR_SET_CLOSE_AT_EXIT, b2s(log->opt.close_at_exit));
+	snprintf(v, sizeof v, "%d ms", log->opt.exit_timeout_ms);
+	row(out, log, SR_SET_EXIT_TIMEOUT, v);
+	row(out, log, SR_SET_FORK, sr_log__fork_policy_name(log->opt.fork_policy));
 	snprintf(v, sizeof v, "%d%s", log->opt.bt_size, log->opt.bt_size == 0 ? " (off)" : "");
 	row(out, log, SR_SET_BACKTRACE, v);
 	row(out, log, SR_SET_BACKTRACE_LEVEL, sr_log_level_name(log->opt.bt_level));

@@ -73,6 +73,16 @@ sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g,
 	return line;
 }
 
+void
+sr_log__count_by_caller(sr_log *log, bool reached)
+{
+	/* Counters only: no data rides on them. */
+	sr_atomic_faa_i64(&log->totals.accepted, 1);
+	sr_atomic_faa_i64(reached ? &log->totals.written : &log->totals.write_failed, 1);
+	if (reached)
+		sr_atomic_faa_i64(&log->totals.written_by_caller, 1);
+}
+
 /*
  * Policy sync (or sync mode): render on this thread and write now, or, when
  * buffered (sync mode without immediate_flush, under its mutex, which makes
@@ -123,13 +133,12 @@ sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g
 	char *line = sr_log__render_call(log, h, g, lstack, sizeof lstack, &len);
 	if (line == NULL)
 		return;
+	bool reached = true;
 	if (buffered)
-		sr_log__dispatch_buffered(log, h->level, line, len);
+		sr_log__dispatch_buffered(log, h->level, line, len); /* a failed flush uncounts it later */
 	else
-		sr_log__dispatch_now(log, h->level, line, len);
-	sr_atomic_faa_i64(&log->totals.accepted, 1);
-	sr_atomic_faa_i64(&log->totals.written, 1);
-	sr_atomic_faa_i64(&log->totals.written_by_caller, 1);
+		reached = sr_log__dispatch_now(log, h->level, line, len);
+	sr_log__count_by_caller(log, reached);
 	if (line != lstack)
 		free(line);
 }

@@ -49,6 +49,8 @@ static const char *const env_names[SR_SET_COUNT] = {
 	[SR_SET_SINKS] = "SEQRING_LOG_SINK",
 	[SR_SET_THREAD_NAME] = "SEQRING_LOG_THREAD_NAME",
 	[SR_SET_CLOSE_AT_EXIT] = "SEQRING_LOG_CLOSE_AT_EXIT",
+	[SR_SET_EXIT_TIMEOUT] = "SEQRING_LOG_EXIT_TIMEOUT_MS",
+	[SR_SET_FORK] = "SEQRING_LOG_FORK",
 	[SR_SET_BACKTRACE] = "SEQRING_LOG_BACKTRACE",
 	[SR_SET_BACKTRACE_LEVEL] = "SEQRING_LOG_BACKTRACE_LEVEL",
 	[SR_SET_BACKTRACE_TRIGGER] = "SEQRING_LOG_BACKTRACE_TRIGGER",
@@ -80,6 +82,8 @@ static const char *const field_names[SR_SET_COUNT] = {
 	[SR_SET_SINKS] = "sinks",
 	[SR_SET_THREAD_NAME] = "thread_name",
 	[SR_SET_CLOSE_AT_EXIT] = "close_at_exit",
+	[SR_SET_EXIT_TIMEOUT] = "exit_timeout_ms",
+	[SR_SET_FORK] = "fork_policy",
 	[SR_SET_BACKTRACE] = "backtrace_size",
 	[SR_SET_BACKTRACE_LEVEL] = "backtrace_level",
 	[SR_SET_BACKTRACE_TRIGGER] = "backtrace_trigger",
@@ -522,6 +526,8 @@ code_sources(const sr_log_config *c, uint8_t *src)
 	DIFF(SR_SET_SINKS, c->sink_count > 0);
 	DIFF(SR_SET_THREAD_NAME, c->thread_name != NULL);
 	DIFF(SR_SET_CLOSE_AT_EXIT, c->close_at_exit != d.close_at_exit);
+	DIFF(SR_SET_EXIT_TIMEOUT, c->exit_timeout_ms != d.exit_timeout_ms);
+	DIFF(SR_SET_FORK, c->fork_policy != d.fork_policy);
 	DIFF(SR_SET_BACKTRACE, c->backtrace_size != d.backtrace_size);
 	DIFF(SR_SET_BACKTRACE_LEVEL, c->backtrace_level != d.backtrace_level);
 	DIFF(SR_SET_BACKTRACE_TRIGGER, c->backtrace_trigger != d.backtrace_trigger);
@@ -634,6 +640,15 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		return SR_OK;
 	case SR_SET_CLOSE_AT_EXIT:
 		return env_bool(err, set, v, &c->close_at_exit);
+	case SR_SET_FORK:
+		if (sr_log__fork_policy_parse(v, &c->fork_policy) != 0)
+			return env_bad(err, set, v, "expected restart or drop");
+		return SR_OK;
+	case SR_SET_EXIT_TIMEOUT:
+		if (!parse_size(v, &num) || num > 3600000)
+			return env_bad(err, set, v, "expected 0 to 3600000 milliseconds");
+		c->exit_timeout_ms = (int)num;
+		return SR_OK;
 	case SR_SET_BACKTRACE:
 		if (!parse_size(v, &num) || num > 65536)
 			return env_bad(err, set, v, "expected 0 (off) to 65536 messages");

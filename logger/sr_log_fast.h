@@ -61,7 +61,7 @@ typedef struct sr_log__thread_rec {
 enum { SR_LOG__CLOCK_REALTIME = 0, SR_LOG__CLOCK_COARSE = 1, SR_LOG__CLOCK_TSC = 2 };
 
 /* What the calling thread's inline calls need of its ring; all zero when none is cached. */
-typedef struct sr_log__fast {
+typedef struct sr_log__fast_ring {
 	uint64_t key;             /* the logger's id (sr_category.fast_key), 0: none */
 	sr_sequencer *seq;        /* the ring's single-producer sequencer */
 	unsigned char *base;      /* the ring's slots */
@@ -71,6 +71,19 @@ typedef struct sr_log__fast {
 	uint32_t slot_shift;      /* log2 of the slot size */
 	uint32_t max_record;      /* larger records take the out-of-line path (cut there) */
 	int32_t clock;            /* SR_LOG__CLOCK_* */
+} sr_log__fast_ring;
+
+/*
+ * The calling thread's: its calls in progress, which a closing or shutting
+ * down thread waits for (the protocol is in sr_log_thread_internal.h), and
+ * its cached ring.
+ */
+typedef struct sr_log__fast {
+	/* Odd while inside an outermost log call; only this thread writes it. */
+	sr_atomic_i32 calls;
+	/* The category of the outermost call in progress (NULL: a nested one's, any logger). */
+	sr_atomic_ptr call_cat;
+	sr_log__fast_ring r;
 } sr_log__fast;
 
 #ifdef __cplusplus
@@ -78,6 +91,8 @@ extern SR_API thread_local sr_log__fast sr_log__my_fast;
 #else
 extern SR_API _Thread_local sr_log__fast sr_log__my_fast;
 #endif
+/* 1 where membarrier(2) is unavailable: a caller then fences after marking its call. */
+extern SR_API sr_atomic_i32 sr_log__callers_fence;
 
 /* Wakes the logger's parked consumer (out of line: only when the flag was seen). */
 SR_API void sr_log__fast_wake(void *ring);
@@ -104,11 +119,32 @@ static inline __attribute__((always_inline)) void
 sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
     const unsigned char *kinds, const int n)
 {
-	sr_log__fast *f = &sr_log__my_fast;
+	sr_log__fast *fc = &sr_log__my_fast;
+	const sr_log__fast_ring *f = &fc->r;
 	/* pairs with the store-release in the frontend's decide_copy: str_mask is set */
 	if (__builtin_expect(f->key != cat->fast_key ||
 	    sr_atomic_load_acquire_i32(&site->copy) != SR_SITE_COPY_FAST, 0))
 		goto general;
+	/*
+	 * The call in progress, as sr_log__call_enter marks it: odd calls means
+	 * this interrupts another call (a signal handler), which the general
+	 * path handles.  The store-releases pair with the closer's load-acquires;
+	 * the StoreLoad with the level's load below is the closer's membarrier,
+	 * or the fence where it is unavailable.
+	 */
+	int32_t calls = sr_atomic_load_relaxed_i32(&fc->calls);
+	if (__builtin_expect(calls & 1, 0))
+		goto general;
+	sr_atomic_store_release_ptr(&fc->call_cat, cat);
+	sr_atomic_store_release_i32(&fc->calls, calls + 1);
+	if (__builtin_expect(sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0, 0))
+		sr_atomic_fence_seq_cst(); /* pairs with the closer's fence in sr_log__calls_quiesce */
+#if defined(SR_ATOMIC_C11)
+	atomic_signal_fence(memory_order_seq_cst);  /* the store stays before the level's load */
+#endif
+	/* The level again: a shutdown or close may have begun after the macro's check. */
+	if (__builtin_expect(site->level < sr_atomic_load_relaxed_i32(&cat->level), 0))
+		goto leave_general;
 	{
 		/* ordered by the load-acquire of copy above */
 		const uint32_t strings = (uint32_t)sr_atomic_load_relaxed_i32(&site->str_mask);
@@ -140,7 +176,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 			}
 		}
 		if (__builtin_expect(size > f->max_record, 0))
-			goto general;
+			goto leave_general;
 		sr_sequencer *seq = f->seq;
 		/* Where the record starts: the next claim's first slot (only this thread claims). */
 		size_t pos = (size_t)(sr_sequencer_next_single(seq) & seq->mask) << f->slot_shift;
@@ -148,7 +184,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		int64_t first;
 		if (__builtin_expect(pos + size > f->bytes ||
 		    sr_sequencer_try_claim_single(seq, slots, &first) != SR_OK, 0))
-			goto general;
+			goto leave_general;
 		unsigned char *rec = f->base + pos;
 		/* The header straight into the slot (its value_bytes once the values are in). */
 		sr_log__thread_rec *h = (sr_log__thread_rec *)(void *)rec;
@@ -206,8 +242,13 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		 */
 		if (__builtin_expect(sr_atomic_load_relaxed_i32(f->parked) != 0, 0))
 			sr_log__fast_wake(f->ring);
+		/* pairs with the closer's load-acquire: the record is published before */
+		sr_atomic_store_release_i32(&fc->calls, calls + 2);
 		return;
 	}
+leave_general:
+	/* Out of the call; the general path marks its own (sr_log__call_enter). */
+	sr_atomic_store_release_i32(&fc->calls, calls + 2);
 general:
 	sr_log__emit_args(cat, site, args, n);
 }

@@ -194,14 +194,10 @@ emit_by_type(sr_log *log, sr_category *cat, sr_site *site, const sr_fmt_sig *sig
 	return true;
 }
 
-void
-sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
+/* The macros' path, once the call is in progress and admitted (inlined: one frame per call). */
+static inline __attribute__((always_inline)) void
+emit_args(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
 {
-	sr_log *log = cat->log;
-	if (__builtin_expect(log == NULL, 0)) {
-		sr_log__call_without_logger(cat);
-		return;
-	}
 	int saved_errno = errno;
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
@@ -220,16 +216,41 @@ sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n
 	emit_args_general(log, cat, site, sig, args, n, saved_errno);
 }
 
+/*
+ * A call in progress (sr_log__call_enter) reads its category's level again:
+ * the macro's check may have come before a shutdown or close set it.  True
+ * when the call may go on to the logger; otherwise it was refused (counted
+ * as dropped when a shutdown or close refused it) and touched no logger
+ * that may be gone.
+ */
+static inline bool
+call_admitted(sr_category *cat, const sr_site *site)
+{
+	int32_t level = sr_atomic_load_relaxed_i32(&cat->level);
+	/* sr_category_off (no logger) has a level no site reaches */
+	if (__builtin_expect(site->level >= level, 1))
+		return true;
+	sr_log__refused(cat, level, site->level);
+	return false;
+}
+
 void
-sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
+sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
+{
+	sr_log_thread *self = sr_log__call_enter(cat);
+	if (__builtin_expect(call_admitted(cat, site), 1)) {
+		if (__builtin_expect(cat->log != NULL, 1))
+			emit_args(cat->log, cat, site, args, n);
+		else
+			sr_log__call_without_logger(cat);  /* sr_log_open failed: say so, once */
+	}
+	sr_log__call_leave(self);
+}
+
+static void
+emit_va(sr_log *log, sr_category *cat, sr_site *site, va_list *ap)
 {
 	int saved_errno = errno;
-	sr_log *log = cat->log;
-	(void)format; /* the site's copy is used; the macro passes it for the format check */
-	if (__builtin_expect(log == NULL, 0)) {
-		sr_log__call_without_logger(cat);
-		return;
-	}
 	sr_log_thread *self = sr_log__thread();
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
@@ -243,11 +264,26 @@ sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 	}
 
 	sr_fmt_gather g;
-	va_list ap;
-	va_start(ap, format);
-	sr_fmt_gather_args(&g, sig, log->opt.max_record, &ap);
-	va_end(ap);
+	sr_fmt_gather_args(&g, sig, log->opt.max_record, ap);
 	emit_gathered(log, &h, &g);
 	/* Logging never changes errno (a clock or a sink may have). */
 	errno = saved_errno;
+}
+
+void
+sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
+{
+	(void)format; /* the site's copy is used; the macro passes it for the format check */
+	sr_log_thread *self = sr_log__call_enter(cat);
+	if (__builtin_expect(call_admitted(cat, site), 1)) {
+		if (__builtin_expect(cat->log != NULL, 1)) {
+			va_list ap;
+			va_start(ap, format);
+			emit_va(cat->log, cat, site, &ap);
+			va_end(ap);
+		} else {
+			sr_log__call_without_logger(cat);  /* sr_log_open failed: say so, once */
+		}
+	}
+	sr_log__call_leave(self);
 }

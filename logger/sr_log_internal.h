@@ -45,6 +45,8 @@ typedef struct sr_log_options {
 	int color;                /* sr_log_color */
 	bool close_at_exit;
 	bool escape_controls;     /* escape_control_characters */
+	int exit_timeout_ms;
+	sr_log_fork_policy fork_policy;
 	size_t slot_size;
 	size_t max_record;        /* max_message_bytes */
 	size_t max_line;          /* max_line_bytes */
@@ -64,7 +66,7 @@ typedef struct sr_log_options {
  * published through them.
  */
 typedef struct sr_log_totals {
-	sr_atomic_i64 accepted, written, written_by_caller, format_errors;
+	sr_atomic_i64 accepted, written, written_by_caller, write_failed, format_errors;
 	sr_atomic_i64 truncated_records, truncated_lines, max_occupancy, batches;
 	sr_atomic_i64 backtrace_written, backtrace_discarded;
 	sr_atomic_i64 dropped[SR_LOG_LEVEL_COUNT];
@@ -96,8 +98,18 @@ struct sr_log {
 	/* Lifecycle (sr_log.c). */
 	bool shutdown_done;
 	pthread_mutex_t life_lock;
-	struct sr_log *exit_next;
-	bool in_exit_list;
+	struct sr_log *live_next;         /* the list of open loggers (sr_log.c) */
+	/* In a forked child with SR_LOG_FORK_DROP: the backend whose state `state` is (to destroy it). */
+	const sr_log_backend *forked_backend;
 };
+
+/*
+ * A call in progress found its category's level above its own on its
+ * second look (sr_log_frontend.c): counted as dropped when a shutdown
+ * (level_now off, log->shut set) or a close (level_now SR_LOG__CLOSED: in
+ * the process's count, sr_log_dropped_after_close, the logger may be gone)
+ * refused it; a level merely raised meanwhile is not a drop.  Cold.
+ */
+void sr_log__refused(sr_category *cat, int32_t level_now, int call_level);
 
 #endif /* SR_LOG_INTERNAL_H */

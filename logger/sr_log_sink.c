@@ -51,6 +51,8 @@ callback_locked(sr_log_sink *s, int level, const char *line, size_t len)
 	}
 	sr_log__sink_add(&s->errors, 1);
 	sr_log__sink_add(&s->lost_bytes, (int64_t)len);
+	sr_log__sink_add(&s->lost_messages, 1);
+	s->lost_pending++;
 	char what[64];
 	snprintf(what, sizeof what, "write callback returned %d", rc);
 	sr_log__sink_report_once(s, what);
@@ -200,20 +202,30 @@ fail:
 	return err != NULL ? err->code : SR_ESYS;
 }
 
+/* What the write just made under s->lock lost, for the consumer's batch. */
+static void
+take_lost_locked(sr_log_sink *s)
+{
+	s->batch_lost += s->lost_pending;
+	s->lost_pending = 0;
+}
+
 static void
 flush_one(sr_log_sink *s)
 {
 	if (s->len > 0) {
 		pthread_mutex_lock(&s->lock);
 		sink_write_locked(s, s->buf, s->len);
+		take_lost_locked(s);
 		pthread_mutex_unlock(&s->lock);
 		s->len = 0;
 	}
 }
 
-void
+uint64_t
 sr_log__sinks_flush(sr_log *log)
 {
+	uint64_t lost = 0;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		flush_one(s);
@@ -230,8 +242,12 @@ sr_log__sinks_flush(sr_log *log)
 			sr_log__sink_add(&s->messages, (int64_t)s->batch_messages);
 			s->batch_messages = 0;
 		}
+		if (s->batch_lost > lost)
+			lost = s->batch_lost;
+		s->batch_lost = 0;
 	}
 	sr_log__sinks_reopen_if_asked(log);
+	return lost;
 }
 
 static void
@@ -248,6 +264,7 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 		case SR_SINK_CALLBACK:
 			pthread_mutex_lock(&s->lock);
 			callback_locked(s, level, line, len);
+			take_lost_locked(s);
 			pthread_mutex_unlock(&s->lock);
 			break;
 		case SR_SINK_SYSLOG:
@@ -267,6 +284,7 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 				/* Bigger than the whole buffer: write it as it is. */
 				pthread_mutex_lock(&s->lock);
 				sink_write_locked(s, line, len);
+				take_lost_locked(s);
 				pthread_mutex_unlock(&s->lock);
 			} else {
 				memcpy(s->buf + s->len, line, len);
@@ -277,9 +295,10 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 	}
 }
 
-static void
+static bool
 dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const char *line, size_t len)
 {
+	bool reached = true;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout))
@@ -302,8 +321,11 @@ dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const c
 			else
 				sink_write_locked(s, line, len);
 		}
+		reached = reached && s->lost_pending == 0;
+		s->lost_pending = 0;
 		pthread_mutex_unlock(&s->lock);
 	}
+	return reached;
 }
 
 void
@@ -312,7 +334,7 @@ sr_log__dispatch_to(sr_log *log, int layout, int how, const sr_log_event *ev, in
 {
 	switch (how) {
 	case SR_DISPATCH_NOW:
-		dispatch_now(log, layout, ev, level, line, len);
+		(void)dispatch_now(log, layout, ev, level, line, len);
 		break;
 	case SR_DISPATCH_RAW:
 		sr_log__sinks_write_raw_layout(log, layout, level, line, len);
@@ -329,16 +351,16 @@ sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len)
 	dispatch_buffered(log, -1, NULL, level, line, len);
 }
 
-void
+bool
 sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len)
 {
-	dispatch_now(log, -1, NULL, level, line, len);
+	return dispatch_now(log, -1, NULL, level, line, len);
 }
 
 void
 sr_log__sinks_close(sr_log *log)
 {
-	sr_log__sinks_flush(log);
+	(void)sr_log__sinks_flush(log);
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		pthread_mutex_lock(&s->lock);
@@ -352,6 +374,30 @@ sr_log__sinks_close(sr_log *log)
 				s->cfg.close(s->cfg.ctx);
 				sr_log__self.in_sink--;
 			}
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+void
+sr_log__sinks_fork(sr_log *log, int phase)
+{
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
+		if (phase == 0) {
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
+		if (phase == 2) {
+			/* The child: what the parent's consumer had buffered is the parent's to write. */
+			s->len = 0;
+			s->batch_messages = 0;
+			s->batch_lost = 0;
+			s->lost_pending = 0;
+			sr_atomic_i64 *counts[] = { &s->messages, &s->bytes, &s->writes, &s->errors, &s->lost_bytes,
+				&s->lost_messages };
+			for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+				sr_atomic_store_relaxed_i64(counts[k], 0);
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -499,8 +545,10 @@ sr_log__sinks_stats(const sr_log *log, sr_log_counters *st)
 		o->writes = (uint64_t)sr_atomic_load_relaxed_i64(&s->writes);
 		o->errors = (uint64_t)sr_atomic_load_relaxed_i64(&s->errors);
 		o->lost_bytes = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_bytes);
+		o->lost_messages = (uint64_t)sr_atomic_load_relaxed_i64(&s->lost_messages);
 		o->rotations = (uint64_t)sr_atomic_load_relaxed_i64(&s->rotations);
-		o->lost_messages = sr_log__syslog_lost(s);
+		/* A syslog sink's undelivered messages are counted by the sink itself (none for others). */
+		o->lost_messages += sr_log__syslog_lost(s);
 		o->reopens = (uint64_t)sr_atomic_load_relaxed_i64(&s->reopens);
 		st->sink_errors += o->errors;
 	}

@@ -46,7 +46,11 @@ typedef struct sr_log_sink {
 	sr_atomic_i64 reopens;    /* FILE: sr_log_reopen or the reopen signal reopened it */
 	bool color;               /* FD on a terminal (or color always): the level is coloured */
 	/* Counters (relaxed; several writers use add). */
-	sr_atomic_i64 messages, bytes, writes, errors, lost_bytes;
+	sr_atomic_i64 messages, bytes, writes, errors, lost_bytes, lost_messages;
+	/* Lines the last write under `lock` lost (plain_write_locked, a callback); its caller takes them. */
+	uint64_t lost_pending;
+	/* The consumer's: lines lost by this batch's writes. */
+	uint64_t batch_lost;
 } sr_log_sink;
 
 struct sr_log_sinks {
@@ -108,12 +112,21 @@ int sr_log__sinks_layouts_open(sr_log *log, const sr_sink_config *configs, int c
 void sr_log__sinks_layouts_free(struct sr_log_sinks *sinks);
 /* "layout=json" or "layout=text (the logger's)" for describe. */
 int sr_log__sink_layout_describe(const sr_log *log, const sr_log_sink *s, char *buf, size_t size);
+/*
+ * fork (phase 0 prepare, 1 parent, 2 child): takes every sink's lock, or
+ * releases them; the child also empties the buffers (the parent writes them).
+ */
+void sr_log__sinks_fork(sr_log *log, int phase);
 /* Consumer: appends a line to every qualifying sink's buffer (callbacks: calls them). */
 void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len);
-/* Consumer: writes every sink's buffer, calls flush callbacks, publishes sink counters. */
-void sr_log__sinks_flush(sr_log *log);
-/* A caller: writes a line to every qualifying sink now, under each sink's lock. */
-void sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len);
+/*
+ * Consumer: writes every sink's buffer, calls flush callbacks, publishes
+ * sink counters.  Returns the lines that did not reach a sink since the
+ * last call (with several sinks, the most any one sink lost).
+ */
+uint64_t sr_log__sinks_flush(sr_log *log);
+/* A caller: writes a line to every qualifying sink now, under each sink's lock; false if one failed. */
+bool sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len);
 /* The lowest level any sink writes (SR_LOG_OFF with none). */
 int sr_log__sinks_min_level(const sr_log *log);
 /* Copies the sinks' counters into *st (sr_log_stats). */

@@ -178,6 +178,19 @@ write_all(sr_log_sink *s, const char *p, size_t n, size_t *done)
 	return 0;
 }
 
+/* Lines of p[0..n) that a failed write left unfinished: counted lost (s->lock held). */
+static void
+count_lost_lines(sr_log_sink *s, const char *p, size_t n)
+{
+	uint64_t lines = 0;
+	for (const char *q = p; (q = memchr(q, '\n', (size_t)(p + n - q))) != NULL; q++)
+		lines++;
+	if (lines == 0 && n > 0)
+		lines = 1; /* a line without its end: lost all the same */
+	s->lost_pending += lines;
+	sr_log__sink_add(&s->lost_messages, (int64_t)lines);
+}
+
 /* Writes bytes as they are; false when the write failed (counted).  s->lock held. */
 bool
 sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written)
@@ -188,6 +201,7 @@ sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t 
 	if (s->broken || s->closed || s->fd < 0) {
 		sr_log__sink_add(&s->errors, 1);
 		sr_log__sink_add(&s->lost_bytes, (int64_t)n);
+		count_lost_lines(s, p, n);
 		return false;
 	}
 	sigpipe_guard g;
@@ -224,6 +238,11 @@ sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t 
 	}
 	sr_log__sink_add(&s->errors, 1);
 	sr_log__sink_add(&s->lost_bytes, (int64_t)(n - done));
+	/* The line the write stopped in is lost too (its end never came). */
+	size_t from = done;
+	while (from > 0 && p[from - 1] != '\n')
+		from--;
+	count_lost_lines(s, p + from, n - from);
 	if (e == EPIPE)
 		s->broken = true;
 	char what[160];

@@ -171,6 +171,8 @@ void sr_log__threads_thread_renamed(void);
 void sr_log__threads_wake(sr_log_threads *t);
 /* Frees a ring (its thread exited, or the logger closes); unlinks it from its thread first. */
 void sr_log__thread_ring_free(sr_log_thread_ring *p);
+/* fork: the process-wide rings lock, taken after every logger's (SR_LOG_FORK_* phases). */
+void sr_log__threads_fork_global(int phase);
 /* Rings now on the list, made and freed since open; false when the logger has no per-thread rings. */
 bool sr_log__threads_counts(const sr_log *log, int64_t *live, int64_t *made, int64_t *freed);
 

@@ -89,6 +89,25 @@ __attribute__((format(printf, 1, 2), noreturn)) void tl_fail(const char *fmt, ..
 /* A logger on these sinks (the environment ignored), or tl_fail with its error. */
 sr_log *tl_program_open(sr_sink_config *sinks, int count, int64_t ring_slots, int reopen_signal);
 
+/* ---------------------------------------------------------------------------------------- */
+/* A process's edges (log_edges.c)                                                          */
+
+/*
+ * Runs this program again (/proc/self/exe) with argv in a child process and
+ * waits for it at most timeout_ms: 0 with its *status, 1 when it had to be
+ * killed (a hang), -1 when it could not be run.
+ */
+int tl_run_self(char *const argv[], int timeout_ms, int *status);
+
+/* The numbered lines of a file, "<tag>#<i>." for i in 0 .. n-1. */
+typedef struct tl_tally {
+	int lines;                /* lines with the tag */
+	int missing;              /* numbers never seen */
+	int doubled;              /* numbers seen more than once */
+	int bad;                  /* numbers out of range */
+} tl_tally;
+tl_tally tl_tally_lines(const char *path, const char *tag, int n);
+
 /* Sleeps about ms milliseconds (clock.c). */
 void tl_sleep_ms(int ms);
 
