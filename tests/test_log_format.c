@@ -278,6 +278,70 @@ Test(log_format, hostile_widths_and_precisions_are_clamped)
 	free(out);
 }
 
+/*
+ * A clamped conversion whose length does not grow with its precision: an
+ * infinity or a NaN (which ignore it), a NULL %p, %g (which strips its zeros:
+ * %Lg's exact value has up to 11516 digits, more than the clamp's 5000).
+ * And two that grow by a byte a digit, as integers and %e do: %#g and %p.
+ * The length returned is snprintf's, the text kept its beginning.
+ */
+/* snprintf and sr_fmt_vsnprintf into `size` bytes: the same length and text. */
+static void
+check_cut(size_t size, const char *fmt, ...)
+{
+	char *want = malloc(size), *got = malloc(size);
+	cr_assert(want != NULL && got != NULL);
+	va_list a, b;
+	va_start(a, fmt);
+	va_copy(b, a);
+	int nw = vsnprintf(want, size, fmt, a);
+	int ng = sr_fmt_vsnprintf(got, size, 0, fmt, b);
+	va_end(b);
+	va_end(a);
+	cr_expect_eq(ng, nw, "\"%s\" into %zu bytes: sr_fmt_snprintf returned %d, snprintf %d", fmt, size,
+	    ng, nw);
+	cr_expect_str_eq(got, want, "\"%s\"", fmt);
+	free(got);
+	free(want);
+}
+
+Test(log_format, clamped_precisions_keep_snprintf_length)
+{
+	enum { SIZE = 201 };
+	/* The fuzzer's find: %.6389A of -NaN on a line already full. */
+	check_cut(SIZE, "%*d %.6389A|", 250, 1, -NAN);
+	check_cut(SIZE, "%.6389A|", -NAN);
+	check_cut(SIZE, "%.6389a %.6389e %.6389E %.6389f %.6389F|", INFINITY, NAN, -INFINITY, NAN, INFINITY);
+	check_cut(SIZE, "%.*Le|", INT_MAX, -(long double)INFINITY);
+	check_cut(SIZE, "%.*La|", INT_MAX - 7, (long double)NAN);
+	check_cut(SIZE, "%9000.6389f|", NAN);
+	check_cut(SIZE, "%-*.*e|", 9000, 9000, INFINITY);
+	check_cut(SIZE, "%.9999Lg|", LDBL_TRUE_MIN);
+	check_cut(SIZE, "%.9999Lg|", LDBL_MIN);
+	check_cut(SIZE, "%.9999LG|", -LDBL_TRUE_MIN * 3);
+	check_cut(SIZE, "%.9999g|", 0.1);
+	check_cut(SIZE, "%#.6389g|", 1.0);
+	check_cut(SIZE, "%#.9999G|", 0.1);
+	check_cut(SIZE, "%#.9999Lg|", LDBL_TRUE_MIN);
+	check_cut(SIZE, "%.6389p|", (void *)1);
+	check_cut(SIZE, "%.*p|", 9000, (void *)0x1234);
+	check_cut(SIZE, "%.6389p|", (void *)0);
+	/* Past what an int counts: -1 from the true length, not from the digits snprintf was given. */
+	char got[SIZE];
+	cr_expect_eq(sr_fmt_snprintf(got, SIZE, 0, "%.*f|", INT_MAX, NAN), 4);
+	cr_expect_str_eq(got, "nan|");
+	/* %Lg of the longest exact value: past it, any precision prints the same text. */
+	char *exact = malloc(12000);
+	cr_assert_not_null(exact);
+	int ne = snprintf(exact, 12000, "%.11600Lg", LDBL_TRUE_MIN);
+	cr_assert(ne > 11400 && ne < 12000, "%d", ne);
+	unsigned long long before = sr_fmt__render_work();
+	cr_expect_eq(sr_fmt_snprintf(got, SIZE, 0, "%.*Lg", INT_MAX, LDBL_TRUE_MIN), ne);
+	cr_expect_leq(sr_fmt__render_work() - before, 2ULL * (unsigned)ne, "measured once, rendered once");
+	cr_expect_eq(strncmp(got, exact, SIZE - 1), 0, "%.40s", got);
+	free(exact);
+}
+
 Test(log_format, precision_bounds_what_is_read)
 {
 	/* Not NUL-terminated: reading past the precision would be a buffer overflow (ASan). */
