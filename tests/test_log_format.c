@@ -353,6 +353,63 @@ Test(log_format, clamped_precisions_keep_snprintf_length)
 	free(exact);
 }
 
+/* One conversion of each value in a `size`-byte buffer; counts the cases that differ from snprintf. */
+#define SWEEP(size, fmt, values) do { \
+	for (size_t i_ = 0; i_ < sizeof (values) / sizeof (values)[0]; i_++) { \
+		char *want_ = malloc(size), *got_ = malloc(size); \
+		cr_assert(want_ != NULL && got_ != NULL); \
+		int nw_ = snprintf(want_, size, fmt, (values)[i_]); \
+		int ng_ = sr_fmt_snprintf(got_, size, 0, fmt, (values)[i_]); \
+		size_t cmp_ = nw_ < 0 ? 0 : (size_t)nw_ < (size) ? (size_t)nw_ : (size) - 1; \
+		cases++; \
+		if ((nw_ != ng_ || memcmp(want_, got_, cmp_) != 0) && failures++ < 20) \
+			cr_log_error("\"%s\" (value %zu) into %zu bytes: sr_fmt_snprintf returned %d, snprintf %d", \
+			    fmt, i_, (size_t)(size), ng_, nw_); \
+		free(got_); \
+		free(want_); \
+	} \
+} while (0)
+
+/*
+ * Every conversion, flag set and special value with a precision past the
+ * clamp (and a width past it, or none) on a line that is almost full: the
+ * length returned is snprintf's, and so is the text kept.
+ */
+Test(log_format, clamped_precisions_every_conversion)
+{
+	static const char *const flags[] = { "", "#", "+", " ", "0", "-", "#0", "-+ #0" };
+	static const char *const width[] = { "", "6000" };
+	static const char *const size_suffix[] = { "", "L" };
+	const double dv[] = { 0.0, -0.0, 0.1, -1e300, 4.9e-324, DBL_MAX, NAN, -NAN, INFINITY, -INFINITY };
+	const long double lv[] = { 0.0L, 0.1L, LDBL_MAX, LDBL_MIN, LDBL_TRUE_MIN, -LDBL_TRUE_MIN * 12345,
+	    NAN, -INFINITY, 1e-4000L };
+	const int iv[] = { 0, -1, INT_MIN, INT_MAX };
+	void *const pv[] = { NULL, (void *)1, (void *)~(uintptr_t)0 };
+	char fmt[64];
+	cases = failures = 0;
+	for (const char *c = "diouxXcpeEfFgGaA"; *c != '\0'; c++) {
+		bool floating = strchr("eEfFgGaA", *c) != NULL;
+		for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
+		for (size_t w = 0; w < sizeof width / sizeof width[0]; w++)
+		for (size_t l = 0; l < (floating ? 2u : 1u); l++) {
+			/* The line has 200 bytes: 5300 passes the 198 left plus the slack of 5000. */
+			snprintf(fmt, sizeof fmt, "ab%%%s%s.5300%s%c|", flags[f], width[w], size_suffix[l], *c);
+			if (floating && l == 0)
+				SWEEP(201, fmt, dv);
+			else if (floating)
+				SWEEP(201, fmt, lv);
+			else if (*c == 'p')
+				SWEEP(201, fmt, pv);
+			else
+				SWEEP(201, fmt, iv);
+		}
+	}
+	cr_log_info("%ld clamped cases", cases);
+	cr_assert_gt(cases, 1500);
+	cr_assert_eq(failures, 0, "%ld of %ld clamped cases differ from snprintf", failures, cases);
+}
+#undef SWEEP
+
 Test(log_format, precision_bounds_what_is_read)
 {
 	/* Not NUL-terminated: reading past the precision would be a buffer overflow (ASan). */
