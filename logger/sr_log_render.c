@@ -8,7 +8,9 @@
 #include "sr_log_render_internal.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,13 +102,31 @@ sr_fmt__render_work(void)
  */
 #define SR_FMT_CLAMP_SLACK 5000
 
+/*
+ * Significant digits of the longest exact decimal value of a long double,
+ * rounded up: its smallest subnormal 2^-k (k = LDBL_MANT_DIG - LDBL_MIN_EXP)
+ * times a significand below 2^LDBL_MANT_DIG is an integer below
+ * 2^LDBL_MANT_DIG x 5^k over 10^k (11516 for the x87's; a double's, 767 by
+ * the same count, stays below the slack).  %Lg without '#' at this precision
+ * or more prints the exact value, trailing zeros stripped: the text of any
+ * larger precision, which its clamp therefore never goes below.
+ */
+#define SR_FMT_LDBL_EXACT_DIGITS \
+	(((LDBL_MANT_DIG - LDBL_MIN_EXP) * 699 + LDBL_MANT_DIG * 302) / 1000 + 2)
+
 typedef struct clamp {
 	bool active;
 	bool left;              /* '-' flag or a negative '*' width */
 	long long width;        /* the true width, without its sign; 0: none */
 	long long prec;         /* the true precision; -1: none */
 	int prec_used;          /* the precision passed to snprintf */
-	bool linear;            /* each precision digit past the clamp adds one byte */
+	/*
+	 * Each precision digit past the clamp adds one byte: an integer's zeros,
+	 * the digits of %e %f %a, of %g with '#' (which keeps its zeros) and of
+	 * %p (glibc pads its hex digits).  Not for an infinity, a NaN or a NULL
+	 * %p, which ignore the precision: render_spec clears it for them.
+	 */
+	bool linear;
 	char fmt[SR_FMT_SPEC_MAX + 8];  /* the spec with "*.*" for width and precision */
 } clamp;
 
@@ -118,9 +138,11 @@ static void
 clamp_prepare(const sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, int w, int pr, clamp *k)
 {
 	const char *q = text + 1;
-	bool left = false;
-	for (; sr_fmt__is_flag(*q); q++)
+	bool left = false, alt = false;
+	for (; sr_fmt__is_flag(*q); q++) {
 		left |= *q == '-';
+		alt |= *q == '#';
+	}
 	const char *flags_end = q;
 	long long width = 0;
 	if (s->width_star) {
@@ -152,7 +174,11 @@ clamp_prepare(const sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, int
 	k->prec = prec;
 	/* A string's precision only bounds what is read: it costs no work. */
 	k->prec_used = prec > limit && !bounds_text ? (int)limit : (int)prec;
-	k->linear = strchr("diouxXeEfFaA", s->conv) != NULL;
+	bool g = s->conv == 'g' || s->conv == 'G';
+	if (g && !alt && s->type == SR_FMT_ARG_LDOUBLE && k->prec_used < prec &&
+	    k->prec_used < SR_FMT_LDBL_EXACT_DIGITS)
+		k->prec_used = prec < SR_FMT_LDBL_EXACT_DIGITS ? (int)prec : SR_FMT_LDBL_EXACT_DIGITS;
+	k->linear = strchr("diouxXeEfFaAp", s->conv) != NULL || (g && alt);
 	size_t nf = (size_t)(flags_end - text), nrest = s->len - (size_t)(q - text);
 	memcpy(k->fmt, text, nf);
 	memcpy(k->fmt + nf, "*.*", 3);
@@ -305,6 +331,8 @@ render_spec(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c, 
 		double x;
 		if (!take_bytes(c, &x, 8))
 			return false;
+		if (k.active && !isfinite(x))
+			k.linear = false;
 		RENDER_STARS(out, fmt, s, w, pr, x);
 		return true;
 	}
@@ -314,6 +342,9 @@ render_spec(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c, 
 		if (!take_bytes(c, raw, 16))
 			return false;
 		memcpy(&x, raw, 10);
+		/* As glibc's printf, isfinite takes an invalid x87 encoding for a NaN. */
+		if (k.active && !isfinite(x))
+			k.linear = false;
 		RENDER_STARS(out, fmt, s, w, pr, x);
 		return true;
 	}
@@ -321,6 +352,8 @@ render_spec(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s, cursor *c, 
 		void *x;
 		if (!take_bytes(c, &x, 8))
 			return false;
+		if (k.active && x == NULL)
+			k.linear = false;  /* "(nil)" */
 		RENDER_STARS(out, fmt, s, w, pr, x);
 		return true;
 	}

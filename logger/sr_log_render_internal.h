@@ -11,7 +11,11 @@
  * within the limit renders exactly as snprintf.  Per conversion, snprintf
  * thus produces at most 2 x (max_line_bytes + 5000 + the longest number, 4933
  * digits of LDBL_MAX, or the string's length, which the record bounds) bytes,
- * and a record has at most SR_SITE_MAX_ARGS conversions that take arguments.
+ * or, for %Lg without '#', whose precision is clamped no lower than 11516
+ * (the digits of a long double's longest exact value), twice that text;
+ * a record has at most SR_SITE_MAX_ARGS conversions that take arguments.
+ * The length counted is snprintf's: for the clamped precision's digits only
+ * where the precision adds them (not for an infinity, a NaN, a NULL %p).
  */
 #ifndef SR_LOG_RENDER_INTERNAL_H
 #define SR_LOG_RENDER_INTERNAL_H

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,22 +27,35 @@
 static long cases;
 static long failures;
 
+/*
+ * vsnprintf and sr_fmt_vsnprintf of fmt into want and got, `size` bytes each:
+ * true when the lengths returned and the texts kept agree.
+ */
+static bool
+same_as_snprintf(char *want, char *got, size_t size, int *n_want, int *n_got, const char *fmt, va_list ap)
+{
+	va_list b;
+	va_copy(b, ap);
+	*n_want = vsnprintf(want, size, fmt, ap);
+	*n_got = sr_fmt_vsnprintf(got, size, 0, fmt, b);
+	va_end(b);
+	size_t cmp = *n_want < 0 ? 0 : (size_t)*n_want < size ? (size_t)*n_want : size - 1;
+	return *n_want == *n_got && memcmp(want, got, cmp) == 0;
+}
+
 /* Compares the deferred path with snprintf for one format and its arguments. */
 static void
 check(const char *fmt, ...)
 {
 	enum { SIZE = 4096 };
 	char want[SIZE], got[SIZE];
-	va_list a, b;
+	int n_want, n_got;
+	va_list a;
 	va_start(a, fmt);
-	va_copy(b, a);
-	int n_want = vsnprintf(want, SIZE, fmt, a);
-	int n_got = sr_fmt_vsnprintf(got, SIZE, 0, fmt, b);
-	va_end(b);
+	bool same = same_as_snprintf(want, got, SIZE, &n_want, &n_got, fmt, a);
 	va_end(a);
 	cases++;
-	size_t cmp = n_want < 0 ? 0 : (size_t)n_want < SIZE ? (size_t)n_want : SIZE - 1;
-	if (n_want != n_got || memcmp(want, got, cmp) != 0) {
+	if (!same) {
 		if (failures++ < 20)
 			cr_log_error("format \"%s\": snprintf gave %d \"%s\", deferred gave %d \"%s\"",
 			    fmt, n_want, want, n_got, got);
@@ -277,6 +291,124 @@ Test(log_format, hostile_widths_and_precisions_are_clamped)
 #undef WORK_OF
 	free(out);
 }
+
+/*
+ * A clamped conversion whose length does not grow with its precision: an
+ * infinity or a NaN (which ignore it), a NULL %p, %g (which strips its zeros:
+ * %Lg's exact value has up to 11516 digits, more than the clamp's 5000).
+ * And two that grow by a byte a digit, as integers and %e do: %#g and %p.
+ * The length returned is snprintf's, the text kept its beginning.
+ */
+/* snprintf and sr_fmt_vsnprintf into `size` bytes: the same length and text. */
+static void
+check_cut(size_t size, const char *fmt, ...)
+{
+	char *want = malloc(size), *got = malloc(size);
+	cr_assert(want != NULL && got != NULL);
+	int nw, ng;
+	va_list a;
+	va_start(a, fmt);
+	bool same = same_as_snprintf(want, got, size, &nw, &ng, fmt, a);
+	va_end(a);
+	cr_expect(same, "\"%s\" into %zu bytes: sr_fmt_snprintf returned %d \"%.40s\", snprintf %d \"%.40s\"",
+	    fmt, size, ng, got, nw, want);
+	free(got);
+	free(want);
+}
+
+Test(log_format, clamped_precisions_keep_snprintf_length)
+{
+	enum { SIZE = 201 };
+	/* The fuzzer's find: %.6389A of -NaN on a line already full. */
+	check_cut(SIZE, "%*d %.6389A|", 250, 1, -NAN);
+	check_cut(SIZE, "%.6389A|", -NAN);
+	check_cut(SIZE, "%.6389a %.6389e %.6389E %.6389f %.6389F|", INFINITY, NAN, -INFINITY, NAN, INFINITY);
+	check_cut(SIZE, "%.*Le|", INT_MAX, -(long double)INFINITY);
+	check_cut(SIZE, "%.*La|", INT_MAX - 7, (long double)NAN);
+	check_cut(SIZE, "%9000.6389f|", NAN);
+	check_cut(SIZE, "%-*.*e|", 9000, 9000, INFINITY);
+	check_cut(SIZE, "%.9999Lg|", LDBL_TRUE_MIN);
+	check_cut(SIZE, "%.9999Lg|", LDBL_MIN);
+	check_cut(SIZE, "%.9999LG|", -LDBL_TRUE_MIN * 3);
+	check_cut(SIZE, "%.9999g|", 0.1);
+	check_cut(SIZE, "%#.6389g|", 1.0);
+	check_cut(SIZE, "%#.9999G|", 0.1);
+	check_cut(SIZE, "%#.9999Lg|", LDBL_TRUE_MIN);
+	check_cut(SIZE, "%.6389p|", (void *)1);
+	check_cut(SIZE, "%.*p|", 9000, (void *)0x1234);
+	check_cut(SIZE, "%.6389p|", (void *)0);
+	/* Past what an int counts: -1 from the true length, not from the digits snprintf was given. */
+	char got[SIZE];
+	cr_expect_eq(sr_fmt_snprintf(got, SIZE, 0, "%.*f|", INT_MAX, NAN), 4);
+	cr_expect_str_eq(got, "nan|");
+	/* %Lg of the longest exact value: past it, any precision prints the same text. */
+	char *exact = malloc(12000);
+	cr_assert_not_null(exact);
+	int ne = snprintf(exact, 12000, "%.11600Lg", LDBL_TRUE_MIN);
+	cr_assert(ne > 11400 && ne < 12000, "%d", ne);
+	unsigned long long before = sr_fmt__render_work();
+	cr_expect_eq(sr_fmt_snprintf(got, SIZE, 0, "%.*Lg", INT_MAX, LDBL_TRUE_MIN), ne);
+	cr_expect_leq(sr_fmt__render_work() - before, 2ULL * (unsigned)ne, "measured once, rendered once");
+	cr_expect_eq(strncmp(got, exact, SIZE - 1), 0, "%.40s", got);
+	free(exact);
+}
+
+/* One conversion of each value in a `size`-byte buffer; counts the cases that differ from snprintf. */
+#define SWEEP(size, fmt, values) do { \
+	for (size_t i_ = 0; i_ < sizeof (values) / sizeof (values)[0]; i_++) { \
+		char *want_ = malloc(size), *got_ = malloc(size); \
+		cr_assert(want_ != NULL && got_ != NULL); \
+		int nw_ = snprintf(want_, size, fmt, (values)[i_]); \
+		int ng_ = sr_fmt_snprintf(got_, size, 0, fmt, (values)[i_]); \
+		size_t cmp_ = nw_ < 0 ? 0 : (size_t)nw_ < (size) ? (size_t)nw_ : (size) - 1; \
+		cases++; \
+		if ((nw_ != ng_ || memcmp(want_, got_, cmp_) != 0) && failures++ < 20) \
+			cr_log_error("\"%s\" (value %zu) into %zu bytes: sr_fmt_snprintf returned %d, snprintf %d", \
+			    fmt, i_, (size_t)(size), ng_, nw_); \
+		free(got_); \
+		free(want_); \
+	} \
+} while (0)
+
+/*
+ * Every conversion, flag set and special value with a precision past the
+ * clamp (and a width past it, or none) on a line that is almost full: the
+ * length returned is snprintf's, and so is the text kept.
+ */
+Test(log_format, clamped_precisions_every_conversion)
+{
+	static const char *const flags[] = { "", "#", "+", " ", "0", "-", "#0", "-+ #0" };
+	static const char *const width[] = { "", "6000" };
+	static const char *const size_suffix[] = { "", "L" };
+	const double dv[] = { 0.0, -0.0, 0.1, -1e300, 4.9e-324, DBL_MAX, NAN, -NAN, INFINITY, -INFINITY };
+	const long double lv[] = { 0.0L, 0.1L, LDBL_MAX, LDBL_MIN, LDBL_TRUE_MIN, -LDBL_TRUE_MIN * 12345,
+	    NAN, -INFINITY, 1e-4000L };
+	const int iv[] = { 0, -1, INT_MIN, INT_MAX };
+	void *const pv[] = { NULL, (void *)1, (void *)~(uintptr_t)0 };
+	char fmt[64];
+	cases = failures = 0;
+	for (const char *c = "diouxXcpeEfFgGaA"; *c != '\0'; c++) {
+		bool floating = strchr("eEfFgGaA", *c) != NULL;
+		for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
+		for (size_t w = 0; w < sizeof width / sizeof width[0]; w++)
+		for (size_t l = 0; l < (floating ? 2u : 1u); l++) {
+			/* The line has 200 bytes: 5300 passes the 198 left plus the slack of 5000. */
+			snprintf(fmt, sizeof fmt, "ab%%%s%s.5300%s%c|", flags[f], width[w], size_suffix[l], *c);
+			if (floating && l == 0)
+				SWEEP(201, fmt, dv);
+			else if (floating)
+				SWEEP(201, fmt, lv);
+			else if (*c == 'p')
+				SWEEP(201, fmt, pv);
+			else
+				SWEEP(201, fmt, iv);
+		}
+	}
+	cr_log_info("%ld clamped cases", cases);
+	cr_assert_gt(cases, 1500);
+	cr_assert_eq(failures, 0, "%ld of %ld clamped cases differ from snprintf", failures, cases);
+}
+#undef SWEEP
 
 Test(log_format, precision_bounds_what_is_read)
 {
