@@ -236,8 +236,13 @@ log_call_va(harness *h, sr_category *c)
 		sr_log_emit(c, &va_site, CALL_FORMAT, i, i * 0.5, call_string);
 }
 
-/* The arguments are not evaluated when the level is off: h->value stays put. */
-static inline void
+/*
+ * The arguments are not evaluated when the level is off: h->value stays put.
+ * Always inlined, as the macro is at a user's call site: the compiler would
+ * otherwise keep this function out of line (the macro's inline call makes it
+ * large) and count a call and return with the check.
+ */
+static inline __attribute__((always_inline)) void
 disabled_call(harness *h, sr_category *c)
 {
 	SR_DEBUG(c, CALL_FORMAT, h->value++, 0.5, call_string);
