@@ -59,6 +59,12 @@ tl_program_open(sr_sink_config *sinks, int count, int64_t ring_slots, int reopen
 	c.sinks = sinks;
 	c.sink_count = count;
 	c.reopen_signal = reopen_signal;
+	/*
+	 * These programs fork only to exec a daemon or a tool: the child needs no
+	 * logger, and one restarted there would start a thread in a child of a
+	 * multi-threaded process (ThreadSanitizer refuses that).
+	 */
+	c.fork_policy = SR_LOG_FORK_DROP;
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL)
