@@ -88,8 +88,17 @@ run_at_exit(void)
 static void
 register_at_exit(void)
 {
-	atexit(run_at_exit);
-	at_quick_exit(run_at_exit);
+	/*
+	 * Both fail only when the C library's table of handlers is full; the
+	 * logger then simply does not flush at exit, as with close_at_exit off
+	 * (sr_log_close still does).
+	 */
+	if (atexit(run_at_exit) != 0 || at_quick_exit(run_at_exit) != 0) {
+		static const char msg[] = "seqring: cannot register the flush at exit (the C library's "
+		    "handler table is full): call sr_log_close before exiting\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+		(void)w;
+	}
 }
 
 /*
