@@ -51,9 +51,6 @@ static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
 	sr_log_thread_ring *ring;
 } my_last;
 
-_Static_assert((int)SR_LOG__CLOCK_REALTIME == (int)SR_LOG_CLOCK_REALTIME &&
-    (int)SR_LOG__CLOCK_COARSE == (int)SR_LOG_CLOCK_COARSE &&
-    (int)SR_LOG__CLOCK_TSC == (int)SR_LOG_CLOCK_TSC, "sr_log_fast.h's clocks");
 
 /* Forgets the cached ring: the next call looks it up (and sees a new name). */
 static void

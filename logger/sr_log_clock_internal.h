@@ -14,18 +14,16 @@
 #include "sr_time.h"
 
 
+_Static_assert((int)SR_LOG__CLOCK_REALTIME == (int)SR_LOG_CLOCK_REALTIME &&
+    (int)SR_LOG__CLOCK_COARSE == (int)SR_LOG_CLOCK_COARSE &&
+    (int)SR_LOG__CLOCK_TSC == (int)SR_LOG_CLOCK_TSC, "sr_log_fast.h's clocks");
+
 /* The clock's raw reading on the calling thread (the hot path). */
 static inline int64_t
 sr_log__clock_read(const sr_log *log)
 {
-	switch (log->opt.clock) {
-	case SR_LOG_CLOCK_TSC:
-		return sr_tsc_read();
-	case SR_LOG_CLOCK_COARSE:
-		return sr_realtime_coarse_ns();
-	default:
-		return sr_realtime_ns();
-	}
+	/* The same reading as the macros' inline call makes (sr_log_fast.h's clocks are these). */
+	return sr_log__fast_clock((int32_t)log->opt.clock);
 }
 
 /* Sets log->opt.clock (auto decided) and, for tsc, checks the CPU and calibrates. */

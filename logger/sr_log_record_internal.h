@@ -102,6 +102,22 @@ sr_log__record_encode(sr_ring_writer *w, const sr_log_rec *h, const sr_fmt_gathe
 }
 
 /*
+ * The size bytes of the record at sequence: in place, or (when they cross
+ * the ring's physical end) copied into scratch.
+ */
+static inline const unsigned char *
+sr_log__record_bytes(const sr_ring *ring, int64_t sequence, size_t size, unsigned char *scratch)
+{
+	sr_ring_reader r = sr_ring_stream_at(ring, sequence);
+	const unsigned char *rec = sr_ring_reader_peek(&r, size);
+	if (rec == NULL) {
+		sr_ring_reader_get(&r, scratch, size);
+		rec = scratch;
+	}
+	return rec;
+}
+
+/*
  * Reads the record that starts at sequence: its header into *h and, in
  * *rec, the whole record in place or (when it crosses the physical end)
  * copied into scratch (max_record bytes).  Returns the slots it occupies,
@@ -116,12 +132,7 @@ sr_log__record_decode(const sr_ring *ring, int64_t sequence, size_t max_record,
 	size_t max = max_record > sizeof *h ? max_record : sizeof *h;
 	if (h->size < sizeof *h || h->size > max)
 		return 0;
-	sr_ring_reader r = sr_ring_stream_at(ring, sequence);
-	*rec = sr_ring_reader_peek(&r, h->size);
-	if (*rec == NULL) {
-		sr_ring_reader_get(&r, scratch, h->size);
-		*rec = scratch;
-	}
+	*rec = sr_log__record_bytes(ring, sequence, h->size, scratch);
 	return sr_ring_slots_for(ring, h->size);
 }
 
@@ -173,12 +184,7 @@ sr_log__record_read(const sr_ring *ring, int64_t sequence, size_t max_record,
 	size_t max = max_record > sizeof t ? max_record : sizeof t;
 	if (t.size < hs || t.size > max)
 		return 0;
-	sr_ring_reader r = sr_ring_stream_at(ring, sequence);
-	const unsigned char *rec = sr_ring_reader_peek(&r, t.size);
-	if (rec == NULL) {
-		sr_ring_reader_get(&r, scratch, t.size);
-		rec = scratch;
-	}
+	const unsigned char *rec = sr_log__record_bytes(ring, sequence, t.size, scratch);
 	memset(h, 0, sizeof *h);
 	h->size = (uint32_t)(t.size - hs + sizeof *h);
 	h->value_bytes = t.value_bytes;
