@@ -17,12 +17,13 @@
  * locked instructions (2 L, L measured here: a lock xadd on a line no other
  * thread touches), plus, with more than one caller running at once, the
  * cursor's line fetched from the other caller's core (T) on every claim.
- * --same-cpu puts every caller on one CPU: they take turns, no line moves,
- * and the verdict says so.
+ * --ring-slots 1024 gives the shared ring less room than a burst: callers then
+ * wait for the consumer to write lines out, and the verdict says so.
+ * --same-cpu puts every caller on one CPU: they take turns, no line moves.
  *
- * Flips the verdict: --same-cpu
+ * Flips the verdict: --ring-slots 1024
  *
- * Run: locked_instruction [--quick] [--threads N] [--bursts N] [--same-cpu]
+ * Run: locked_instruction [--quick] [--threads N] [--bursts N] [--ring-slots SLOTS] [--same-cpu]
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -41,7 +42,10 @@
 #define MAX_BURSTS 10000
 #define MAX_THREADS 16
 
+#define RING_SLOTS 65536
+
 static int64_t bursts = 100;
+static int64_t ring_slots = RING_SLOTS; /* the shared ring's; each per-thread ring holds a burst */
 static int threads;
 static bool same_cpu;
 
@@ -116,6 +120,8 @@ caller(void *p)
  * was calling (median over the bursts): callers that did not run at the same
  * time never met on the cursor.
  */
+static sr_log_counters last_counters; /* the last run's, read by the verdict */
+
 static double
 run(sr_log_producer producer, double *together)
 {
@@ -123,8 +129,8 @@ run(sr_log_producer producer, double *together)
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.producer = producer;
-	/* Room for a burst of every caller (and per thread: its own), whatever else they hold. */
-	c.ring_slots = 65536;
+	/* Room for a burst of every caller (and per thread: its own), unless --ring-slots says less. */
+	c.ring_slots = (size_t)ring_slots;
 	c.thread_ring_slots = 16384;
 	c.ignore_environment = true; /* the producer is what this lesson sets, not the environment */
 	sr_error err = { 0 };
@@ -179,6 +185,7 @@ run(sr_log_producer producer, double *together)
 	sr_log_counters st;
 	sr_log_flush(r.log);
 	sr_log_stats(r.log, &st);
+	last_counters = st;
 	sr_log_close(&r.log);
 	if (st.dropped != 0 || st.written != (uint64_t)(bursts * BURST * threads)) {
 		fprintf(stderr, "locked_instruction: %" PRIu64 " lines written of %" PRId64 "\n", st.written,
@@ -201,14 +208,20 @@ main(int argc, char **argv)
 		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
 		{ "--threads", EX_FLAG_INT, &threads, 1, MAX_THREADS, NULL },
 		{ "--bursts", EX_FLAG_INT64, &bursts, 5, MAX_BURSTS, NULL },
+		{ "--ring-slots", EX_FLAG_INT64, &ring_slots, 1024, 1 << 24, NULL },
 		{ "--same-cpu", EX_FLAG_SET, &same_cpu, 0, 0, NULL },
 	};
 	int status = ex_flags_parse(argc, argv, "locked_instruction",
 	    "[--quick] [--threads N (1.." EX_STRINGIFY(MAX_THREADS) ", default: the CPUs)] "
 	    "[--bursts N (5.." EX_STRINGIFY(MAX_BURSTS) ", of " EX_STRINGIFY(BURST) " calls per thread)] "
-	    "[--same-cpu (every caller on one CPU)]", flags, sizeof flags / sizeof flags[0]);
+	    "[--ring-slots SLOTS (the shared ring's, a power of two from 1024 to 16777216; default "
+	    EX_STRINGIFY(RING_SLOTS) ")] [--same-cpu (every caller on one CPU)]", flags, sizeof flags / sizeof flags[0]);
 	if (status >= 0)
 		return status;
+	if ((ring_slots & (ring_slots - 1)) != 0) {
+		fprintf(stderr, "locked_instruction: --ring-slots %" PRId64 ": expected a power of two\n", ring_slots);
+		return 2;
+	}
 	ex_machine m;
 	ex_machine_measure(&m);
 	if (threads == 0)
@@ -242,7 +255,12 @@ main(int argc, char **argv)
 	if (contended)
 		printf("Every caller was calling during %.0f%% of a shared-ring burst (median).\n\n", 100 * together);
 	char reason[200] = "";
-	if (same_cpu && contended)
+	sr_log_counters shared_st = last_counters;
+	if (shared_st.max_occupancy >= shared_st.capacity / 2)
+		snprintf(reason, sizeof reason, "the shared ring (%" PRId64 " slots) filled to %" PRId64 " slots: callers "
+		    "waited for the consumer to write lines out, not only for each other", ring_slots,
+		    shared_st.max_occupancy);
+	else if (same_cpu && contended)
 		snprintf(reason, sizeof reason, "every caller ran on one CPU (--same-cpu): they took turns, and the "
 		    "cursor's line never left that CPU");
 	else if (contended && together < 0.5)
