@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Drives the CMake presets of CMakePresets.json; all build logic lives in CMakeLists.txt.
 # Every target first runs the deps step, which installs missing Debian packages (as root).
 #

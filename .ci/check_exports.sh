@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks the shared library's exported symbols (the ABI):
 #   1. they are exactly the committed list .ci/exported_symbols.txt, so that any change of the
 #      ABI shows as a diff in review (update the list in the same commit, and the soname when
@@ -22,7 +23,7 @@ if ! diff_out=$(diff <(echo "$expected") <(echo "$actual")); then
 fi
 
 # Names marked SR_API in the installed (public) headers: not the *_internal.h ones.
-declared=$(find "$root/base" "$root/ring" "$root/wait_strategies" "$root/logger" -name 'sr_*.h' \
+declared=$(find "$root/base" "$root/ring" "$root/wait_strategies" "$root/logger" \( -name 'sr_*.h' -o -name 'sr_*.h.in' \) \
              ! -name '*_internal.h' -print0 | xargs -0 python3 -c '
 import re, sys
 for path in sys.argv[1:]:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_layers.sh [ROOT]: no library file includes a header from a higher layer.
 #
 # The layers are listed, bottom first, in .ci/layers (ROOT's, else the one beside this script;

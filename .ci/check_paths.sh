@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_paths.sh [ROOT]: every repository path named in a header, a Markdown document or a
 # string literal of a .c file (where the error messages are) exists in the tree.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Makes sure the Debian packages the build needs are installed; the first step of every Makefile
 # target. Silent when everything is present, so that it costs nothing on a configured machine.
 # SEQRING_SKIP_DEPS=1 skips the check (for machines without dpkg or with their own toolchain).

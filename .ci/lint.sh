@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Static analysis of the library sources: cppcheck and clang-tidy with a small agreed check list.
 # Fails on any finding. Run from the repository root (CI runs it after the tests).
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # tree.sh: what the .ci/check_*.sh scripts share, sourced by them: the tree they check and its
 # layer list.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_atomic.h: the one place seqring's atomics live (ARCHITECTURE.md, decision 2).
  *
@@ -19,7 +20,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#if !defined(SR_ATOMIC_C11) && defined(__SANITIZE_THREAD__)
+#include "sr_build.h"
+
+/* The library's choice (sr_build.h), or ThreadSanitizer's need; SR_ATOMIC_C11 may also be
+ * defined by a program that wants the C11 backend in its own inline calls. */
+#if !defined(SR_ATOMIC_C11) && (SEQRING_BUILT_WITH_C11_ATOMICS || defined(__SANITIZE_THREAD__))
 #define SR_ATOMIC_C11 1
 #endif
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_backoff.h: the spin -> yield -> sleep ladder of everything in seqring
  * that waits by polling.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_sequence.h: a 64-bit sequence counter alone on its cache line.
  *

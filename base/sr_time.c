@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_time.c: the cold parts of the time module: sleeping, probing the TSC
  * and measuring its rate.
@@ -16,6 +17,24 @@
 #define SAMPLE_MAX_TRIES 1000
 /* Samples at each end of a calibration. */
 #define CALIBRATE_TRIES 5
+
+int64_t
+sr_time__monotonic_ns(void)
+{
+	return sr_monotonic_ns();
+}
+
+int64_t
+sr_time__realtime_ns(void)
+{
+	return sr_realtime_ns();
+}
+
+int64_t
+sr_time__realtime_coarse_ns(void)
+{
+	return sr_realtime_coarse_ns();
+}
 
 void
 sr_sleep_ns(int64_t ns)
@@ -95,7 +114,7 @@ sr_tsc_clocksource(void)
 }
 
 int
-sr_tsc_sample_clock(clockid_t clock, int tries, sr_tsc_sample *out)
+sr_tsc_sample_clock(int clock_id, int tries, sr_tsc_sample *out)
 {
 	if (out == NULL)
 		return SR_EINVAL;
@@ -108,7 +127,7 @@ sr_tsc_sample_clock(clockid_t clock, int tries, sr_tsc_sample *out)
 	for (int i = 0; i < tries; i++) {
 		struct timespec ts;
 		int64_t before = sr_tsc_read_fenced();
-		int rc = clock_gettime(clock, &ts);
+		int rc = clock_gettime((clockid_t)clock_id, &ts);
 		int64_t after = sr_tsc_read_fenced();
 		if (rc != 0) {
 			out->tsc = 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_time.h: the clocks seqring reads, and a short sleep.
  *
@@ -65,6 +66,16 @@ sr_timespec_from_ns(int64_t ns)
 /* ---- kernel clocks ---- */
 
 /*
+ * The same reads out of line, for programs compiled without POSIX's clocks in
+ * view (strict ISO C: no _POSIX_C_SOURCE, so <time.h> declares neither
+ * clock_gettime nor CLOCK_MONOTONIC).  The inline readers below call these
+ * there and clock_gettime directly everywhere else: the same clocks either way.
+ */
+SR_API int64_t sr_time__monotonic_ns(void);
+SR_API int64_t sr_time__realtime_ns(void);
+SR_API int64_t sr_time__realtime_coarse_ns(void);
+
+/*
  * CLOCK_MONOTONIC in nanoseconds: never steps back, slewed (not stepped) by
  * NTP, stops while the machine is suspended.  The clock of every deadline in
  * seqring (sr_sequencer_claim_until, the timeout wait strategy).  Cost:
@@ -73,9 +84,13 @@ sr_timespec_from_ns(int64_t ns)
 static inline int64_t
 sr_monotonic_ns(void)
 {
+#if defined(CLOCK_MONOTONIC)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return sr_timespec_to_ns(&ts);
+#else
+	return sr_time__monotonic_ns();
+#endif
 }
 
 /*
@@ -86,9 +101,13 @@ sr_monotonic_ns(void)
 static inline int64_t
 sr_realtime_ns(void)
 {
+#if defined(CLOCK_REALTIME)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return sr_timespec_to_ns(&ts);
+#else
+	return sr_time__realtime_ns();
+#endif
 }
 
 /*
@@ -101,13 +120,17 @@ sr_realtime_ns(void)
 static inline int64_t
 sr_realtime_coarse_ns(void)
 {
-	struct timespec ts;
 #if defined(CLOCK_REALTIME_COARSE)
+	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-#else
-	clock_gettime(CLOCK_REALTIME, &ts);
-#endif
 	return sr_timespec_to_ns(&ts);
+#elif defined(CLOCK_REALTIME)
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return sr_timespec_to_ns(&ts);
+#else
+	return sr_time__realtime_coarse_ns();
+#endif
 }
 
 /*
@@ -190,14 +213,15 @@ typedef struct sr_tsc_sample {
 } sr_tsc_sample;
 
 /*
- * Pairs the TSC with `clock` (CLOCK_MONOTONIC, CLOCK_REALTIME, ...): reads
+ * Pairs the TSC with the clock `clock_id` (a clockid_t: CLOCK_MONOTONIC,
+ * CLOCK_REALTIME, ...; an int here so that the header needs no POSIX types): reads
  * the clock between two fenced TSC reads, `tries` times, and keeps the
  * tightest bracket, the TSC taken at its middle.  SR_OK; SR_EINVAL without
  * a TSC, when tries is not 1 to 1000, when out is NULL or when clock_gettime
  * rejects `clock` (*out is then zero).  Cost: `tries` vDSO reads.
  * Async-signal-safe.
  */
-SR_API int sr_tsc_sample_clock(clockid_t clock, int tries, sr_tsc_sample *out);
+SR_API int sr_tsc_sample_clock(int clock_id, int tries, sr_tsc_sample *out);
 
 /* Valid calibration windows (sr_tsc_calibrate), also quoted by its error messages. */
 #define SR_TSC_CALIBRATE_MIN_NS INT64_C(1000)

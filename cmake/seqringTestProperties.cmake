@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # seqring_test_properties(NAME LABEL): the properties every CTest test of the project carries,
 # whichever folder registers it (tests/, the examples, perf/): a label, a hang guard, and under
 # sanitizers the report patterns that fail it.

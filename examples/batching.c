@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * batching.c: what batching buys on each side of the ring.  A consumer that
  * stores its sequence after every event makes the producer's core fetch that
@@ -35,8 +36,8 @@
 #include "ex_flags.h"
 #include "ex_machine.h"
 #include "ex_verdict.h"
-#include "sr_barrier.h"
-#include "sr_ring.h"
+#include <seqring/sr_barrier.h>
+#include <seqring/sr_ring.h>
 
 #define RING 1024
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * diamond.c: a consumer graph.  A handles each event first; B and C then work
  * on it in parallel, each writing its own field; D runs last and checks both
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sr_disruptor.h"
+#include <seqring/sr_disruptor.h>
 
 struct event {
 	int64_t value;

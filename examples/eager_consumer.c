@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eager_consumer.c: a consumer that keeps up too well slows its producer.
  * One producer claims a 128-byte slot of a multi-producer ring (as the
@@ -34,7 +35,7 @@
 #include "ex_flags.h"
 #include "ex_machine.h"
 #include "ex_verdict.h"
-#include "sr_processor.h"
+#include <seqring/sr_processor.h>
 
 #define SLOTS 65536
 #define SLOT_SIZE 128

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * false_sharing.c: two threads, each incrementing its *own* counter.  When
  * the two counters share a 64-byte cache line, an increment finds the line
@@ -30,8 +31,8 @@
 #include "ex_flags.h"
 #include "ex_machine.h"
 #include "ex_verdict.h"
-#include "sr_sequence.h"
-#include "sr_wait.h"
+#include <seqring/sr_sequence.h>
+#include <seqring/sr_wait.h>
 
 static int64_t ops = 20 * 1000 * 1000;
 static bool same_cpu;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * locked_instruction.c: what a locked instruction costs the caller of a log
  * call.  With the logger's shared ring (producer shared, the default) every
@@ -36,7 +37,7 @@
 #include "ex_machine.h"
 #include "ex_verdict.h"
 #include "request_loop.h"
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 #define BURST 10000
 #define MAX_BURSTS 10000

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_level_cost.c: your log level is a performance setting.  The request
  * loop (N threads, ~2 us of arithmetic per request: a cheap endpoint) writes
@@ -50,7 +51,7 @@
 #include "ex_time.h"
 #include "ex_verdict.h"
 #include "request_loop.h"
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 #define CAT "Microsoft.AspNetCore.Hosting.Diagnostics"
 #define LINES_PER_REQUEST 2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * one_lock.c: a logger with one lock in the middle makes every thread that
  * logs line up on it.  The same request loop (~2 us of work and the five

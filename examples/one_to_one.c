@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * one_to_one.c: one producer, one consumer, the smallest complete seqring
  * program.  The graph builder (sr_disruptor.h) makes the ring, its
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sr_disruptor.h"
+#include <seqring/sr_disruptor.h>
 
 struct tally {
 	int64_t expected; /* the next value the consumer should see */

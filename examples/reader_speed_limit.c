@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reader_speed_limit.c: an asynchronous logger is asynchronous only while its
  * ring has room.  N threads run a request loop (~2 us of arithmetic, then the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stalled_reader.c: what a reader that stops reading does to the program.
  * The request loop of reader_speed_limit (N threads, ~2 us of work and five
@@ -32,7 +33,7 @@
 #include "ex_pipe_reader.h"
 #include "ex_time.h"
 #include "request_loop.h"
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 #define BUCKET_NS (10 * 1000 * 1000)
 #define QUARTER (250 * 1000 * 1000 / BUCKET_NS)

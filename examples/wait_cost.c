@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wait_cost.c: every wait strategy buys latency with CPU, or CPU with
  * latency.  For each strategy: an occasional event (one every 2 ms, so the
@@ -31,7 +32,7 @@
 #include "ex_flags.h"
 #include "ex_machine.h"
 #include "ex_verdict.h"
-#include "sr_processor.h"
+#include <seqring/sr_processor.h>
 
 #define MAX_EVENTS 100000
 

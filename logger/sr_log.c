@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log.c: the logger's lifecycle: open (resolve the environment, validate,
  * build each part, start the backend), flush, shutdown (stop every handle,

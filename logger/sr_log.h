@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log.h: seqring's asynchronous logger, on the Disruptor ring: the
  * lifecycle, the logging macros and the statistics.  It includes the rest of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_args.h: the arguments of a log macro, typed at compile time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_backend_internal.h: how records travel from the caller to the
  * sinks, behind one small interface chosen once, at open (internal).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_backend_queue.c: the queue backend, a baseline as Log4j 2's
  * AsyncAppender or .NET's console logger: callers format, then enqueue the

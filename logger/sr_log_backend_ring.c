@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_backend_ring.c: the ring backend, the Disruptor path.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_backend_sync.c: the sync backend, a baseline synchronous logger:
  * callers format and write under one mutex, one write(2) per message per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_backend_threads.c: the per-thread rings backend (mode ring,
  * producer per_thread): the callers' side, flush, start, stop.  The design

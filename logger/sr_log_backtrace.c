@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_backtrace.c: the backtrace, a flight recorder of recent messages.
  *

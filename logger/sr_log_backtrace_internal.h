@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_backtrace_internal.h: the backtrace, the consumer's flight recorder
  * of messages below their category's level (internal; sr_log_backtrace.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_category.c: levels and categories.  A category is a dotted name
  * with a handle whose level callers read without a lock; its level is that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_category.h: category handles (dotted names with inherited levels),
  * the level rules, and the level spec in SEQRING_LOG's form.  Part of the

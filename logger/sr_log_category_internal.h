@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_category_internal.h: levels and categories, as the rest of the
  * logger asks for them (internal; sr_log_category.c owns the state).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_clock.c: the logger's clocks (sr_log_clock).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_clock_internal.h: the timestamps of records (internal): read raw
  * on the caller's thread, converted to nanoseconds since the epoch by

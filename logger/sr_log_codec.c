@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_codec.c: a call's arguments gathered from its va_list, fitted under
  * the record's size limit and written after the record header (the caller's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_codec_internal.h: the logger's deferred-format codec (internal).
  *

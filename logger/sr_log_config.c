@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_config.c: the configuration's defaults, names and validation:
  * every field of sr_log_config and sr_sink_config is checked at open, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_config.h: what sr_log_open takes: modes, full-queue policies,
  * layouts, clocks, sinks and the sr_log_config struct, with their defaults,

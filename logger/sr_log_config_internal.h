@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_config_internal.h: validating a configuration and parsing names
  * (internal; sr_log_config.c).

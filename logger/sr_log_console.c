@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_console.c: a console people read.  Descriptor sinks colour the
  * level word of the text and pattern layouts with ANSI escapes when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_console_internal.h: colouring the level on stdout and stderr sinks
  * (internal; sr_log_console.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_consumer.c: the consuming side of the logger, whatever brought the
  * record (the ring's processor, the queue's drainer, a sync-mode caller

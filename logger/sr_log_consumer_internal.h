@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_consumer_internal.h: what the consuming side does with a record,
  * whatever brought it (internal; sr_log_consumer.c).  The consumer is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_crash_internal.h: what a backend with a consumer thread keeps for
  * the crash handler (sr_log_crash.c), which reads its rings from a signal

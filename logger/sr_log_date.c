@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_date.c: UTC dates and decimal numbers for the layouts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_describe.c: sr_log_describe, every setting with its value and
  * where it came from, then the levels (sr_log_category.c prints those).

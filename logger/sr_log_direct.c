@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_direct.c: a record rendered and written on its caller's thread:
  * sync mode, the queue mode's formatting before it enqueues, and the ring's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_env.c: configuration from the outside: the SEQRING_LOG* variables,
  * each parsed and range-checked with a message that names the variable, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_env_internal.h: the configuration with the environment applied,
  * and where each setting came from (internal; sr_log_env.c resolves,

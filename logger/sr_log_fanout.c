@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_fanout.c: a layout per sink.  At open, the sinks' layouts are
  * gathered into a table of distinct ones (0 is the logger's own), and for

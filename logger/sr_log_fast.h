@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_fast.h: the log call inlined at its call site (for the macros only).
  *
@@ -97,6 +98,17 @@ extern SR_API sr_atomic_i32 sr_log__callers_fence;
 /* Wakes the logger's parked consumer (out of line: only when the flag was seen). */
 SR_API void sr_log__fast_wake(void *ring);
 
+/*
+ * strnlen without POSIX (this header compiles as strict ISO C): the length of
+ * s, at most max.  memchr stops at the first NUL as strnlen does.
+ */
+static inline uint32_t
+sr_log__fast_strlen(const char *s, size_t max)
+{
+	const char *nul = (const char *)memchr(s, 0, max);
+	return (uint32_t)(nul != NULL ? (size_t)(nul - s) : max);
+}
+
 /* The clock's raw reading, as sr_log__clock_read makes it. */
 static inline int64_t
 sr_log__fast_clock(int32_t clock)
@@ -163,7 +175,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 			case SR_FMT_ARG_STR:
 				if (strings >> i & 1) {
 					len[i] = args[i].v.s == NULL ? SR_FMT_NULL_STRING :
-					    (uint32_t)strnlen(args[i].v.s, f->max_record);
+					    sr_log__fast_strlen(args[i].v.s, f->max_record);
 					size += 4 + (len[i] == SR_FMT_NULL_STRING ? 0 : (size_t)len[i] + 1);
 				} else {
 					len[i] = SR_FMT_NULL_STRING;  /* a character pointer printed with %p */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_frontend.c: the caller's side of a log call, after the macro's
  * level check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_internal.h: the logger object, as the logger's files share it
  * (internal; the API is sr_log.h).

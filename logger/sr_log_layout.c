@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_layout.c: a record (or the logger's own text) laid out as one
  * line: the event it makes, the layout in force, the message, the line end.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_layout_escape.c: a message's control characters escaped in the
  * text, message and pattern layouts, so that a caller who logs another

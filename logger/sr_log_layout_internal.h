@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_layout_internal.h: how a record becomes a line (internal).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_layout_json.c: the JSON Lines layout: one object per message,
  * strings escaped and invalid UTF-8 replaced, so that every line parses; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_layout_pattern.c: the pattern layout (SR_LOG_LAYOUT_PATTERN), Log4j-like.
  *

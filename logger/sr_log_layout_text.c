@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_layout_text.c: the text layout,
  *   2026-11-30T12:34:56.123456Z INFO  [main] net.http - message (file.c:42)

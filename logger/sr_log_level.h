@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_level.h: the logger's severity levels, their names and their parser.
  * Part of the logging API (sr_log.h includes it).

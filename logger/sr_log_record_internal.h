@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_record_internal.h: the log record, encoded and decoded in one place
  * (internal).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_render.c: a record's message rendered from its format and decoded
  * arguments (the consumer's side of the codec): with snprintf, one call per

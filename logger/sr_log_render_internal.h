@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_render_internal.h: what the renderer (sr_log_render.c) tells about
  * its own work.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_reopen_internal.h: reopening file sinks (internal;
  * sr_log_sink_reopen.c): sr_log_reopen and the opt-in reopen signal.

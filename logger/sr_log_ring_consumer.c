@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_ring_consumer.c: the ring backend's consumer, a batch processor
  * (sr_processor.h) on the logger's ring: each event starts or continues a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_ring_internal.h: the ring backend's state, shared by
  * sr_log_backend_ring.c (the callers' claim and publish, start and stop),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink.c: where lines go.  File, descriptor, null and callback sinks:
  * opening them, the consumer's per-sink buffers (lines are appended during

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink_internal.h: the sinks' state, shared by sr_log_sink.c (opening,
  * buffering, closing), sr_log_sink_write.c (writing) and sr_log_sink_rotate.c

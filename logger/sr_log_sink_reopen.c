@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink_reopen.c: reopening the file sinks by their paths, for
  * logrotate's "create" mode (the file was renamed; a new one should start)

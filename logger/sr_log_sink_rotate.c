@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink_rotate.c: rotation of file sinks (max_file_bytes,
  * rotate_daily), in the write path, under the sink's lock, between two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink_syslog.c: the syslog sink.  Frames each line as an RFC 5424
  * message (PRI, UTC timestamp with microseconds, HOSTNAME, APP-NAME,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink_validate.c: checking a sink's layout and a syslog sink's
  * fields at open (the rest of sr_sink_config is checked in sr_log_config.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink_write.c: writing bytes to a file or descriptor sink, and what
  * a failed write means:

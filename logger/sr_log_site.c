@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_site.c: a call site's format, parsed once into the argument
  * signature that every call through the site copies by (sr_log_site.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_site.h: the call site of a log macro and the argument signature
  * parsed from its format.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_spec_internal.h: level rules and level specs in SEQRING_LOG's form
  * (internal; parsed by sr_log_spec.c, applied by sr_log_category.c).

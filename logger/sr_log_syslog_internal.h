@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_syslog_internal.h: the syslog sink (internal; sr_log_sink_syslog.c
  * frames and sends, sr_log_syslog_parse.c reads the SEQRING_LOG_SINK form).

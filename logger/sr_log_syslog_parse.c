@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_syslog_parse.c: the syslog sink's names and its SEQRING_LOG_SINK
  * form: "syslog" (the local socket), "syslog:udp://HOST:PORT",

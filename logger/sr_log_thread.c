@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_thread.c: the logger's per-thread state: the thread id and the name
  * the layouts print, and the calls in progress that a shutdown or close

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_thread_internal.h: what the logger keeps per thread (internal).
  * Each thread's own, so nothing here is locked, except the two call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_threads_consumer.c: the consumer of the per-thread rings (mode
  * ring, producer per_thread): one thread that merges every thread's ring in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_threads_internal.h: the per-thread rings backend (mode ring,
  * producer per_thread), shared by sr_log_backend_threads.c (the callers'

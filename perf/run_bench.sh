@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/run_bench.sh: the `make bench` driver.
 #
 # Run from anywhere after a release build (`make bench` does both):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_barrier.h: what a consumer waits on (the Disruptor's SequenceBarrier).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sr_disruptor.c: the consumer-graph builder and the graph's lifecycle. */
 #include "sr_disruptor.h"
 

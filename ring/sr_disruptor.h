@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_disruptor.h: the consumer-graph builder (the Disruptor's DSL:
  * Disruptor and EventHandlerGroup).

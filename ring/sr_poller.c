@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sr_poller.c: the pull-style consumer. */
 #include "sr_poller.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_poller.h: a pull-style consumer (the Disruptor's EventPoller), for a
  * thread that owns its loop (a game loop, an event loop, a thread that

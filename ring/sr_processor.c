@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sr_processor.c: the batch event processor's loop and lifecycle. */
 #include "sr_processor.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_processor.h: the batch event processor (the Disruptor's
  * BatchEventProcessor): one consumer thread that waits on a barrier, runs a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sr_publish.c: claim, write and publish in one call. */
 #include "sr_publish.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_publish.h: claim, write and publish in one call (the Disruptor's
  * EventTranslator and RingBuffer.publishEvent).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_ring.h: the ring's storage, a preallocated array of fixed-size slots.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sr_sequencer.c: creation, gating sequences and the full-ring wait. */
 #include "sr_sequencer.h"
 

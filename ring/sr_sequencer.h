@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_sequencer.h: who may write which slot, and when readers may see it.
  *

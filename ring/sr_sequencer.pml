@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_sequencer.pml: a Promela model (for spin) of seqring's multi-producer
  * claim/publish/availability protocol and of the consumer barrier, checked

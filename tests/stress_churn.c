@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_churn.c: start/stop churn of the logger.
  *
@@ -32,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_disruptor: the graph builder and the toolkit around it under
  * threads, for the ThreadSanitizer preset (a plain program, no Criterion;
@@ -17,8 +18,8 @@
 #include <stdlib.h>
 
 #include "scenarios.h"
-#include "sr_disruptor.h"
-#include "sr_poller.h"
+#include <seqring/sr_disruptor.h>
+#include <seqring/sr_poller.h>
 
 #define FAIL_EVERY 97
 

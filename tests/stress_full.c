@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_full: producers facing a full ring.  64 producer threads on a
  * 16-slot ring with a slow consumer, synchronized enqueue on and off, every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_graph: consumer graphs (pipeline A -> B -> C, diamond A -> (B, C)
  * -> D) under several wait strategies and both producer modes, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log.c: the logger under concurrency, counting every message.
  *
@@ -21,7 +22,7 @@
 
 #include "log_support.h"
 #include "scenarios.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__)
 enum { THREADS = 4, EACH = 6000 };

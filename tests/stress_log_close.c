@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_close.c: a log call during or after sr_log_close is
  * memory-safe and, when it was past its level check, counted as dropped.
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 enum { THREADS = 3 };
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_console.c: a console people read.  The program runs itself as
  * a child that logs to stderr, under a real terminal (util-linux's
@@ -14,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 static int
 child(void)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_exit.c: a program that logs and ends without sr_log_close
  * loses nothing (close_at_exit is on by default).
@@ -20,7 +21,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 enum { MESSAGES = 10000 };
 

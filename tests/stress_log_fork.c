@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_fork.c: fork(2) after sr_log_open, in every mode: the child
  * has a working logger, nothing hangs, no line is written twice.
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__)
 enum { THREADS = 3, EACH = 5000, CHILD = 2000, FORKS = 2 };

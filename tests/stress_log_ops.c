@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_ops.c: the logger's operational features under concurrency.
  *
@@ -27,7 +28,7 @@
 
 #include "log_support.h"
 #include "scenarios.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__)
 enum { THREADS = 3, EACH = 1500 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_producer.c: the per-thread rings (producer per_thread) under
  * concurrency, counting every message.  A plain program, so that the tsan
@@ -33,9 +34,9 @@
 
 #include "scenarios.h"
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 #include "sr_log_threads_internal.h"
-#include "sr_time.h"
+#include <seqring/sr_time.h>
 
 #if defined(__SANITIZE_THREAD__)
 enum { WRITERS = 4, EACH = 5000, SHORT_LIVED = 24, SHORT_EACH = 100 };

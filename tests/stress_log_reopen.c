@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_reopen.c: file sinks reopened for Debian's logrotate while
  * threads log.
@@ -29,7 +30,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 #define LOGROTATE "/usr/sbin/logrotate"
 #if defined(__SANITIZE_THREAD__)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_shutdown.c: logging that races sr_log_shutdown loses nothing
  * that was accepted, in every mode.
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__)
 enum { THREADS = 3, EACH = 20000, ROUNDS = 4 };

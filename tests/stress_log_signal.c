@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_signal.c: logging from a signal handler never hangs, in every
  * mode, and every call is counted.
@@ -24,7 +25,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 enum { SECONDS = 1 };

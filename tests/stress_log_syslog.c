@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_log_syslog.c: the syslog sink against a real rsyslogd.
  *
@@ -40,7 +41,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 #define RSYSLOGD "/usr/sbin/rsyslogd"
 #define THREADS 4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_mp: multi-producer exactly-once and in-order delivery, and the
  * guarantee that no producer overwrites a slot its consumer still holds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_torture.c: every sequencer x every wait strategy x {1, 2, 4, 8}
  * producers x {1, 2} consumer chains, on rings down to 2 slots and with
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sr_processor.h"
+#include <seqring/sr_processor.h>
 
 #define MAX_PRODUCERS 8
 

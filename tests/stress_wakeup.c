@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stress_wakeup: for every wait strategy, no lost wake-ups (one event at a
  * random 0-2 ms interval, several hundred rounds, each seen within its

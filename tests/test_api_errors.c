@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_api_errors.c: bad input to every public function of ring/,
  * wait_strategies/ and logger/sr_log.h that takes a pointer, a size or a
@@ -31,14 +32,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sr_barrier.h"
-#include "sr_error.h"
-#include "sr_log.h"
-#include "sr_processor.h"
-#include "sr_ring.h"
-#include "sr_sequence.h"
-#include "sr_sequencer.h"
-#include "sr_wait.h"
+#include <seqring/sr_barrier.h>
+#include <seqring/sr_error.h>
+#include <seqring/sr_log.h>
+#include <seqring/sr_processor.h>
+#include <seqring/sr_ring.h>
+#include <seqring/sr_sequence.h>
+#include <seqring/sr_sequencer.h>
+#include <seqring/sr_wait.h>
 #include "test_support.h"
 
 #if defined(__SANITIZE_ADDRESS__)

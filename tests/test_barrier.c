@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_barrier.c: sequence barriers (sr_barrier.h): validation, batching
  * (wait_for returns the highest available sequence), dependents, alert and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_disruptor.c: the consumer-graph builder (sr_disruptor.h): the order
  * each stage saw events in a diamond and a pipeline, gating on the graph's
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 
 #include "scenarios.h"
-#include "sr_disruptor.h"
+#include <seqring/sr_disruptor.h>
 
 #define EVENTS 20000
 

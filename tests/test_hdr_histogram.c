@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_hdr_histogram.c: perf/hdr_histogram (the histogram perf/latency
  * records into).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log.c: the asynchronous logger (sr_log.h).
  *

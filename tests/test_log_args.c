@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_args.c: the logging macros' arguments, typed at compile time
  * (sr_log_args.h): every conversion and length modifier the codec supports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_category_names.c: category names as a new user writes them, and
  * handles that write nothing saying so.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_edges_config.c: the settings of a process's edges: close_at_exit
  * (on by default), exit_timeout_ms and fork_policy, from the code and from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_faults.c: sink faults that test_log.c does not cover: short writes
  * and EINTR (and an error in the middle of a buffer), in every mode.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_format.c: the logger's deferred-format codec (sr_log_codec_internal.h)
  * against snprintf: every conversion and length modifier, with generated

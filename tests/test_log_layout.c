@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_layout.c: the pattern and JSON Lines layouts.
  *

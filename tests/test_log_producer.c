@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_producer.c: the per-thread rings (mode ring, producer per_thread).
  *
@@ -24,7 +25,7 @@
 #include <sys/wait.h>
 
 #include "sr_log_backend_internal.h"
-#include "sr_time.h"
+#include <seqring/sr_time.h>
 #include "test_support.h"
 
 /* ---------------------------------------------------------------------------------------- */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_sinks.c: a layout per sink.  Each sink lays out messages with
  * its own layout (or the logger's); a record is rendered once per distinct

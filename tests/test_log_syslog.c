@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_syslog.c: the syslog sink against collectors written here (a
  * unix datagram socket, a TCP listener), so that it is checked without

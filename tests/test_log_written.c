@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_written.c: `written` counts only what reached the sinks; what
  * failed is counted apart (write_failed, and each sink's lost_messages).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_poller.c: the pull-style consumer (sr_poller.h): what each poll
  * returns (processing, idle, gating), the order events arrive in, stopping a
@@ -9,8 +10,8 @@
 #include "test_support.h"
 
 #include "scenarios.h"
-#include "sr_disruptor.h"
-#include "sr_poller.h"
+#include <seqring/sr_disruptor.h>
+#include <seqring/sr_poller.h>
 
 typedef struct seen {
 	int64_t seq[64];      /* sequence, or -1 - sequence for a skip */

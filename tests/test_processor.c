@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_processor.c: the batch event processor (sr_processor.h): validation,
  * lifecycle (start, run, halt, drain-then-halt, join) and its state errors,
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #include "scenarios.h"
-#include "sr_publish.h"
+#include <seqring/sr_publish.h>
 
 typedef struct fixture {
 	sr_ring *ring;

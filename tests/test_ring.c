@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_ring.c: the ring's storage (sr_ring.h), its sequence counter
  * (sr_sequence.h), the atomics layer (sr_atomic.h) and error values
@@ -11,10 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sr_atomic.h"
-#include "sr_error.h"
-#include "sr_ring.h"
-#include "sr_sequence.h"
+#include <seqring/sr_atomic.h>
+#include <seqring/sr_error.h>
+#include <seqring/sr_ring.h>
+#include <seqring/sr_sequence.h>
 
 /* ---- creation and validation ---------------------------------------- */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_sequencer.c: single- and multi-producer sequencers (sr_sequencer.h):
  * validation, claim / claim_n / try_claim / claim_timeout, capacity, gating,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_wait.c: wait strategies (sr_wait.h) and the producer's side of a full
  * ring: parsing by name, validation, formatting; for each strategy, no lost

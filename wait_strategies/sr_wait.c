@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_wait.c: the cold and the sleeping parts of the wait strategies: parsing
  * by name, validation, and the mutex/condition-variable waits.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_wait.h: how a consumer spends its time waiting for a sequence.  (How a
  * producer spends its time facing a full ring, sr_backoff_pause, is in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # check_verdict.cmake: a lesson's verdict is computed, not written in advance.
 #
 #   cmake -DLESSON=path/to/lesson -DFLIP="--flag;value" -P check_verdict.cmake

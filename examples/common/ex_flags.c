@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_flags.c: the one flag parser of the examples (ex_flags.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_flags.h: the examples' command lines.  Each example describes its flags
  * in a table and hands it to ex_flags_parse, so that every example checks its

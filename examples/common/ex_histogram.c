@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_histogram.c: the examples' latency histogram (ex_histogram.h).
  */

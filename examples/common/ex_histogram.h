@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_histogram.h: a latency histogram for the examples: 16 buckets per power
  * of two (a value is known within ~6%), with the exact count, sum and max.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_machine.c: the machine figures measured at the start of a lesson (ex_machine.h).
  */
@@ -14,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sr_atomic.h"
-#include "sr_wait.h"
+#include <seqring/sr_atomic.h>
+#include <seqring/sr_wait.h>
 
 #define BLOCKS 9
 

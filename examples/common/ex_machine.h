@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_machine.h: the machine figures a lesson's prediction is built from,
  * measured at the start of every run, on the machine the lesson runs on:

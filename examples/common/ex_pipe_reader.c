@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_pipe_reader.c: a reader at a fixed rate, in a child process (ex_pipe_reader.h).
  */
@@ -13,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 /* Set by SIGUSR1 in the child: read as fast as it can from then on. */
 static volatile sig_atomic_t unlimited;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_pipe_reader.h: the other end of a logger's pipe, in a child process: a
  * reader that drains the pipe at a fixed rate (a slow console, a log shipper

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_time.c: the examples' waits and CPU times (ex_time.h).
  */
@@ -5,7 +6,7 @@
 
 #include <time.h>
 
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 void
 ex_sleep_until(int64_t t_ns)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_time.h: the examples' waits and CPU times.  Wall-clock time is the
  * library's monotonic clock, sr_monotonic_ns (sr_wait.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_verdict.c: predictions, verdicts and their likeliest causes (ex_verdict.h).
  */
@@ -10,7 +11,7 @@
 #include <unistd.h>
 
 #include "ex_time.h"
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 /* Reads the "cpu" line of /proc/stat: every CPU's ticks since boot. */
 static bool

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ex_verdict.h: a lesson's prediction and its verdict.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * request_loop.c: the logger examples' load (request_loop.h): the workers,
  * their log lines, and what is summed and counted at the end.
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #include "ex_time.h"
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 struct rl_thread {
 	rl_load *load;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * request_loop.h: the load shared by the logger examples (reader_speed_limit,
  * stalled_reader, log_level_cost, one_lock), so that all four measure the
@@ -18,7 +19,7 @@
 #include <stdint.h>
 
 #include "ex_histogram.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 /* Which log lines a request writes. */
 typedef enum rl_lines {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * baseline_queue.c: one measured run of a baseline queue (see
  * baseline_queue.h).
@@ -20,9 +21,9 @@
 #endif
 
 #include "bench_threads.h"
-#include "sr_atomic.h"
-#include "sr_backoff.h"
-#include "sr_time.h"
+#include <seqring/sr_atomic.h>
+#include <seqring/sr_backoff.h>
+#include <seqring/sr_time.h>
 
 static const char *const baseline_names[BASELINE_COUNT] = {
 	[BASELINE_CK_SPSC] = "ck_ring_spsc",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * baseline_queue.h: the queues that ring_perf and probe run beside the
  * seqring ring: Concurrency Kit's ck_ring (single- and multi-producer), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fwrite_ceiling.c: see fwrite_ceiling.h.
  */
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sr_time.h"
+#include <seqring/sr_time.h>
 
 bool
 fwrite_ceiling_run(const char *path, int64_t lines, int64_t line_bytes, int64_t *elapsed_ns,

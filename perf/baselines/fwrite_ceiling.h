@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fwrite_ceiling.h: what the disk path allows a logger, without a logger: the
  * same lines written with fwrite through a 64 KiB stdio buffer, one thread,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_args.h: the harnesses' command-line values: counts with k/M/G
  * suffixes, seconds, powers of two, comma-separated lists of counts and of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_output.h: where the harnesses' results and progress go: output
  * files (CSV, made with their directories), rates rendered for Markdown,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_stats.h: what the harnesses report of their runs and samples:
  * medians with min and max, nearest-rank percentiles.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_threads.h: the start line and the finish line of a measured run's
  * threads.

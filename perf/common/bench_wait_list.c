@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_wait_list.c: see bench_wait_list.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_wait_list.h: the --wait flag of the harnesses: a list of wait
  * strategies, each parsed and validated by sr_wait_config_parse, with a
@@ -9,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 #define BENCH_MAX_WAITS 16
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hdr_histogram.c: see hdr_histogram.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hdr_histogram.h: a small high-dynamic-range histogram for the perf
  * harnesses (perf/latency records every call's service and response time).
@@ -28,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sr_error.h"
+#include <seqring/sr_error.h>
 
 /* Significant decimal digits: 1 to 5 (5 digits cost 2^17 counters per power of two). */
 #define HDR_HIST_MIN_DIGITS 1

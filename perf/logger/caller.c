@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * caller.c: perf/caller, what one log call costs the thread that makes it.
  *
@@ -55,10 +56,10 @@
 #include "bench_args.h"
 #include "bench_output.h"
 #include "bench_stats.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 #include "sr_log_codec_internal.h"
-#include "sr_processor.h"
-#include "sr_time.h"
+#include <seqring/sr_processor.h>
+#include <seqring/sr_time.h>
 
 #define PROG "caller"
 #define MAX_RUNS BENCH_MAX_RUNS

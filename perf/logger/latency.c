@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * latency.c: perf/latency, the Log4j 2 manual's response-time test
  * ("Response Time Latency", after its ResponseTimeTest) for seqring's logger.
@@ -76,10 +77,10 @@
 #include "bench_threads.h"
 #include "hdr_histogram.h"
 #include "log_bench.h"
-#include "sr_atomic.h"
-#include "sr_log.h"
-#include "sr_time.h"
-#include "sr_wait.h"
+#include <seqring/sr_atomic.h>
+#include <seqring/sr_log.h>
+#include <seqring/sr_time.h>
+#include <seqring/sr_wait.h>
 
 #define PROG "latency"
 #define MAX_ROWS 128

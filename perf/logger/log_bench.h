@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_bench.h: what perf/throughput and perf/latency share about the logger
  * they measure: its modes as rows ("variants": ring with each --wait
@@ -15,7 +16,7 @@
 #include "bench_args.h"
 #include "bench_threads.h"
 #include "bench_wait_list.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 /* The logger's modes, in the order a round runs them, and their names (the CSV's mode column). */
 enum log_bench_mode { LOG_BENCH_RING, LOG_BENCH_QUEUE, LOG_BENCH_SYNC, LOG_BENCH_MODE_COUNT };

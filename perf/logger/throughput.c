@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * throughput.c: perf/throughput, the Log4j 2 manual's per-thread throughput
  * table ("Asynchronous Logging Performance") for seqring's logger.
@@ -56,9 +57,9 @@
 #include "bench_threads.h"
 #include "fwrite_ceiling.h"
 #include "log_bench.h"
-#include "sr_log.h"
-#include "sr_time.h"
-#include "sr_wait.h"
+#include <seqring/sr_log.h>
+#include <seqring/sr_time.h>
+#include <seqring/sr_wait.h>
 
 #define PROG "throughput"
 #define MAX_THREADS 1024

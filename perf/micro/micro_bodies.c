@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * micro_bodies.c: C bodies of the micro-benchmarks (see micro_bodies.h).
  *
@@ -25,9 +26,9 @@
 #include <x86intrin.h>
 #endif
 
-#include "sr_ring.h"
-#include "sr_sequencer.h"
-#include "sr_time.h"
+#include <seqring/sr_ring.h>
+#include <seqring/sr_sequencer.h>
+#include <seqring/sr_time.h>
 
 static char last_error[256];
 
@@ -206,7 +207,7 @@ body_rdtscp(void *ctx)
 #endif
 
 #ifdef MICRO_HAVE_LOG
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 #include "sr_log_codec_internal.h"
 
 /*

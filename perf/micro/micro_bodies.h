@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * micro_bodies.h: the C side of the micro-benchmarks.  micro_shim.cpp (the
  * only C++ in perf/) registers every case with Google Benchmark and calls its

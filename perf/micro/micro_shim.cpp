@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // micro_shim.cpp: registers the C micro-benchmark bodies (micro_bodies.c)
 // with Google Benchmark and provides main() (Debian ships no benchmark_main).
 // This is the only C++ file in perf/ and includes no ck or seqring header.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/peers/deps.sh: makes sure the Debian packages that `make bench-peers` needs are installed
 # (the peers' libraries, a JDK to compile and run the Java harnesses, spdlog's headers, gnuplot).
 # Silent when everything is present. Same rules as .ci/deps.sh: installs as root (apt-get update

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perf/peers/run_peers.sh: the `make bench-peers` driver: seqring beside its peers,
 # Log4j 2, Logback, spdlog and the LMAX Disruptor, on perf/'s workloads, in one run.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * probe.c: the quick throughput probe.  1 producer -> 1 consumer, 8-byte
  * events, 100 million events per run, busy-spin, median of 5 runs,

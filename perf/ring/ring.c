@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ring.c: ring_perf, the Disruptor's classic throughput tests on the ring
  * alone (8-byte events), with Concurrency Kit's ck_ring, a mutex + condition
@@ -19,7 +20,7 @@
 #include "bench_output.h"
 #include "bench_stats.h"
 #include "bench_wait_list.h"
-#include "sr_atomic.h"
+#include <seqring/sr_atomic.h>
 #include "topo_rounds.h"
 #include "topology.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topo_rounds.c: see topo_rounds.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topo_rounds.h: the rounds of topology runs behind ring_perf's and
  * wait_perf's throughput tables (perf/README.md, "How every table is

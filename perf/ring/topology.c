@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology.c: one measured run of a ring topology (see topology.h).
  *
@@ -28,12 +29,12 @@
 
 #include "baseline_queue.h"
 #include "bench_threads.h"
-#include "sr_backoff.h"
-#include "sr_disruptor.h"
-#include "sr_processor.h"
-#include "sr_ring.h"
-#include "sr_sequencer.h"
-#include "sr_time.h"
+#include <seqring/sr_backoff.h>
+#include <seqring/sr_disruptor.h>
+#include <seqring/sr_processor.h>
+#include <seqring/sr_ring.h>
+#include <seqring/sr_sequencer.h>
+#include <seqring/sr_time.h>
 
 /* ------------------------------------------------------------------ names */
 

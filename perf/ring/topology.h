@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology.h: the Disruptor's classic throughput tests on the seqring ring,
  * and the baselines run beside them (perf/baselines/baseline_queue.h:
@@ -17,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 enum topo_kind {
 	TOPO_1_1 = 0,        /* 1 producer -> 1 consumer, single publishes */

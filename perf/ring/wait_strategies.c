@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wait_strategies.c: wait_perf, what each wait strategy costs on both sides.
  *
@@ -29,11 +30,11 @@
 #include "bench_output.h"
 #include "bench_stats.h"
 #include "bench_wait_list.h"
-#include "sr_barrier.h"
-#include "sr_processor.h"
-#include "sr_ring.h"
-#include "sr_sequencer.h"
-#include "sr_time.h"
+#include <seqring/sr_barrier.h>
+#include <seqring/sr_processor.h>
+#include <seqring/sr_ring.h>
+#include <seqring/sr_sequencer.h>
+#include <seqring/sr_time.h>
 #include "topo_rounds.h"
 #include "topology.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wakeups.c (wakeup_perf): what a wait strategy costs in context switches,
  * a count that load on the machine changes far less than it changes time.
@@ -21,7 +22,7 @@
 #include <sys/resource.h>
 
 #include "bench_stats.h"
-#include "sr_disruptor.h"
+#include <seqring/sr_disruptor.h>
 
 #define MAX_ROUNDS 32
 

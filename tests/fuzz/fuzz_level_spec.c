@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_level_spec.c: libFuzzer target for the SEQRING_LOG level-spec parser
  * (sr_log_set_level_spec / sr_log_level_spec in logger/sr_log.h).
@@ -15,7 +16,7 @@
 #include <string.h>
 
 #include "fuzz_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

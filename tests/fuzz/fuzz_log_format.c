@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_log_format.c: libFuzzer target for the logger's deferred-format codec
  * (logger/sr_log_codec_internal.h): the format parser, the caller-side gather / fit /
@@ -48,7 +49,7 @@
 #include <string.h>
 
 #include "fuzz_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 #include "sr_log_codec_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_pattern.c: libFuzzer target for the pattern-layout parser and
  * renderer (sr_log_pattern_check, SR_LOG_LAYOUT_PATTERN in logger/sr_log.h).
@@ -13,7 +14,7 @@
 #include <string.h>
 
 #include "fuzz_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

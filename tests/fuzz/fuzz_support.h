@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_support.h: shared by the libFuzzer targets of tests/fuzz.
  *

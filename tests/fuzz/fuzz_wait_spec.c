@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_wait_spec.c: libFuzzer target for the wait-strategy spec parser of
  * wait_strategies/sr_wait.h (sr_wait_config_parse, _validate, _format).
@@ -28,7 +29,7 @@
 #include <strings.h>
 
 #include "fuzz_support.h"
-#include "sr_wait.h"
+#include <seqring/sr_wait.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

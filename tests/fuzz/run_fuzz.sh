@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one libFuzzer target the way CTest does (tests/fuzz/CMakeLists.txt):
 #   1. replays every file in REGRESSIONS (inputs that once crashed: they must pass now);
 #   2. replays the committed CORPUS once (every seed must pass);

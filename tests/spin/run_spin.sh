@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Model-checks ring/sr_sequencer.pml (the multi-producer claim/publish/availability protocol and
 # the consumer barrier) with spin, for several small configurations, and fails on any assertion
 # violation (lost, reordered or overwritten event) or invalid end state (deadlock).

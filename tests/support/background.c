@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * background.c: a call that may block, run on a thread of its own.
  */

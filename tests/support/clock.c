@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clock.c: the clocks, sleeps and short waits of the tests (declared in
  * scenarios.h, and tl_sleep_ms in log_support.h).

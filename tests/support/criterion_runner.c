@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * criterion_runner.c: Criterion's runner process under the asan preset.
  *

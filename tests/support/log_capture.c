@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_capture.c: a callback sink that keeps every line, and can be paused
  * to hold the logger's consumer inside it (the ring then fills behind it).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_config.c: a test's logger configuration: the environment cleared, one
  * sink.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_edges.c: what the tests of a process's edges (exit, fork, signals,
  * close) share: a child process run from this very program with a bound on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_files.c: temporary paths, counting a file's lines, and stderr captured
  * into a file while a test runs code that reports there.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_open.c: opening a logger for a test, and reading its statistics and
  * description, each failing the test when the logger refuses; and a config

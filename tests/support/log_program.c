@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_program.c: what the plain test programs that run other programs
  * (rsyslogd, logrotate, script) share: a temporary directory removed at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_support.h: helpers of the logger's tests that need no Criterion, so
  * that the plain stress programs use them too (seqring_test_support).  The
@@ -9,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 /* ---------------------------------------------------------------------------------------- */
 /* A test's configuration (log_config.c)                                                    */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log_text.c: reading what a logger wrote: whole files, and lines of
  * sr_log_describe's text.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_alert.c: an alert wakes a barrier's waiter in every strategy.
  */

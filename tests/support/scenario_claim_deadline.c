@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_claim_deadline.c: claims with a deadline on a full ring.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_drain.c: drain_and_halt handles everything published before it.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_graph.c: consumer graphs, pipeline A -> B -> C and diamond
  * A -> (B, C) -> D.

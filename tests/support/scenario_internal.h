@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_internal.h: what the scenario files (scenario_*.c) share and the
  * tests do not see: the first-failure recorder, the random generator, the

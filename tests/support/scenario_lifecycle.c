@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_lifecycle.c: a processor's lifecycle under each strategy: halt
  * while it waits, and the timeouts it reports while idle.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_multi_producer.c: multi-producer exactly-once, in producer order.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_overwrite_guard.c: a producer never overwrites a slot its
  * consumer has not released.

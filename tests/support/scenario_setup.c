@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_setup.c: building what the scenarios run on (a ring, its
  * sequencer, processors, producer threads) and waiting for their consumers,

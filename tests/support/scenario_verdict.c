@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_verdict.c: how a scenario records its first failure and retries
  * a run that was only slow, and how the plain stress programs report

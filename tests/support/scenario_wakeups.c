@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_wakeups.c: no event is ever left waiting for a wake-up that never
  * comes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenarios.h: the concurrent test scenarios of seqring, shared by the
  * Criterion tests (tests/test_*.c) and the plain stress programs
@@ -26,13 +27,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sr_barrier.h"
-#include "sr_error.h"
-#include "sr_processor.h"
-#include "sr_ring.h"
-#include "sr_sequence.h"
-#include "sr_sequencer.h"
-#include "sr_wait.h"
+#include <seqring/sr_barrier.h>
+#include <seqring/sr_error.h>
+#include <seqring/sr_processor.h>
+#include <seqring/sr_ring.h>
+#include <seqring/sr_sequence.h>
+#include <seqring/sr_sequencer.h>
+#include <seqring/sr_wait.h>
 
 /* ThreadSanitizer makes atomics and locks 5-20x slower: scale counts down. */
 #if defined(__SANITIZE_THREAD__)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_support.h: helpers shared by the logger's Criterion suites
  * (tests/test_log*.c, test_api_errors.c), in the seqring_test_criterion
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
-#include "sr_log.h"
+#include <seqring/sr_log.h>
 
 /* ---------------------------------------------------------------------------------------- */
 /* A capturing callback sink that can be paused (log_capture.c)                             */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_support.h: included by the Criterion suites that check for leaks,
  * after <criterion/criterion.h>.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Bench.java: what the peer harnesses share: command-line flags in perf/'s style, the
  * statistics (median of runs, min, max), CSV files appended with a header only when new,

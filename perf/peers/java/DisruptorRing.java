@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * DisruptorRing.java: the LMAX Disruptor (3.4, Debian's libdisruptor-java) on ring_perf's
  * topologies, after the Disruptor's own OneToOneSequencedThroughputTest,

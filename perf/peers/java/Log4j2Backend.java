@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Log4j2Backend.java: Log4j 2 as a peer, three ways (perf/peers/README.md):
  *   log4j2-async     all loggers asynchronous: AsyncLoggerContextSelector, its Disruptor ring

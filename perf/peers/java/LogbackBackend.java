@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * LogbackBackend.java: Logback as a peer, two ways (perf/peers/README.md):
  *   logback-async  an AsyncAppender (ArrayBlockingQueue of queueSize events, discardingThreshold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * LogbackFileSink.java: Logback's FileAppender, unchanged, plus one public method for the
  * harness: flushNow() pushes the appender's buffer into the file under the appender's own lock

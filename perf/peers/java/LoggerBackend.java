@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * LoggerBackend.java: one peer logger, opened on one file, as the throughput and latency
  * harnesses drive it.  Implementations: Log4j2Backend (modes log4j2-async, log4j2-appender,

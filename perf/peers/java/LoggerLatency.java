@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * LoggerLatency.java: perf/latency's method (Log4j 2's response-time test, after its
  * ResponseTimeTest) for one Java peer logger per JVM; make bench-peers runs it for Log4j 2

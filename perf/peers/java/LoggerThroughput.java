@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * LoggerThroughput.java: perf/throughput's method (Log4j 2's per-thread throughput table)
  * for one Java peer logger per JVM: Log4j 2 all-async / Async Appender / sync, Logback async /

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # build.sh OUT_DIR: builds OUT_DIR/spdlog_throughput from spdlog_throughput.cpp
 # against Debian's libspdlog-dev (installed with apt-get if missing), with the
 # C helpers it shares with perf/throughput (perf/common: arguments, output,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh OUT_DIR CSV [flags...]: runs OUT_DIR/spdlog_throughput (built by build.sh
 # if missing) with --out CSV and the extra flags, e.g. --runs 1 --threads 1,2,4 --sink-dir /tmp.
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // spdlog_throughput.cpp: spdlog beside seqring's logger in perf/throughput's
 // per-thread throughput table, by the same method:
 //
@@ -58,7 +59,7 @@
 #include "bench_args.h"
 #include "bench_output.h"
 #include "bench_stats.h"
-#include "sr_time.h"
+#include <seqring/sr_time.h>
 
 namespace {
 
