@@ -11,10 +11,15 @@
 #            SNIPPET_TIMEOUT seconds (10). A block without main() must be a whole translation
 #            unit (fragments are written as functions).
 #   ```sh, ```bash   parsed with bash -n.
-#   ```cmake, other fences (```text, a bare ```)   output or configuration: not checked here
-#            (tests/install builds a CMake consumer of the installed package).
+#   ```cmake  with SNIPPET_BUILD_DIR set (a configured and built tree): a CMakeLists.txt for the
+#            file's last complete C program before it (named as its add_executable says),
+#            configured and built against an install of that tree into a scratch prefix, once
+#            with seqring::seqring and once with seqring::seqring_static, then run (exit 0).
+#            Without SNIPPET_BUILD_DIR, cmake blocks are listed as not checked.
+#   other fences (```text, a bare ```)   output and diagrams: not checked.
 # Each compile error names the Markdown file and line (the block is compiled under #line).
-# Registered with CTest as the test doc_snippets (label docs), which passes CC. Exit 0: every
+# Registered with CTest as the test doc_snippets (label docs), which passes CC, CMAKE and
+# SNIPPET_BUILD_DIR. Exit 0: every
 # block passed; 1: a block failed (each failure names FILE:LINE); 2: usage.
 set -euo pipefail
 
@@ -71,6 +76,9 @@ while IFS= read -r name; do unset_vars+=(-u "$name"); done < <(env | sed -n 's/^
 
 failures=0
 checked=0
+declare -A last_program=() last_program_at=()
+build_dir=${SNIPPET_BUILD_DIR:-}
+cmake=${CMAKE:-cmake}
 fail() { echo "$1: $2" >&2; failures=$((failures + 1)); }
 while read -r i lang file line; do
   block=$tmp/blocks/$i.$lang
@@ -81,6 +89,8 @@ while read -r i lang file line; do
       unit=$tmp/snippet_$i.c
       { printf '#line %d "%s"\n' "$line" "$file"; cat "$block"; } >"$unit"
       if grep -Eq '^[[:space:]]*int[[:space:]]+main[[:space:]]*\(' "$block"; then
+        last_program[$file]=$i
+        last_program_at[$file]=$where
         if ! "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$include_dir" -o "$tmp/snippet_$i" \
           "$unit" "$library" -pthread >"$tmp/cc.log" 2>&1; then
           fail "$where" "c block (a program) does not compile or link:"
@@ -112,10 +122,51 @@ while read -r i lang file line; do
       checked=$((checked + 1))
       if ! bash -n "$block" 2>"$tmp/sh.log"; then
         fail "$where" "$lang block does not parse (bash -n):"
-        sed "s#^$block: #$file: block line #" "$tmp/sh.log" >&2
+        # bash says "BLOCK: line N: ..."; say the Markdown file's line instead.
+        awk -v block="$block: line " -v file="$file" -v first="$line" '
+          index($0, block) == 1 { rest = substr($0, length(block) + 1); n = rest + 0
+                                  sub(/^[0-9]+/, "", rest); print file ":" first + n - 1 rest; next }
+          { print }' "$tmp/sh.log" >&2
       fi
       ;;
-    *) ;;   # output, configuration, diagrams
+    cmake)
+      # A CMake consumer of the file's last complete program before it (the hello-world), built
+      # against an install of the build tree into a scratch prefix, linking the shared library
+      # and then the static one; each must run and exit 0.
+      [ -n "$build_dir" ] || { echo "$where: cmake block not checked (no SNIPPET_BUILD_DIR)"; continue; }
+      checked=$((checked + 1))
+      program=${last_program[$file]:-}
+      source_name=$(grep -oP 'add_executable\(\s*\S+\s+\K[^)\s]+' "$block" | head -n 1 || true)
+      if [ -z "$program" ] || [ -z "$source_name" ]; then
+        fail "$where" "cmake block: no add_executable(NAME FILE) or no complete c program before it in $file"
+        continue
+      fi
+      if [ ! -d "$tmp/prefix" ] && ! "$cmake" --install "$build_dir" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1; then
+        fail "$where" "cmake block: cannot install $build_dir into a scratch prefix:"
+        cat "$tmp/install.log" >&2
+        continue
+      fi
+      for variant in seqring seqring_static; do
+        project=$tmp/cmake_${i}_$variant
+        mkdir -p "$project"
+        cp "$tmp/blocks/$program.c" "$project/$source_name"
+        sed "s/seqring::seqring\b/seqring::$variant/" "$block" >"$project/CMakeLists.txt"
+        if ! { "$cmake" -S "$project" -B "$project/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+                 -DCMAKE_C_COMPILER="$cc" && "$cmake" --build "$project/build"; } >"$tmp/cmake.log" 2>&1; then
+          fail "$where" "cmake block ($variant) does not configure or build with the program at ${last_program_at[$file]}:"
+          cat "$tmp/cmake.log" >&2
+          continue
+        fi
+        exe=$(find "$project/build" -maxdepth 1 -type f -executable | head -n 1)
+        rc=0
+        (cd "$project" && env "${unset_vars[@]}" timeout "$timeout_s" "$exe" >"$tmp/run.log" 2>&1 </dev/null) || rc=$?
+        if [ "$rc" -ne 0 ]; then
+          fail "$where" "cmake block ($variant): the program exited with status $rc; its output:"
+          cat "$tmp/run.log" >&2
+        fi
+      done
+      ;;
+    *) ;;   # output, diagrams
   esac
 done <"$index"
 
