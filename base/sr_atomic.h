@@ -32,6 +32,10 @@
 /* Cache-line size used for padding; Concurrency Kit's value when available. */
 #define SR_CACHELINE 64
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #if defined(__cplusplus) || (defined(SR_ATOMIC_C11) && \
     (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L || defined(__STDC_NO_ATOMICS__)))
 
@@ -247,5 +251,9 @@ static inline void sr_atomic_pause(void)
 { ck_pr_stall(); }
 
 #endif /* backend */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SR_ATOMIC_H */

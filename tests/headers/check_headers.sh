@@ -7,8 +7,9 @@
 # -Wall -Wextra -Wpedantic -Werror and no -D flag, in 14 modes: C99, C11 and C17 with gcc and
 # clang, C++11, C++14, C++17 and C++20 with g++ and clang++ (C++ also compiles one file that
 # includes every header). In C++ no Concurrency Kit header may be included (they are not C++).
-# A failure names the header, the compiler, the standard and the first error. clang and
-# clang++ are skipped with a message when not installed; gcc and g++ never are.
+# Every header that declares something does it inside extern "C". A failure names the header,
+# the compiler, the standard and the first error. clang and clang++ are skipped with a message
+# when not installed; gcc and g++ never are.
 # Registered with CTest as the test `headers_compile` (label headers).
 set -euo pipefail
 
@@ -27,6 +28,14 @@ for path in "$inc_dir"/seqring/*.h; do
   name=$(basename "$path" .h)
   case $name in *_internal) fail "$name.h is internal but staged in $inc_dir/seqring" ;; esac
   headers+=("$name")
+done
+# C++ links a declaration by its language: every header that declares something wraps it in
+# extern "C" (a function a C++ program sees without it would be looked up under a mangled name).
+for name in "${headers[@]}"; do
+  if grep -qE '^(SR_API|static inline|typedef|extern|enum|struct|union)\b' "$inc_dir/seqring/$name.h" &&
+    ! grep -q '^extern "C" {' "$inc_dir/seqring/$name.h"; then
+    fail "seqring/$name.h declares names outside an extern \"C\" block (#ifdef __cplusplus extern \"C\" {)"
+  fi
 done
 for required in sr_log sr_ring sr_version sr_build; do
   [ -e "$inc_dir/seqring/$required.h" ] || fail "$required.h missing from $inc_dir/seqring"
