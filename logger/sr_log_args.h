@@ -179,7 +179,7 @@ template <int kind> struct sr_log__kind_tag { char size[kind]; };
 SR_LOG__TYPES(SR_LOG__OVERLOAD_OF)
 inline sr_log_arg sr_log__arg_of(const volatile void *x) { return sr_log__arg_ptr(x); }
 sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(const volatile void *);
-inline sr_log_arg sr_log__arg_of(decltype(nullptr)) { return sr_log__arg_ptr(0); }
+inline sr_log_arg sr_log__arg_of(decltype(nullptr)) { return sr_log__arg_ptr(nullptr); }
 sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(decltype(nullptr));
 }
 
