@@ -42,7 +42,7 @@ for compiler in ${SEQRING_PROGRAM_COMPILERS:-$default_compilers}; do
   fi
   for std in $standards; do
     exe=$tmp/use_${compiler}_$std
-    if ! "$compiler" -std="$std" -O2 -g -Wall -Wextra -Wpedantic -Werror "${extra[@]}" \
+    if ! "$compiler" -std="$std" -O2 -Wall -Wextra -Wpedantic -Werror "${extra[@]}" \
       -I "$inc_dir" -o "$exe" "$source" "$library" -pthread >"$tmp/build.log" 2>&1; then
       cat "$tmp/build.log" >&2
       fail "$(basename "$source") does not build with $compiler -std=$std: $(grep -m1 -E 'error|warning' "$tmp/build.log" || head -n1 "$tmp/build.log")"
