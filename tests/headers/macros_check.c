@@ -4,7 +4,6 @@
  * as C99, C11 and C17 and, with -x c++, as C++11 to C++20, with -Wall -Wextra -Wpedantic
  * -Werror: a header that compiles can still hold a macro that does not.
  */
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +23,9 @@
 #include <seqring/sr_version.h>
 #include <seqring/sr_wait.h>
 
+#define USE_PROGRAM "macros_check.c"
+#include "use_seqring_common.h"
+
 #if SEQRING_VERSION_NUMBER < 10000 || SEQRING_VERSION_MAJOR < 1 || SEQRING_SOVERSION < 1
 #error "sr_version.h: the version macros must work in #if"
 #endif
@@ -35,10 +37,7 @@
 extern "C" {
 #endif
 
-enum macros_check_color { MACROS_CHECK_RED, MACROS_CHECK_BLUE };
-
 SR_API int64_t macros_check_constants(void);
-void macros_check_log(sr_category *cat);
 const char *macros_check_string(int which);
 
 int64_t macros_check_constants(void)
@@ -65,53 +64,18 @@ const char *macros_check_string(int which)
 	}
 }
 
-/* Each level macro, SR_LOG and SR_LOG_ENABLED, with every argument type the macros convert. */
-void macros_check_log(sr_category *cat)
+/*
+ * The log macros: use_seqring_common.h expands each level macro, SR_LOG and SR_LOG_ENABLED with
+ * every argument type the macros convert, and the ring's inline calls; compiled here in every
+ * mode (the programs that run it are built in two), never run.
+ */
+void macros_check_programs(sr_category *cat);
+void macros_check_programs(sr_category *cat)
 {
-	int i = -1;
-	unsigned u = 2;
-	long l = -3;
-	unsigned long ul = 4;
-	long long ll = -5;
-	unsigned long long ull = 6;
-	size_t z = 7;
-	ptrdiff_t pd = -8;
-	int64_t i64 = -9;
-	uint32_t u32 = 10;
-	short s = -11;
-	unsigned short us = 12;
-	signed char sc = -13;
-	unsigned char uc = 14;
-	char c = 'c';
-	bool b = true;
-	float f = 1.5f;
-	double d = 2.5;
-	long double ld = 3.5L;
-	const char *str = "str";
-	char buf[4] = "buf";
-	const unsigned char *ustr = (const unsigned char *)"ustr";
-	void *p = &i;
-	const int *ip = &i;
-	enum macros_check_color color = MACROS_CHECK_BLUE;
-
-	SR_TRACE(cat, "no argument");
-	SR_DEBUG(cat, "%d %u %ld %lu %lld %llu", i, u, l, ul, ll, ull);
-	SR_INFO(cat, "%zu %td %" PRId64 " %" PRIu32, z, pd, i64, u32);
-	SR_WARN(cat, "%hd %hu %hhd %hhu %c %d %d", s, us, sc, uc, c, b, color);
-	SR_ERROR(cat, "%f %g %Le %a", f, d, ld, d * 2);
-	SR_FATAL(cat, "%s %s %s %s", str, buf, "literal", (const char *)ustr);
-	SR_LOG(cat, SR_LOG_INFO, "%p %p %p %s", p, (const void *)ip, (void *)buf, str + 1);
-	SR_LOG(cat, SR_LOG_WARN, "%*d|%-*.*s|", 5, i, 6, 2, str);
-	SR_INFO(cat, "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d "
-	    "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d",
-	    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-	    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32);
-	if (SR_LOG_ENABLED(cat, SR_LOG_DEBUG))
-		SR_DEBUG(cat, "%d", i + 1);
-	if (i < 0)
-		SR_INFO(cat, "an if without braces: %d", i);
-	else
-		SR_INFO(cat, "and its else: %u", u);
+	sr_log *log = use_open("unused", SR_LOG_MODE_RING, SR_LOG_PRODUCER_SHARED);
+	use_check_ring(SR_PRODUCER_MULTI);
+	use_log_common(cat, 0);
+	use_close_and_check(&log, "unused", "unused");
 }
 
 #ifdef __cplusplus

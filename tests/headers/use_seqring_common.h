@@ -11,10 +11,12 @@
  *     (the macros' inline path, sr_log_fast.h) and sync mode, to a file sink with the message
  *     layout; every line read back must equal snprintf's rendering of the same call.
  * run_programs.sh builds and runs both; each exits non-zero on the first mismatch.
+ * check_headers.sh compiles this file in all 14 modes too, through macros_check.c.
  */
 #ifndef USE_SEQRING_COMMON_H
 #define USE_SEQRING_COMMON_H
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -208,6 +210,8 @@ use_log_common(sr_category *cat, int round)
 	unsigned long long ull = 12345678901234567890ULL;
 	size_t z = sizeof(use_event);
 	ptrdiff_t pd = -7;
+	int64_t i64 = INT64_MIN;
+	uint32_t u32 = UINT32_MAX;
 	short s = -12345;
 	unsigned short us = 65535;
 	signed char sc = -128;
@@ -230,6 +234,7 @@ use_log_common(sr_category *cat, int round)
 	USE_LOG(cat, "no argument, round %d", round);
 	USE_LOG(cat, "%d %u %ld %lu %lld %llu", i, u, l, ul, ll, ull);
 	USE_LOG(cat, "%zu %td %hd %hu %hhd %hhu", z, pd, s, us, sc, uc);
+	USE_LOG(cat, "%" PRId64 " %" PRIu32 " %" PRIx64, i64, u32, (uint64_t)i64);
 	USE_LOG(cat, "%c %d %d %x %o %#X", c, b, color, u, (unsigned)i, 48879u);
 	USE_LOG(cat, "%f %e %g %a %.10Lf", f, d, d * 1e10, d, ld);
 	USE_LOG(cat, "[%s] [%s] [%s] [%.3s] [%s]", str, buf, "a literal", str, (const char *)ustr);
