@@ -123,6 +123,18 @@ typedef struct sr_site {
 } sr_site;
 
 /*
+ * The macros' static initialiser of a site: the constant fields, the rest zero.  C++ before
+ * C++20 has no designated initialisers, so it lists every field in order.
+ */
+#ifdef __cplusplus
+#define SR_SITE__INIT(format_, file_, function_, line_, level_) \
+	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, {} }
+#else
+#define SR_SITE__INIT(format_, file_, function_, line_, level_) \
+	{ .format = format_, .file = file_, .function = function_, .line = line_, .level = level_ }
+#endif
+
+/*
  * Parses format into *sig.  Returns SR_FMT_OK or the error (also stored in
  * sig->error); when msg is given it receives a message naming the offending
  * conversion, e.g. "conversion '%n' is refused: it writes through a pointer".
