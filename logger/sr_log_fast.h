@@ -103,14 +103,19 @@ extern SR_API sr_atomic_i32 sr_log__callers_fence;
 SR_API void sr_log__fast_wake(void *ring);
 
 /*
- * strnlen without POSIX (this header compiles as strict ISO C): the length of
- * s, at most max.  memchr stops at the first NUL as strnlen does.
+ * The length of s, at most max: strnlen where POSIX declares it (fewer
+ * instructions than memchr in glibc), memchr in strict ISO C, which stops at
+ * the first NUL as strnlen does.
  */
 static inline uint32_t
 sr_log__fast_strlen(const char *s, size_t max)
 {
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L
+	return (uint32_t)strnlen(s, max);
+#else
 	const char *nul = (const char *)memchr(s, 0, max);
 	return (uint32_t)(nul != NULL ? (size_t)(nul - s) : max);
+#endif
 }
 
 /* The clock's raw reading, as sr_log__clock_read makes it. */
