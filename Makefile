@@ -10,6 +10,8 @@
 #                   about 20 minutes on 2 vCPUs; PEERS_ARGS=--quick for a 1-minute smoke run)
 #   make examples   release build, then run every example (EXAMPLE_ARGS=--quick for short runs)
 #   make install    release build, then install into PREFIX (default /usr/local)
+#   make docs       the API reference from the public headers (Doxygen), configured in the
+#                   release preset: build/release/docs/api/html/index.html
 #   make clean      remove build/
 
 PREFIX ?= /usr/local
@@ -24,7 +26,7 @@ CTEST ?= ctest
 # cannot be unexported, hence env -u.
 ISOLATED := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
-.PHONY: all release deps test tsan asan bench bench-peers examples install clean
+.PHONY: all release deps test tsan asan bench bench-peers examples install docs clean
 
 all: release
 
@@ -76,6 +78,12 @@ examples: release
 
 install: release
 	$(ISOLATED) $(CMAKE) --install build/release --prefix $(PREFIX)
+
+# Configures the release preset (nothing is compiled) and runs Doxygen; the target prints
+# where the HTML is.
+docs: deps
+	$(ISOLATED) $(CMAKE) --preset release
+	$(ISOLATED) $(CMAKE) --build --preset release --target docs
 
 clean:
 	rm -rf build
