@@ -2,7 +2,7 @@
 /**
  * @file sr_backoff.h
  * @ingroup base
- * @brief the spin -> yield -> sleep ladder of everything in seqring
+ * @brief The spin -> yield -> sleep ladder of everything in seqring
  * that waits by polling.
  *
  * A thread that polls for a condition (a sequence to advance, space in the

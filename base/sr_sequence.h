@@ -2,7 +2,7 @@
 /**
  * @file sr_sequence.h
  * @ingroup base
- * @brief a 64-bit sequence counter alone on its cache line.
+ * @brief A 64-bit sequence counter alone on its cache line.
  *
  * Everything in seqring waits on one of these: the producer cursor, each
  * consumer's progress, the gating sequences.  Sequences start at -1 (nothing

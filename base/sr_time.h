@@ -2,7 +2,7 @@
 /**
  * @file sr_time.h
  * @ingroup base
- * @brief the clocks seqring reads, and a short sleep.
+ * @brief The clocks seqring reads, and a short sleep.
  *
  * Two kinds of clock:
  *   - the kernel's clocks through clock_gettime, in nanoseconds: monotonic

@@ -2,7 +2,7 @@
 /**
  * @file sr_log_args.h
  * @ingroup logger
- * @brief the arguments of a log macro, typed at compile time.
+ * @brief The arguments of a log macro, typed at compile time.
  *
  * A logging macro (sr_log.h) turns each argument after the format into an
  * sr_log_arg by its C type, with C11 _Generic: integers up to 32 bits (and

@@ -2,7 +2,7 @@
 /**
  * @file sr_log_category.h
  * @ingroup logger
- * @brief category handles (dotted names with inherited levels),
+ * @brief Category handles (dotted names with inherited levels),
  * the level rules, and the level spec in SEQRING_LOG's form.  Part of the
  * logging API (sr_log.h includes it).
  */

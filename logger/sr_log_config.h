@@ -2,7 +2,7 @@
 /**
  * @file sr_log_config.h
  * @ingroup logger
- * @brief what sr_log_open takes: modes, full-queue policies,
+ * @brief What sr_log_open takes: modes, full-queue policies,
  * layouts, clocks, sinks and the sr_log_config struct, with their defaults,
  * names and parsers.  The reference for every field and SEQRING_LOG*
  * variable is docs/configuration.md.  Part of the logging API (sr_log.h

@@ -2,7 +2,7 @@
 /**
  * @file sr_log_fast.h
  * @ingroup logger
- * @brief the log call inlined at its call site (for the macros only).
+ * @brief The log call inlined at its call site (for the macros only).
  *
  * With producer per_thread each thread that logs owns a single-producer
  * ring.  The thread caches what a call needs of that ring in a thread-local

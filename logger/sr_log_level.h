@@ -2,7 +2,7 @@
 /**
  * @file sr_log_level.h
  * @ingroup logger
- * @brief the logger's severity levels, their names and their parser.
+ * @brief The logger's severity levels, their names and their parser.
  * Part of the logging API (sr_log.h includes it).
  */
 #ifndef SR_LOG_LEVEL_H

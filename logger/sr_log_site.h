@@ -2,7 +2,7 @@
 /**
  * @file sr_log_site.h
  * @ingroup logger
- * @brief the call site of a log macro and the argument signature
+ * @brief The call site of a log macro and the argument signature
  * parsed from its format.
  *
  * A log call does not format.  Its call site (sr_site, a static descriptor

@@ -2,7 +2,7 @@
 /**
  * @file sr_barrier.h
  * @ingroup ring
- * @brief what a consumer waits on (the Disruptor's SequenceBarrier).
+ * @brief What a consumer waits on (the Disruptor's SequenceBarrier).
  *
  * A barrier tracks the sequencer's cursor and, for consumers that follow
  * other consumers (pipelines, diamonds), their sequences.  sr_barrier_wait_for

@@ -2,7 +2,7 @@
 /**
  * @file sr_ring.h
  * @ingroup ring
- * @brief the ring's storage, a preallocated array of fixed-size slots.
+ * @brief The ring's storage, a preallocated array of fixed-size slots.
  *
  * slot_count is a power of two (at least 2), slot_size a multiple of 8 up to
  * 64 KiB.  The array is allocated once, cache-line aligned, touched page by

@@ -2,7 +2,7 @@
 /**
  * @file sr_sequencer.h
  * @ingroup ring
- * @brief who may write which slot, and when readers may see it.
+ * @brief Who may write which slot, and when readers may see it.
  *
  * Producers claim sequences, write the claimed slots, then publish them;
  * consumers (through sr_barrier.h) wait for published sequences and record
