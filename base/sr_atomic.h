@@ -15,9 +15,6 @@
  * exchange (full barrier), faa (fetch-and-add, full barrier), cas (full
  * barrier), fence_seq_cst (the StoreLoad fence of Dekker-style hand-offs),
  * and pause (the spin-wait hint).
- *
- * The reference shows the Concurrency Kit backend; the C11 backend declares the
- * same types and functions with the same orderings.
  */
 #ifndef SR_ATOMIC_H
 #define SR_ATOMIC_H
@@ -106,7 +103,12 @@ typedef int64_t sr_atomic_i64;
 /** @brief A 32-bit signed integer accessed only through the sr_atomic_*_i32 functions. */
 typedef int32_t sr_atomic_i32;
 
-/** @brief The backend compiled in: "ck_pr" (Concurrency Kit) or "c11" (<stdatomic.h>). */
+/**
+ * @brief The backend compiled in: "ck_pr" (Concurrency Kit) or "c11" (<stdatomic.h>).
+ *
+ * The reference shows the Concurrency Kit backend; the C11 backend declares the
+ * same types and functions with the same orderings.
+ */
 #define SR_ATOMIC_BACKEND "ck_pr"
 
 /* ck_pr works on unsigned types; int64_t and uint64_t may alias (C11 6.5p7). */

@@ -19,8 +19,9 @@
 
 #include "sr_atomic.h"
 
-/** @brief The value of a sequence before anything was published or consumed. */
 #define SR_SEQUENCE_INITIAL INT64_C(-1)
+/** @def SR_SEQUENCE_INITIAL
+ * @brief The value of a sequence before anything was published or consumed. */
 
 /** @brief A 64-bit sequence counter alone on its cache line, accessed through the sr_sequence_* functions. */
 typedef struct sr_sequence {
