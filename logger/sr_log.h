@@ -299,9 +299,10 @@ SR_API int sr_log_reopen(sr_log *log);
  * checked by the compiler against the arguments (format attribute) and stored
  * in the call site.  When the level is disabled, nothing after the level
  * check runs: arguments are not evaluated.  Logging at SR_LOG_FATAL does not
- * abort.  A message that cannot be taken (a full queue under a drop policy, a
- * closed logger, a refused format) is counted in sr_log_stats, never reported
- * to the caller.
+ * abort.  The macro has no value: a message that cannot be taken (a full queue
+ * under a drop policy, a closed logger) is counted (sr_log_stats' dropped,
+ * sr_log_dropped_after_close), and a refused format is written as an error line
+ * and counted (format_errors); the caller is not told.
  * @param cat An sr_category handle (sr_log_category); evaluated once.
  * @param lvl The level, a constant SR_LOG_TRACE .. SR_LOG_FATAL.
  * @param ... The format, a string literal, then its arguments.
@@ -409,7 +410,7 @@ SR_API int sr_log_reopen(sr_log *log);
  * site->format (passed so that the compiler checks the arguments).  Never
  * call it with a site whose format differs from the one its first call saw.
  * A message that cannot be taken is counted in sr_log_stats, as for SR_LOG.
- * @param cat The category; the message is dropped below its level.
+ * @param cat The category; a site below its level logs nothing.
  * @param site A static call site (sr_site) whose format and level are set.
  * @param format site->format.
  * @param ... The arguments.

@@ -101,7 +101,7 @@ SR_API sr_category *sr_log_category(sr_log *log, const char *name);
 /**
  * @brief The root category (name "", printed "root").
  * @param log The logger; NULL gives sr_log_category's NULL-logger handle.
- * @return The root handle (&sr_category_off after shutdown); never NULL.
+ * @return The root handle; never NULL.
  */
 SR_API sr_category *sr_log_root(sr_log *log);
 

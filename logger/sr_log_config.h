@@ -136,7 +136,7 @@ typedef enum sr_log_layout {
 	SR_LOG_LAYOUT_MESSAGE = 1,
 	/**
 	 * config.pattern, Log4j-like: "%d %-5p [%t] %c - %m%n".  Conversions:
-	 * @verbatim
+	 * @code{.unparsed}
 	 *   %d{fmt}  the timestamp, UTC; fmt is strftime-like: %Y %m %d %H %M %S
 	 *            %j %y %e %b %a %s %z (+0000) %Z (UTC) %% and %f, the
 	 *            fraction of the second: %3f ms, %6f us (%f), %9f ns, any
@@ -150,17 +150,17 @@ typedef enum sr_log_layout {
 	 * exactly one newline: a trailing %n is that newline, and a pattern
 	 * without one gets it.  A bad pattern is an error at open that names
 	 * its column (sr_log_pattern_check).
-	 * @endverbatim
+	 * @endcode
 	 */
 	SR_LOG_LAYOUT_PATTERN = 2,
 	/**
 	 * JSON Lines, one object per message, for log shippers (Vector, Fluent
 	 * Bit, Loki):
-	 * @verbatim
+	 * @code{.unparsed}
 	 *   {"ts":"2026-11-30T12:34:56.123456789Z","level":"info","category":"net.http",
 	 *    "thread":"main","tid":4242,"msg":"GET / -> 200","file":"server.c",
 	 *    "line":42,"function":"handle"}
-	 * @endverbatim
+	 * @endcode
 	 * Strings are escaped (quotes, backslashes, every control character)
 	 * and invalid UTF-8 is replaced by U+FFFD, so every line parses.  A
 	 * message too long for max_line_bytes is cut inside "msg" (ending in
@@ -631,7 +631,7 @@ typedef struct sr_log_config {
  * overrides its config field (the operator has the last word over the
  * code) unless config.ignore_environment is set:
  *
- * @verbatim
+ * @code{.unparsed}
  *   SEQRING_LOG                  levels: "warn,net.http=info" merged over
  *                                level and level_spec (the environment's
  *                                default level and directives win; the
@@ -671,7 +671,7 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_DESCRIBE         0 | 1: print sr_log_describe to stderr at open
  *   SEQRING_LOG_REOPEN_SIGNAL    SIGHUP | SIGUSR1 | SIGUSR2 | none (reopen_signal)
  *   SEQRING_LOG_COLOR            auto | always | never (color; NO_COLOR is respected by auto)
- * @endverbatim
+ * @endcode
  *
  * An invalid value, or a SEQRING_LOG_* name that is none of these (a typo
  * would otherwise be silently ignored), makes sr_log_open fail with
