@@ -79,13 +79,13 @@ typedef struct sr_handler {
 	 * (SR_EVENT_REWIND asks for a replay).
 	 */
 	int (*on_event)(void *ctx, void *slot, int64_t sequence, bool end_of_batch);
-	/** Optional hooks: on_start runs in the processor's thread before its first batch. */
+	/** Optional hooks: on_start runs at the start of each run, in the thread that runs it, before its first batch. */
 	void (*on_start)(void *ctx);
 	/** Optional: before each batch, its size and how many events were available. */
 	void (*on_batch_start)(void *ctx, int64_t batch_size, int64_t queue_depth);
 	/** Optional: the timeout wait strategy timed out; `sequence` is the last handled. */
 	void (*on_timeout)(void *ctx, int64_t sequence);
-	/** Optional: the processor is halting (its thread ends after this). */
+	/** Optional: the run is ending (halted), after its last batch; the state becomes SR_PROCESSOR_HALTED after it. */
 	void (*on_shutdown)(void *ctx);
 	/**
 	 * Exception handler.  NULL: print the error and the sequence to stderr
