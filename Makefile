@@ -9,7 +9,8 @@
 #                   spdlog and the LMAX Disruptor (installs a JDK and their Debian packages;
 #                   about 20 minutes on 2 vCPUs; PEERS_ARGS=--quick for a 1-minute smoke run)
 #   make examples   release build, then run every example (EXAMPLE_ARGS=--quick for short runs)
-#   make install    release build, then install into PREFIX (default /usr/local)
+#   make install    the library alone (preset install: no tests, examples or perf; needs only
+#                   cmake, a C compiler and libck-dev), installed into PREFIX (default /usr/local)
 #   make docs       the API reference from the public headers (Doxygen), configured in the
 #                   release preset: build/release/docs/api/html/index.html
 #   make clean      remove build/
@@ -76,8 +77,10 @@ examples: release
 	done; \
 	[ $$found = 1 ] || { echo "make examples: no examples/*.c" >&2; exit 1; }
 
-install: release
-	$(ISOLATED) $(CMAKE) --install build/release --prefix $(PREFIX)
+install:
+	@bash .ci/deps.sh --library
+	$(call preset_build,install)
+	$(ISOLATED) $(CMAKE) --install build/install --prefix $(PREFIX)
 
 # Configures the release preset (nothing is compiled) and runs Doxygen; the target prints
 # where the HTML is.

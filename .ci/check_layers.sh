@@ -46,6 +46,9 @@ for layer in "${layers[@]}"; do
   present+=("$layer")
   while IFS= read -r f; do
     name="${f##*/}"
+    # A header CMake generates from a template here (sr_version.h from sr_version.h.in) lies in
+    # this folder's layer as if it were written here.
+    [[ $name == *.h.in ]] && name="${name%.in}"
     where[$name]="${where[$name]:+${where[$name]} }$f"
   done < <(grep -E "^$layer/" <<<"$files" || true)
 done

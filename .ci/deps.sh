@@ -3,6 +3,8 @@
 # Makes sure the Debian packages the build needs are installed; the first step of every Makefile
 # target. Silent when everything is present, so that it costs nothing on a configured machine.
 # SEQRING_SKIP_DEPS=1 skips the check (for machines without dpkg or with their own toolchain).
+# --library checks only what building and installing the library needs (make install): cmake,
+# make, a C compiler, pkg-config and Concurrency Kit's headers.
 set -euo pipefail
 
 [ "${SEQRING_SKIP_DEPS:-0}" = 1 ] && exit 0
@@ -15,6 +17,12 @@ set -euo pipefail
 # the CTest test api_docs, skipped without it).
 packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin cppcheck clang-tidy
           clang libclang-rt-dev libffi-dev rsyslog logrotate doxygen)
+if [ "${1:-}" = --library ]; then
+  packages=(cmake make gcc pkg-config libck-dev)
+elif [ $# -gt 0 ]; then
+  echo "deps: unknown argument '$1': expected --library or nothing" >&2
+  exit 2
+fi
 
 if ! command -v dpkg >/dev/null 2>&1; then
   echo "deps: dpkg not found, cannot check for: ${packages[*]}" >&2

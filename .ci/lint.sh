@@ -7,7 +7,18 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 sources=(base/*.c ring/*.c wait_strategies/*.c logger/*.c)
 defines=(-D_GNU_SOURCE -D__x86_64__)
-includes=(-Ibase -Iring -Iwait_strategies -Ilogger)
+# The headers CMake generates (sr_version.h, sr_build.h), made here from their templates with the
+# project's version, so that lint needs no build directory.
+generated=$(mktemp -d)
+trap 'rm -rf "$generated"' EXIT
+version=$(sed -n 's/^project(seqring VERSION \([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p' CMakeLists.txt)
+IFS=. read -r major minor patch <<<"$version"
+[ -n "$patch" ] || { echo "lint: no 'project(seqring VERSION X.Y.Z' in CMakeLists.txt" >&2; exit 2; }
+sed -e "s/@PROJECT_VERSION_MAJOR@/$major/g" -e "s/@PROJECT_VERSION_MINOR@/$minor/g" \
+    -e "s/@PROJECT_VERSION_PATCH@/$patch/g" -e "s/@PROJECT_VERSION@/$version/g" \
+    base/sr_version.h.in >"$generated/sr_version.h"
+sed -e 's/@SEQRING_BUILT_WITH_C11_ATOMICS@/0/g' base/sr_build.h.in >"$generated/sr_build.h"
+includes=(-Ibase -Iring -Iwait_strategies -Ilogger "-I$generated")
 
 echo "lint: cppcheck (warning, portability, performance) on ${#sources[@]} files"
 # ctuuninitvar: cppcheck's cross-file analysis takes `&g` of an uninitialised struct passed to

@@ -14,7 +14,8 @@
  * Operations:  load_relaxed, load_acquire, store_relaxed, store_release,
  * exchange (full barrier), faa (fetch-and-add, full barrier), cas (full
  * barrier), fence_seq_cst (the StoreLoad fence of Dekker-style hand-offs),
- * and pause (the spin-wait hint).
+ * fence_signal (orders this thread's accesses for the compiler only, as
+ * against a signal handler on the same thread), and pause (the spin-wait hint).
  */
 #ifndef SR_ATOMIC_H
 #define SR_ATOMIC_H
@@ -33,7 +34,85 @@
 /** @brief Cache-line size used for padding; Concurrency Kit's value when available. */
 #define SR_CACHELINE 64
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__cplusplus) || (defined(SR_ATOMIC_C11) && \
+    (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L || defined(__STDC_NO_ATOMICS__)))
+
+/*
+ * GCC's and clang's __atomic builtins, with the C11 backend's orderings: for
+ * C++ (no <stdatomic.h> before C++23, and Concurrency Kit's headers are not
+ * C++) and for C before C11 when the C11 backend is asked for.  The types are
+ * plain integers and pointers, laid out as the other backends' (an _Atomic
+ * 64-bit integer is aligned to its size), so that these calls and the
+ * library's act on the same words.  ThreadSanitizer instruments the builtins.
+ */
 #if defined(SR_ATOMIC_C11)
+typedef int64_t sr_atomic_i64 __attribute__((aligned(8)));
+#else
+typedef int64_t sr_atomic_i64;
+#endif
+typedef int32_t sr_atomic_i32;
+typedef void *sr_atomic_ptr;
+
+#define SR_ATOMIC_BACKEND "builtins"
+
+static inline int64_t sr_atomic_load_relaxed_i64(const sr_atomic_i64 *p)
+{ return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline int64_t sr_atomic_load_acquire_i64(const sr_atomic_i64 *p)
+{ return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void sr_atomic_store_relaxed_i64(sr_atomic_i64 *p, int64_t v)
+{ __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline void sr_atomic_store_release_i64(sr_atomic_i64 *p, int64_t v)
+{ __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline int64_t sr_atomic_faa_i64(sr_atomic_i64 *p, int64_t delta)
+{ return __atomic_fetch_add(p, delta, __ATOMIC_SEQ_CST); }
+static inline bool sr_atomic_cas_i64(sr_atomic_i64 *p, int64_t expected, int64_t desired)
+{ return __atomic_compare_exchange_n(p, &expected, desired, false,
+      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED); }
+
+static inline int32_t sr_atomic_load_relaxed_i32(const sr_atomic_i32 *p)
+{ return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline int32_t sr_atomic_load_acquire_i32(const sr_atomic_i32 *p)
+{ return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void sr_atomic_store_relaxed_i32(sr_atomic_i32 *p, int32_t v)
+{ __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline void sr_atomic_store_release_i32(sr_atomic_i32 *p, int32_t v)
+{ __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline int32_t sr_atomic_exchange_i32(sr_atomic_i32 *p, int32_t v)
+{ return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+static inline int32_t sr_atomic_faa_i32(sr_atomic_i32 *p, int32_t delta)
+{ return __atomic_fetch_add(p, delta, __ATOMIC_SEQ_CST); }
+static inline bool sr_atomic_cas_i32(sr_atomic_i32 *p, int32_t expected, int32_t desired)
+{ return __atomic_compare_exchange_n(p, &expected, desired, false,
+      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED); }
+
+static inline void *sr_atomic_load_acquire_ptr(const sr_atomic_ptr *p)
+{ return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
+{ __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+static inline void sr_atomic_fence_seq_cst(void)
+{ __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void sr_atomic_fence_acquire(void)
+{ __atomic_thread_fence(__ATOMIC_ACQUIRE); }
+static inline void sr_atomic_fence_release(void)
+{ __atomic_thread_fence(__ATOMIC_RELEASE); }
+static inline void sr_atomic_fence_signal(void)
+{ __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+static inline void sr_atomic_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+#elif defined(SR_ATOMIC_C11)
 
 #include <stdatomic.h>
 
@@ -84,6 +163,8 @@ static inline void sr_atomic_fence_acquire(void)
 { atomic_thread_fence(memory_order_acquire); }
 static inline void sr_atomic_fence_release(void)
 { atomic_thread_fence(memory_order_release); }
+static inline void sr_atomic_fence_signal(void)
+{ atomic_signal_fence(memory_order_seq_cst); }
 
 static inline void sr_atomic_pause(void)
 {
@@ -193,11 +274,17 @@ static inline void sr_atomic_fence_acquire(void)
 /** @brief Release fence: earlier loads and stores are ordered before later stores. */
 static inline void sr_atomic_fence_release(void)
 { ck_pr_fence_release(); }
+static inline void sr_atomic_fence_signal(void)
+{ ck_pr_barrier(); }
 
 /** @brief The spin-wait hint (x86 pause): call once per turn of a busy-wait loop. */
 static inline void sr_atomic_pause(void)
 { ck_pr_stall(); }
 
 #endif /* backend */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SR_ATOMIC_H */

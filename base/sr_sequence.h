@@ -19,6 +19,10 @@
 
 #include "sr_atomic.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SR_SEQUENCE_INITIAL INT64_C(-1)
 /** @def SR_SEQUENCE_INITIAL
  * @brief The value of a sequence before anything was published or consumed. */
@@ -125,5 +129,9 @@ sr_sequence_add(sr_sequence *s, int64_t delta)
 {
 	return sr_atomic_faa_i64(&s->value, delta) + delta;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SR_SEQUENCE_H */

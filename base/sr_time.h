@@ -49,6 +49,9 @@ extern "C" {
 
 /* ---- conversions ---- */
 
+/* Where <time.h> declares struct timespec: C11 (TIME_UTC) or POSIX (its clocks), not ISO C99. */
+#if defined(TIME_UTC) || defined(CLOCK_REALTIME)
+
 /**
  * @brief A timespec as nanoseconds.
  * @param ts The time; not NULL.
@@ -73,6 +76,8 @@ sr_timespec_from_ns(int64_t ns)
 	ts.tv_nsec = (long)(ns % SR_NS_PER_S);
 	return ts;
 }
+
+#endif /* struct timespec */
 
 /* ---- kernel clocks ---- */
 

@@ -9,7 +9,19 @@
  *
  * Proves: nothing is lost or reordered, and the consumer receives events in
  * batches (fewer batches than events) when it falls behind.
- * Run: one_to_one [--quick] [events] [wait-strategy]
+ *
+ * The prediction: an event costs at most one cache-line transfer between the
+ * two threads (T, measured at the start): the producer moves on while the
+ * ring has room, and the consumer takes every event published since its last
+ * look as one batch, so the lines holding the cursor and the consumer's
+ * sequence cross between the cores once per batch, not once per event.
+ * --ring-slots 2 leaves no room to move on: the producer waits for the
+ * consumer on nearly every event, each one a round trip of those lines
+ * (at least 2 T), and the verdict says so.
+ *
+ * Flips the verdict: --ring-slots 2
+ *
+ * Run: one_to_one [--quick] [--ring-slots SLOTS] [events] [wait-strategy]
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +29,9 @@
 #include <string.h>
 
 #include <seqring/sr_disruptor.h>
+
+#include "ex_machine.h"
+#include "ex_verdict.h"
 
 struct tally {
 	int64_t expected; /* the next value the consumer should see */
@@ -46,32 +61,57 @@ write_value(void *ctx, void *slot, int64_t sequence, int64_t index)
 	return 0;
 }
 
-#define USAGE "usage: one_to_one [--quick] [EVENTS (at least 1)] [WAIT_STRATEGY (default yield)]\n"
+#define USAGE "usage: one_to_one [--quick] [--ring-slots SLOTS (a power of two, 2 to 1048576; default 1024)] " \
+	"[EVENTS (at least 1)] [WAIT_STRATEGY (default yield)]\n"
 
 int
 main(int argc, char **argv)
 {
 	int64_t events = 10 * 1000 * 1000;
+	int64_t ring_slots = 1024;
 	const char *wait = "yield";
-	char *end = "";
 	for (int i = 1; i < argc; i++) /* --help anywhere wins over the other arguments */
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return printf(USAGE), 0;
-	int arg = 1;
-	if (arg < argc && strcmp(argv[arg], "--quick") == 0)
-		events = 100000, arg++;
-	if (arg < argc)
-		events = strtoll(argv[arg++], &end, 10);
-	if (arg < argc)
-		wait = argv[arg++];
+	int arg = 1, positional = 0;
+	for (; arg < argc; arg++) {
+		char *end = "";
+		if (strcmp(argv[arg], "--quick") == 0) {
+			events = 100000;
+		} else if (strcmp(argv[arg], "--ring-slots") == 0) {
+			ring_slots = arg + 1 < argc ? strtoll(argv[++arg], &end, 10) : 0;
+			if (*end != '\0' || ring_slots < 2 || ring_slots > 1048576 || (ring_slots & (ring_slots - 1)) != 0) {
+				fprintf(stderr, "one_to_one: --ring-slots '%s': expected a power of two from 2 to 1048576\n" USAGE,
+				    arg < argc ? argv[arg] : "");
+				return 2;
+			}
+		} else if (positional == 0) {
+			events = strtoll(argv[arg], &end, 10);
+			if (events < 1 || *end != '\0') {
+				fprintf(stderr, "one_to_one: EVENTS '%s': expected a number, at least 1\n" USAGE, argv[arg]);
+				return 2;
+			}
+			positional++;
+		} else if (positional == 1) {
+			wait = argv[arg];
+			positional++;
+		} else {
+			fprintf(stderr, "one_to_one: unexpected argument '%s'\n" USAGE, argv[arg]);
+			return 2;
+		}
+	}
 	sr_error err;
 	sr_disruptor_config dc;
-	sr_disruptor_config_default(&dc, 1024, 8, SR_PRODUCER_SINGLE);
-	if (events < 1 || *end != '\0' || sr_wait_config_parse(wait, &dc.wait, &err) != SR_OK) {
-		fprintf(stderr, "one_to_one: %s\n" USAGE, events < 1 || *end != '\0' ?
-		    "EVENTS must be a number, at least 1" : err.message);
+	sr_disruptor_config_default(&dc, ring_slots, 8, SR_PRODUCER_SINGLE);
+	if (sr_wait_config_parse(wait, &dc.wait, &err) != SR_OK) {
+		fprintf(stderr, "one_to_one: %s\n" USAGE, err.message);
 		return 2;
 	}
+	ex_machine m;
+	ex_machine_measure(&m);
+	ex_predict("ns per event, at most", m.transfer_ns, "ns",
+	    "T = %.0f ns, one cache-line transfer between the two threads: a batch per transfer, "
+	    "at least one event per batch, with %" PRId64 " slots of room", m.transfer_ns, ring_slots);
 	struct tally tally = { 0, 0, 0 };
 	sr_disruptor *d = sr_disruptor_create(&dc, &err);
 	sr_group g = sr_disruptor_handle_events_with(d,
@@ -81,21 +121,31 @@ main(int argc, char **argv)
 		return 1;
 	}
 
+	ex_watch w;
+	ex_watch_start(&w);
 	int64_t start = sr_monotonic_ns();
 	for (int64_t i = 0; i < events; i++)
 		sr_disruptor_publish_event(d, write_value, &i);
 	sr_disruptor_shutdown(d, INT64_MAX, NULL, &err); /* everything handled, then halted */
-	double seconds = (double)(sr_monotonic_ns() - start) / 1e9;
+	double ns = (double)(sr_monotonic_ns() - start);
+	double ns_per_event = ns / (double)events;
 
-	printf("| events | seen | out of order | batches | events/batch | Mevents/s |\n");
-	printf("|---:|---:|---:|---:|---:|---:|\n");
-	printf("| %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64 " | %.1f | %.1f |\n",
-	    events, tally.expected, tally.errors, tally.batches,
-	    (double)tally.expected / (double)(tally.batches ? tally.batches : 1),
-	    (double)events / seconds / 1e6);
+	double per_batch = (double)tally.expected / (double)(tally.batches ? tally.batches : 1);
+	printf("| events | seen | out of order | batches | events/batch | Mevents/s | ns/event |\n");
+	printf("|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("| %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64 " | %.1f | %.1f | %.1f |\n\n",
+	    events, tally.expected, tally.errors, tally.batches, per_batch, (double)events / ns * 1e3,
+	    ns_per_event);
 	int ok = tally.expected == events && tally.errors == 0;
-	printf("%s: every event arrived exactly once, in order, in %" PRId64 " batches (%s wait).\n",
+	printf("%s: every event arrived exactly once, in order, in %" PRId64 " batches (%s wait).\n\n",
 	    ok ? "PASS" : "FAIL", tally.batches, wait);
+	char reason[160] = "";
+	if (per_batch < 2)
+		snprintf(reason, sizeof reason, "the consumer took %.1f events per batch (%" PRId64 " slots): "
+		    "the lines crossed between the cores for nearly every event", per_batch, ring_slots);
+	ex_claim c = { .what = "ns per event, at most", .predicted = m.transfer_ns, .measured = ns_per_event,
+		.tolerance = 1, .at_most = true, .threads = 2, .own_reason = reason[0] ? reason : NULL };
+	ex_verdict(&m, &w, &c);
 	sr_disruptor_destroy(d);
 	return ok ? 0 : 1;
 }

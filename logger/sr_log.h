@@ -310,9 +310,8 @@ SR_API int sr_log_reopen(sr_log *log);
 #define SR_LOG(cat, lvl, ...) do { \
 	sr_category *const sr_log__cat = (cat); \
 	if (SR_LOG_ENABLED(sr_log__cat, lvl)) { \
-		static sr_site sr_log__site = { \
-			.format = SR_LOG__FIRST(__VA_ARGS__), .file = __FILE__, \
-			.function = __func__, .line = __LINE__, .level = (lvl) }; \
+		static sr_site sr_log__site = SR_SITE__INIT(SR_LOG__FIRST(__VA_ARGS__), __FILE__, \
+		    __func__, __LINE__, (lvl)); \
 		static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__KIND_ITEM, __VA_ARGS__) }; \
 		(void)sizeof(sr_log__format_check(__VA_ARGS__)); \
 		sr_log_arg sr_log__args[SR_LOG__NARGS(__VA_ARGS__) + 1]; \

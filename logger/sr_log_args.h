@@ -135,7 +135,7 @@ sr_log__arg_ptr(const volatile void *x)
  * a pointer (sr_log__arg_ptr, SR_FMT_ARG_PTR).
  */
 #define SR_LOG__TYPES(M) \
-	M(_Bool, sr_log__arg_int, SR_FMT_ARG_INT) M(char, sr_log__arg_int, SR_FMT_ARG_INT) \
+	M(SR_LOG__BOOL, sr_log__arg_int, SR_FMT_ARG_INT) M(char, sr_log__arg_int, SR_FMT_ARG_INT) \
 	M(signed char, sr_log__arg_int, SR_FMT_ARG_INT) M(unsigned char, sr_log__arg_int, SR_FMT_ARG_INT) \
 	M(short, sr_log__arg_int, SR_FMT_ARG_INT) M(unsigned short, sr_log__arg_int, SR_FMT_ARG_INT) \
 	M(int, sr_log__arg_int, SR_FMT_ARG_INT) M(unsigned, sr_log__arg_uint, SR_FMT_ARG_INT) \
@@ -149,13 +149,50 @@ sr_log__arg_ptr(const volatile void *x)
 	M(const signed char *, sr_log__arg_str, SR_FMT_ARG_STR) \
 	M(unsigned char *, sr_log__arg_str, SR_FMT_ARG_STR) \
 	M(const unsigned char *, sr_log__arg_str, SR_FMT_ARG_STR)
+
+#ifndef __cplusplus
+
+#define SR_LOG__BOOL _Bool
 #define SR_LOG__CONVERTER_OF(type, converter, kind) type: converter,
 #define SR_LOG__KIND_OF(type, converter, kind) type: kind,
+/* _Generic is C11; GCC and clang accept it before C11 as an extension. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define SR_LOG__GENERIC _Generic
+#else
+#define SR_LOG__GENERIC __extension__ _Generic
+#endif
 
 /* An argument as an sr_log_arg, by its type (evaluated once). */
-#define SR_LOG__ARG(x) _Generic((x), SR_LOG__TYPES(SR_LOG__CONVERTER_OF) default: sr_log__arg_ptr)(x)
+#define SR_LOG__ARG(x) SR_LOG__GENERIC((x), SR_LOG__TYPES(SR_LOG__CONVERTER_OF) default: sr_log__arg_ptr)(x)
 /* The kind of an argument, by its type: a constant; x is not evaluated. */
-#define SR_LOG__KIND(x) _Generic((x), SR_LOG__TYPES(SR_LOG__KIND_OF) default: SR_FMT_ARG_PTR)
+#define SR_LOG__KIND(x) SR_LOG__GENERIC((x), SR_LOG__TYPES(SR_LOG__KIND_OF) default: SR_FMT_ARG_PTR)
+
+#else /* __cplusplus */
+
+/*
+ * C++ has no _Generic: overload resolution picks the same row of the table.  Every type of
+ * the table is an exact match, so an argument of one of them takes its row; an enum takes
+ * its promoted type's, an array or any other object pointer decays to the pointer row.
+ * The kind is the size of the overload's tag, so SR_LOG__KIND is a constant and x is not
+ * evaluated (sizeof), as with _Generic.
+ */
+#define SR_LOG__BOOL bool
+extern "C++" {
+template <int kind> struct sr_log__kind_tag { char size[kind]; };
+#define SR_LOG__OVERLOAD_OF(type, converter, kind) \
+	inline sr_log_arg sr_log__arg_of(type x) { return converter(x); } \
+	sr_log__kind_tag<kind> sr_log__kind_of(type);
+SR_LOG__TYPES(SR_LOG__OVERLOAD_OF)
+inline sr_log_arg sr_log__arg_of(const volatile void *x) { return sr_log__arg_ptr(x); }
+sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(const volatile void *);
+inline sr_log_arg sr_log__arg_of(decltype(nullptr)) { return sr_log__arg_ptr(nullptr); }
+sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(decltype(nullptr));
+}
+
+#define SR_LOG__ARG(x) sr_log__arg_of(x)
+#define SR_LOG__KIND(x) ((unsigned char)sizeof(sr_log__kind_of(x)))
+
+#endif /* __cplusplus */
 
 /* The number of arguments after the format (0 to 32), by counting __VA_ARGS__. */
 #define SR_LOG__NARGS(...) SR_LOG__NARGS_(__VA_ARGS__, 32,31,30,29,28,27,26,25,24,23,22,21,20,19,18,17,16,15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0, 0)

@@ -89,8 +89,12 @@ typedef struct sr_log__fast {
 	sr_log__fast_ring r;
 } sr_log__fast;
 
-#ifdef __cplusplus
-extern SR_API thread_local sr_log__fast sr_log__my_fast;
+/*
+ * C11's _Thread_local; GNU's __thread before C11, and in C++, where thread_local would make
+ * every access check for a dynamic initialiser (the same TLS variable either way).
+ */
+#if defined(__cplusplus) || !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
+extern SR_API __thread sr_log__fast sr_log__my_fast;
 #else
 extern SR_API _Thread_local sr_log__fast sr_log__my_fast;
 #endif
@@ -146,16 +150,15 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 	 * the StoreLoad with the level's load below is the closer's membarrier,
 	 * or the fence where it is unavailable.
 	 */
-	int32_t calls = sr_atomic_load_relaxed_i32(&fc->calls);
+	int32_t calls;  /* not initialised here: C++ forbids jumping past an initialisation */
+	calls = sr_atomic_load_relaxed_i32(&fc->calls);
 	if (__builtin_expect(calls & 1, 0))
 		goto general;
 	sr_atomic_store_release_ptr(&fc->call_cat, cat);
 	sr_atomic_store_release_i32(&fc->calls, calls + 1);
 	if (__builtin_expect(sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0, 0))
 		sr_atomic_fence_seq_cst(); /* pairs with the closer's fence in sr_log__calls_quiesce */
-#if defined(SR_ATOMIC_C11)
-	atomic_signal_fence(memory_order_seq_cst);  /* the store stays before the level's load */
-#endif
+	sr_atomic_fence_signal();  /* the store stays before the level's load */
 	/* The level again: a shutdown or close may have begun after the macro's check. */
 	if (__builtin_expect(site->level < sr_atomic_load_relaxed_i32(&cat->level), 0))
 		goto leave_general;

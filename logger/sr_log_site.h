@@ -143,6 +143,18 @@ typedef struct sr_site {
 	sr_fmt_sig sig;
 } sr_site;
 
+/*
+ * The macros' static initialiser of a site: the constant fields, the rest zero.  C++ before
+ * C++20 has no designated initialisers, so it lists every field in order.
+ */
+#ifdef __cplusplus
+#define SR_SITE__INIT(format_, file_, function_, line_, level_) \
+	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, {} }
+#else
+#define SR_SITE__INIT(format_, file_, function_, line_, level_) \
+	{ .format = format_, .file = file_, .function = function_, .line = line_, .level = level_ }
+#endif
+
 /**
  * @brief Parses format into *sig.
  * @param format The printf-style format; NULL is refused (SR_FMT_E_UNSUPPORTED).

@@ -190,7 +190,7 @@ sr_sequencer_min_gating(const sr_sequencer *s, int64_t fallback)
 	int32_t n = sr_atomic_load_acquire_i32(&s->gating_count);
 	int64_t lowest = fallback;
 	for (int32_t i = 0; i < n; i++) {
-		const sr_sequence *g = sr_atomic_load_acquire_ptr(&s->gating[i]);
+		const sr_sequence *g = (const sr_sequence *)sr_atomic_load_acquire_ptr(&s->gating[i]);
 		/*
 		 * Acquire pairs with each consumer's store-release of its
 		 * sequence: the consumer's reads of a slot happen before our

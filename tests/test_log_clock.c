@@ -112,7 +112,7 @@ Test(log_clock, coarse_is_behind_by_at_most_a_tick)
 	/*
 	 * One tick behind, and more when the tick that updates it comes late
 	 * (a tickless kernel waking from idle): 6.9 ms seen with a 4 ms tick on
-	 * this VM.  Three ticks bound it here; the README gives the figures.
+	 * this VM.  Three ticks bound it here; docs/logger.md (Clocks) gives the figures.
 	 */
 	run r = { SR_LOG_CLOCK_COARSE, SR_LOG_MODE_RING, 2000, 20, 3 * tick + 1000000, 0 };
 	check_clock(&r);
