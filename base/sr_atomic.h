@@ -274,6 +274,10 @@ static inline void sr_atomic_fence_acquire(void)
 /** @brief Release fence: earlier loads and stores are ordered before later stores. */
 static inline void sr_atomic_fence_release(void)
 { ck_pr_fence_release(); }
+/**
+ * @brief Signal fence: orders this thread's accesses for the compiler only, as against a
+ * signal handler on the same thread.
+ */
 static inline void sr_atomic_fence_signal(void)
 { ck_pr_barrier(); }
 
