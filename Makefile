@@ -11,6 +11,8 @@
 #   make examples   release build, then run every example (EXAMPLE_ARGS=--quick for short runs)
 #   make install    the library alone (preset install: no tests, examples or perf; needs only
 #                   cmake, a C compiler and libck-dev), installed into PREFIX (default /usr/local)
+#   make docs       the API reference from the public headers (Doxygen), configured in the
+#                   release preset: build/release/docs/api/html/index.html
 #   make clean      remove build/
 
 PREFIX ?= /usr/local
@@ -25,7 +27,7 @@ CTEST ?= ctest
 # cannot be unexported, hence env -u.
 ISOLATED := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
-.PHONY: all release deps test tsan asan bench bench-peers examples install clean
+.PHONY: all release deps test tsan asan bench bench-peers examples install docs clean
 
 all: release
 
@@ -79,6 +81,12 @@ install:
 	@bash .ci/deps.sh --library
 	$(call preset_build,install)
 	$(ISOLATED) $(CMAKE) --install build/install --prefix $(PREFIX)
+
+# Configures the release preset (nothing is compiled) and runs Doxygen; the target prints
+# where the HTML is.
+docs: deps
+	$(ISOLATED) $(CMAKE) --preset release
+	$(ISOLATED) $(CMAKE) --build --preset release --target docs
 
 clean:
 	rm -rf build

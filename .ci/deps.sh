@@ -13,9 +13,10 @@ set -euo pipefail
 # tests/fuzz (skipped by CMake when missing, so a machine without them still builds).
 # rsyslog: tests/stress_log_syslog.c runs its own rsyslogd (never the system's) as the syslog
 # sink's collector; logrotate: tests/stress_log_reopen.c rotates the logger's files with it (both
-# tests are skipped when their program is missing).
+# tests are skipped when their program is missing). doxygen: the API reference (make docs, and
+# the CTest test api_docs, skipped without it).
 packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin cppcheck clang-tidy
-          clang libclang-rt-dev libffi-dev rsyslog logrotate)
+          clang libclang-rt-dev libffi-dev rsyslog logrotate doxygen)
 if [ "${1:-}" = --library ]; then
   packages=(cmake make gcc pkg-config libck-dev)
 elif [ $# -gt 0 ]; then

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_atomic.h: the one place seqring's atomics live (ARCHITECTURE.md, decision 2).
+/**
+ * @file sr_atomic.h
+ * @ingroup base
+ * @brief The one place seqring's atomics live (ARCHITECTURE.md, decision 2).
  *
  * Two backends express the same orderings:
  *   - Concurrency Kit's ck_pr (default): inline assembly, tuned per CPU.  On
@@ -29,7 +31,7 @@
 #define SR_ATOMIC_C11 1
 #endif
 
-/* Cache-line size used for padding; Concurrency Kit's value when available. */
+/** @brief Cache-line size used for padding; Concurrency Kit's value when available. */
 #define SR_CACHELINE 64
 
 #ifdef __cplusplus
@@ -177,48 +179,74 @@ static inline void sr_atomic_pause(void)
 
 #include <ck_pr.h>
 
+/** @brief A 64-bit signed integer accessed only through the sr_atomic_*_i64 functions. */
 typedef int64_t sr_atomic_i64;
+/** @brief A 32-bit signed integer accessed only through the sr_atomic_*_i32 functions. */
 typedef int32_t sr_atomic_i32;
 
+/**
+ * @brief The backend compiled in: "ck_pr" (Concurrency Kit) or "c11" (<stdatomic.h>).
+ *
+ * The reference shows the Concurrency Kit backend; the C11 backend declares the
+ * same types and functions with the same orderings.
+ */
 #define SR_ATOMIC_BACKEND "ck_pr"
 
 /* ck_pr works on unsigned types; int64_t and uint64_t may alias (C11 6.5p7). */
+/** @brief Loads *p with no ordering. @param p The variable. @return Its value. */
 static inline int64_t sr_atomic_load_relaxed_i64(const sr_atomic_i64 *p)
 { return (int64_t)ck_pr_load_64((const uint64_t *)p); }
+/** @brief Load-acquire: later loads and stores are not ordered before it. @param p The variable. @return Its value. */
 static inline int64_t sr_atomic_load_acquire_i64(const sr_atomic_i64 *p)
 { int64_t v = (int64_t)ck_pr_load_64((const uint64_t *)p); ck_pr_fence_acquire(); return v; }
+/** @brief Stores v to *p with no ordering. @param p The variable. @param v The new value. */
 static inline void sr_atomic_store_relaxed_i64(sr_atomic_i64 *p, int64_t v)
 { ck_pr_store_64((uint64_t *)p, (uint64_t)v); }
+/** @brief Store-release: earlier loads and stores are ordered before it. @param p The variable. @param v The new value. */
 static inline void sr_atomic_store_release_i64(sr_atomic_i64 *p, int64_t v)
 { ck_pr_fence_release(); ck_pr_store_64((uint64_t *)p, (uint64_t)v); }
+/** @brief Fetch-and-add with a full barrier. @param p The variable. @param delta Added to *p. @return The value before the addition. */
 static inline int64_t sr_atomic_faa_i64(sr_atomic_i64 *p, int64_t delta)
 { return (int64_t)ck_pr_faa_64((uint64_t *)p, (uint64_t)delta); }
+/** @brief Compare-and-set with a full barrier. @param p The variable. @param expected The value *p must hold. @param desired The value stored when it does. @return true when *p held expected and now holds desired, false otherwise (*p unchanged). */
 static inline bool sr_atomic_cas_i64(sr_atomic_i64 *p, int64_t expected, int64_t desired)
 { return ck_pr_cas_64((uint64_t *)p, (uint64_t)expected, (uint64_t)desired); }
 
+/** @brief Loads *p with no ordering. @param p The variable. @return Its value. */
 static inline int32_t sr_atomic_load_relaxed_i32(const sr_atomic_i32 *p)
 { return (int32_t)ck_pr_load_32((const uint32_t *)p); }
+/** @brief Load-acquire: later loads and stores are not ordered before it. @param p The variable. @return Its value. */
 static inline int32_t sr_atomic_load_acquire_i32(const sr_atomic_i32 *p)
 { int32_t v = (int32_t)ck_pr_load_32((const uint32_t *)p); ck_pr_fence_acquire(); return v; }
+/** @brief Stores v to *p with no ordering. @param p The variable. @param v The new value. */
 static inline void sr_atomic_store_relaxed_i32(sr_atomic_i32 *p, int32_t v)
 { ck_pr_store_32((uint32_t *)p, (uint32_t)v); }
+/** @brief Store-release: earlier loads and stores are ordered before it. @param p The variable. @param v The new value. */
 static inline void sr_atomic_store_release_i32(sr_atomic_i32 *p, int32_t v)
 { ck_pr_fence_release(); ck_pr_store_32((uint32_t *)p, (uint32_t)v); }
+/** @brief Exchange with a full barrier. @param p The variable. @param v The new value. @return The value before the exchange. */
 static inline int32_t sr_atomic_exchange_i32(sr_atomic_i32 *p, int32_t v)
 { return (int32_t)ck_pr_fas_32((uint32_t *)p, (uint32_t)v); }
+/** @brief Fetch-and-add with a full barrier. @param p The variable. @param delta Added to *p. @return The value before the addition. */
 static inline int32_t sr_atomic_faa_i32(sr_atomic_i32 *p, int32_t delta)
 { return (int32_t)ck_pr_faa_32((uint32_t *)p, (uint32_t)delta); }
+/** @brief Compare-and-set with a full barrier. @param p The variable. @param expected The value *p must hold. @param desired The value stored when it does. @return true when *p held expected and now holds desired, false otherwise (*p unchanged). */
 static inline bool sr_atomic_cas_i32(sr_atomic_i32 *p, int32_t expected, int32_t desired)
 { return ck_pr_cas_32((uint32_t *)p, (uint32_t)expected, (uint32_t)desired); }
 
+/** @brief A pointer accessed only through sr_atomic_load_acquire_ptr and sr_atomic_store_release_ptr. */
 typedef void *sr_atomic_ptr;
+/** @brief Load-acquire of a pointer. @param p The variable. @return Its value. */
 static inline void *sr_atomic_load_acquire_ptr(const sr_atomic_ptr *p)
 { void *v = ck_pr_load_ptr(p); ck_pr_fence_acquire(); return v; }
+/** @brief Store-release of a pointer. @param p The variable. @param v The new value. */
 static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
 { ck_pr_fence_release(); ck_pr_store_ptr(p, v); }
 
-/*
- * The StoreLoad fence.  On x86-64 any locked read-modify-write is a full
+/**
+ * @brief The StoreLoad fence (full barrier).
+ *
+ * On x86-64 any locked read-modify-write is a full
  * barrier, and a locked increment of a stack word costs a fraction of the
  * mfence of ck_pr_fence_memory (Linux's smp_mb() makes the same choice).  It
  * runs on every publish of the liteblock family, so on every log call.
@@ -233,20 +261,27 @@ static inline void sr_atomic_fence_seq_cst(void)
 #endif
 }
 
-/*
- * Acquire: earlier loads are ordered before later loads and stores.
- * Release: earlier loads and stores are ordered before later stores.  On
+/**
+ * @brief Acquire fence: earlier loads are ordered before later loads and stores.
+ *
+ * Release (sr_atomic_fence_release): earlier loads and stores are ordered before later stores.  On
  * x86-64 (TSO) both are compiler barriers only: a sequence lock's reader and
  * writer need nothing stronger (Boehm, "Can seqlocks get along with
  * programming language memory models?", 2012).
  */
 static inline void sr_atomic_fence_acquire(void)
 { ck_pr_fence_acquire(); }
+/** @brief Release fence: earlier loads and stores are ordered before later stores. */
 static inline void sr_atomic_fence_release(void)
 { ck_pr_fence_release(); }
+/**
+ * @brief Signal fence: orders this thread's accesses for the compiler only, as against a
+ * signal handler on the same thread.
+ */
 static inline void sr_atomic_fence_signal(void)
 { ck_pr_barrier(); }
 
+/** @brief The spin-wait hint (x86 pause): call once per turn of a busy-wait loop. */
 static inline void sr_atomic_pause(void)
 { ck_pr_stall(); }
 

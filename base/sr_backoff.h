@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_backoff.h: the spin -> yield -> sleep ladder of everything in seqring
+/**
+ * @file sr_backoff.h
+ * @ingroup base
+ * @brief The spin -> yield -> sleep ladder of everything in seqring
  * that waits by polling.
  *
  * A thread that polls for a condition (a sequence to advance, space in the
@@ -40,29 +42,30 @@
 extern "C" {
 #endif
 
-/* A phase length that never ends (spin or yield for ever). */
+/** @brief A phase length that never ends (spin or yield for ever). */
 #define SR_BACKOFF_FOREVER INT64_MAX
 
-/* A timed ladder reads the clock every this many steps (a power of two). */
+/** @brief A timed ladder reads the clock every this many steps (a power of two). */
 #define SR_BACKOFF_CLOCK_STEPS 64
 
+/** @brief How long each phase of a spin -> yield -> sleep ladder lasts; shared by any number of pollers. */
 typedef struct sr_backoff_ladder {
-	int64_t spin;      /* spin phase: steps (or ns when timed), or SR_BACKOFF_FOREVER */
-	int64_t yield;     /* then the yield phase: steps (or ns), or SR_BACKOFF_FOREVER */
-	int64_t sleep_ns;  /* then every step sleeps this long; 0: no sleep phase, the ladder ends */
-	bool timed;        /* spin and yield are nanoseconds since sr_backoff_start */
-	bool spin_doubles; /* counted spin step k pauses 2^k times, not once (k up to 31) */
+	int64_t spin;      /**< spin phase: steps (or ns when timed), or SR_BACKOFF_FOREVER */
+	int64_t yield;     /**< then the yield phase: steps (or ns), or SR_BACKOFF_FOREVER */
+	int64_t sleep_ns;  /**< then every step sleeps this long; 0: no sleep phase, the ladder ends */
+	bool timed;        /**< spin and yield are nanoseconds since sr_backoff_start */
+	bool spin_doubles; /**< counted spin step k pauses 2^k times, not once (k up to 31) */
 } sr_backoff_ladder;
 
-/* One poller's position on a ladder. */
+/** @brief One poller's position on a ladder (its fields belong to sr_backoff_start and sr_backoff_step). */
 typedef struct sr_backoff {
-	uint32_t step;       /* steps taken; stays put in a FOREVER phase and in the sleep phase */
-	bool past_yield;     /* timed: the yield time is over */
-	int64_t spin_until;  /* timed: CLOCK_MONOTONIC end of the spin phase */
-	int64_t yield_until; /* timed: end of the yield phase */
+	uint32_t step;       /**< steps taken; stays put in a FOREVER phase and in the sleep phase */
+	bool past_yield;     /**< timed: the yield time is over */
+	int64_t spin_until;  /**< timed: CLOCK_MONOTONIC end of the spin phase */
+	int64_t yield_until; /**< timed: end of the yield phase */
 } sr_backoff;
 
-/* The start of any counted ladder (a timed one needs sr_backoff_start). */
+/** @brief The initialiser of an sr_backoff at the start of any counted ladder (a timed one needs sr_backoff_start). */
 #define SR_BACKOFF_INIT { 0, false, 0, 0 }
 
 static inline int64_t
@@ -71,7 +74,11 @@ sr_backoff__add_sat(int64_t a, int64_t b)
 	return b > INT64_MAX - a ? INT64_MAX : a + b;
 }
 
-/* Puts b at the top of ladder; for a timed ladder, reads the clock (vDSO). */
+/**
+ * @brief Puts b at the top of ladder; for a timed ladder, reads the clock (vDSO).
+ * @param b The poller's position, overwritten.
+ * @param ladder The ladder b will climb; not NULL.
+ */
 static inline void
 sr_backoff_start(sr_backoff *b, const sr_backoff_ladder *ladder)
 {
@@ -114,10 +121,12 @@ sr_backoff__timed_step(sr_backoff *b, const sr_backoff_ladder *ladder)
 	return true;
 }
 
-/*
- * Takes the next step of ladder from b's position: pauses, yields or sleeps.
- * True, or false once a ladder without a sleep phase has run out (b stays
- * there: every further call returns false).
+/**
+ * @brief Takes the next step of ladder from b's position: pauses, yields or sleeps.
+ * @param b The poller's position (SR_BACKOFF_INIT or sr_backoff_start), advanced.
+ * @param ladder The ladder b was started on; not NULL.
+ * @return true, or false once a ladder without a sleep phase has run out (b stays
+ *         there: every further call returns false).
  */
 static inline bool
 sr_backoff_step(sr_backoff *b, const sr_backoff_ladder *ladder)
@@ -146,16 +155,24 @@ sr_backoff_step(sr_backoff *b, const sr_backoff_ladder *ladder)
 	return sr_backoff__sleep(ladder);
 }
 
-/*
+/**
+ * @brief Steps SR_BACKOFF_SPIN_STEPS of the producer's ladder for a full ring spin, with doubling pauses.
+ *
  * The producer's ladder for a full ring (sr_sequencer's claims, a
  * processor's drain): spins with a doubling number of pauses, then yields,
  * then naps, so that a blocked producer stops burning the core its consumer
  * needs.  Start at SR_BACKOFF_INIT, call sr_backoff_pause per failed look.
  */
-#define SR_BACKOFF_SPIN_STEPS 10   /* 1 + 2 + ... + 512 pauses */
+#define SR_BACKOFF_SPIN_STEPS 10   /**< 1 + 2 + ... + 512 pauses */
+/** @brief Steps the producer's ladder for a full ring yields after its spin phase. */
 #define SR_BACKOFF_YIELD_STEPS 50
+/** @brief Nanoseconds each later step of the producer's ladder for a full ring sleeps. */
 #define SR_BACKOFF_NAP_NS 20000
 
+/**
+ * @brief Takes the next step of the producer's ladder for a full ring (spin, yield, then nap).
+ * @param b The poller's position, started at SR_BACKOFF_INIT; advanced.
+ */
 static inline void
 sr_backoff_pause(sr_backoff *b)
 {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_export.h: which functions libseqring exports.
+/**
+ * @file sr_export.h
+ * @ingroup base
+ * @brief Which functions libseqring exports.
  *
  * SR_API marks a function that the shared library exports: the documented
  * API, and the out-of-line helpers (named sr_x__name) that the static inline

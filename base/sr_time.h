@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_time.h: the clocks seqring reads, and a short sleep.
+/**
+ * @file sr_time.h
+ * @ingroup base
+ * @brief The clocks seqring reads, and a short sleep.
  *
  * Two kinds of clock:
  *   - the kernel's clocks through clock_gettime, in nanoseconds: monotonic
@@ -35,9 +37,10 @@
 extern "C" {
 #endif
 
+/** @brief Nanoseconds per second. */
 #define SR_NS_PER_S INT64_C(1000000000)
 
-/* 1 when this build can read a TSC (x86), else 0 and the sr_tsc_* calls report none. */
+/** @brief 1 when this build can read a TSC (x86), else 0 and the sr_tsc_* calls report none. */
 #if defined(__x86_64__) || defined(__i386__)
 #define SR_HAVE_TSC 1
 #else
@@ -49,14 +52,22 @@ extern "C" {
 /* Where <time.h> declares struct timespec: C11 (TIME_UTC) or POSIX (its clocks), not ISO C99. */
 #if defined(TIME_UTC) || defined(CLOCK_REALTIME)
 
-/* A timespec as nanoseconds. */
+/**
+ * @brief A timespec as nanoseconds.
+ * @param ts The time; not NULL.
+ * @return tv_sec * SR_NS_PER_S + tv_nsec.
+ */
 static inline int64_t
 sr_timespec_to_ns(const struct timespec *ts)
 {
 	return (int64_t)ts->tv_sec * SR_NS_PER_S + ts->tv_nsec;
 }
 
-/* Nanoseconds (non-negative) as a timespec, e.g. an absolute deadline for a timed wait. */
+/**
+ * @brief Nanoseconds (non-negative) as a timespec, e.g. an absolute deadline for a timed wait.
+ * @param ns The time in nanoseconds, at least 0.
+ * @return The same time as seconds and nanoseconds.
+ */
 static inline struct timespec
 sr_timespec_from_ns(int64_t ns)
 {
@@ -80,11 +91,14 @@ SR_API int64_t sr_time__monotonic_ns(void);
 SR_API int64_t sr_time__realtime_ns(void);
 SR_API int64_t sr_time__realtime_coarse_ns(void);
 
-/*
- * CLOCK_MONOTONIC in nanoseconds: never steps back, slewed (not stepped) by
+/**
+ * @brief CLOCK_MONOTONIC in nanoseconds.
+ *
+ * Never steps back, slewed (not stepped) by
  * NTP, stops while the machine is suspended.  The clock of every deadline in
  * seqring (sr_sequencer_claim_until, the timeout wait strategy).  Cost:
  * vDSO.  Async-signal-safe (clock_gettime is), so a crash handler may use it.
+ * @return Nanoseconds of CLOCK_MONOTONIC.
  */
 static inline int64_t
 sr_monotonic_ns(void)
@@ -98,10 +112,13 @@ sr_monotonic_ns(void)
 #endif
 }
 
-/*
- * CLOCK_REALTIME in nanoseconds since the epoch: the wall clock, which
+/**
+ * @brief CLOCK_REALTIME in nanoseconds since the epoch.
+ *
+ * The wall clock, which
  * settimeofday or an NTP step may move either way.  Cost: vDSO.
  * Async-signal-safe.
+ * @return Nanoseconds since the epoch.
  */
 static inline int64_t
 sr_realtime_ns(void)
@@ -115,12 +132,15 @@ sr_realtime_ns(void)
 #endif
 }
 
-/*
- * CLOCK_REALTIME_COARSE in nanoseconds since the epoch: the wall clock as of
+/**
+ * @brief CLOCK_REALTIME_COARSE in nanoseconds since the epoch.
+ *
+ * The wall clock as of
  * the kernel's last timer tick (its resolution is the tick:
  * clock_getres(CLOCK_REALTIME_COARSE)).  Cheaper than sr_realtime_ns (a vDSO
  * read without the counter read).  CLOCK_REALTIME where the kernel has no
  * coarse clock.  Async-signal-safe.
+ * @return Nanoseconds since the epoch, as of the last tick.
  */
 static inline int64_t
 sr_realtime_coarse_ns(void)
@@ -138,20 +158,26 @@ sr_realtime_coarse_ns(void)
 #endif
 }
 
-/*
- * Sleeps ns nanoseconds (at least 0) with one nanosleep: the kernel rounds
+/**
+ * @brief Sleeps ns nanoseconds with one nanosleep.
+ *
+ * The kernel rounds
  * the sleep up to the thread's timer slack, and a signal handler ends it
  * early (no retry).  Cost: sleeps.  Async-signal-safe.
+ * @param ns How long to sleep, at least 0 (a negative value counts as 0).
  */
 SR_API void sr_sleep_ns(int64_t ns);
 
 /* ---- time-stamp counter ---- */
 
-/*
- * The TSC, not serialising: the CPU may execute it before earlier
+/**
+ * @brief The TSC, not serialising.
+ *
+ * The CPU may execute it before earlier
  * instructions finish or after later ones start (skew of a few nanoseconds).
  * The cheapest timestamp, for records converted later.  0 without a TSC.
  * Cost: instruction.  Async-signal-safe.
+ * @return The counter's value in ticks, or 0 without a TSC.
  */
 static inline int64_t
 sr_tsc_read(void)
@@ -163,12 +189,15 @@ sr_tsc_read(void)
 #endif
 }
 
-/*
- * The TSC fenced on both sides (lfence; rdtsc; lfence): earlier
+/**
+ * @brief The TSC fenced on both sides (lfence; rdtsc; lfence).
+ *
+ * Earlier
  * instructions have completed before the read and later ones start after
  * it, so that two reads time exactly the code between them.  For timing
  * code, not for timestamps on a hot path.  0 without a TSC.  Cost:
  * instruction (plus the wait for earlier loads).  Async-signal-safe.
+ * @return The counter's value in ticks, or 0 without a TSC.
  */
 static inline int64_t
 sr_tsc_read_fenced(void)
@@ -182,68 +211,87 @@ sr_tsc_read_fenced(void)
 #endif
 }
 
-/*
- * True when the CPU reports an invariant TSC (CPUID leaf 0x80000007, EDX
- * bit 8): it ticks at one rate whatever the frequency and idle states.
+/**
+ * @brief Whether the CPU reports an invariant TSC (CPUID leaf 0x80000007, EDX bit 8).
+ *
+ * An invariant TSC ticks at one rate whatever the frequency and idle states.
  * Linux shows the same bit as the cpuinfo flags constant_tsc and
  * nonstop_tsc.  False without a TSC.  Cost: instruction (CPUID, which a
  * hypervisor may trap: call once, not per timestamp).  Async-signal-safe.
+ * @return true for an invariant TSC; false otherwise and without a TSC.
  */
 SR_API bool sr_tsc_invariant(void);
 
-/* What the kernel thinks of the TSC as a clocksource (sr_tsc_clocksource). */
+/** @brief What the kernel thinks of the TSC as a clocksource (sr_tsc_clocksource). */
 enum sr_tsc_clocksource {
-	SR_TSC_CLOCKSOURCE_UNKNOWN = 0, /* sysfs cannot be read (not Linux, not mounted) */
-	SR_TSC_CLOCKSOURCE_UNLISTED,    /* not listed: never offered, or dropped as unreliable */
-	SR_TSC_CLOCKSOURCE_AVAILABLE,   /* listed as available; another clocksource is current */
-	SR_TSC_CLOCKSOURCE_CURRENT      /* the kernel's current clocksource */
+	SR_TSC_CLOCKSOURCE_UNKNOWN = 0, /**< sysfs cannot be read (not Linux, not mounted) */
+	SR_TSC_CLOCKSOURCE_UNLISTED,    /**< not listed: never offered, or dropped as unreliable */
+	SR_TSC_CLOCKSOURCE_AVAILABLE,   /**< listed as available; another clocksource is current */
+	SR_TSC_CLOCKSOURCE_CURRENT      /**< the kernel's current clocksource */
 };
 
-/*
- * Reads the kernel's current_clocksource and available_clocksource (sysfs,
- * clocksource0) for "tsc".  The kernel drops the TSC from the list when it
+/**
+ * @brief Reads the kernel's current_clocksource and available_clocksource (sysfs,
+ * clocksource0) for "tsc".
+ *
+ * The kernel drops the TSC from the list when it
  * finds it unreliable or unsynchronised between CPUs; some virtual machines
  * offer only their own paravirtual clock, and there the TSC of two CPUs need
  * not agree.  AVAILABLE or better means the kernel would keep time with it.
  * SR_TSC_CLOCKSOURCE_UNLISTED without a TSC.  Cost: system calls (open,
  * read, close; no stdio, no allocation).  Async-signal-safe.
+ * @return SR_TSC_CLOCKSOURCE_CURRENT, _AVAILABLE or _UNLISTED as the kernel lists
+ *         the TSC; SR_TSC_CLOCKSOURCE_UNKNOWN when sysfs cannot be read.
  */
 SR_API enum sr_tsc_clocksource sr_tsc_clocksource(void);
 
-/* One TSC reading paired with one kernel-clock reading (sr_tsc_sample_clock). */
+/** @brief One TSC reading paired with one kernel-clock reading (sr_tsc_sample_clock). */
 typedef struct sr_tsc_sample {
-	int64_t tsc;   /* the middle of the tightest bracket */
-	int64_t ns;    /* the clock's reading inside it */
-	int64_t width; /* the bracket's width in ticks: the pair's uncertainty */
+	int64_t tsc;   /**< the middle of the tightest bracket */
+	int64_t ns;    /**< the clock's reading inside it */
+	int64_t width; /**< the bracket's width in ticks: the pair's uncertainty */
 } sr_tsc_sample;
 
-/*
- * Pairs the TSC with the clock `clock_id` (a clockid_t: CLOCK_MONOTONIC,
- * CLOCK_REALTIME, ...; an int here so that the header needs no POSIX types): reads
+/**
+ * @brief Pairs the TSC with the clock `clock_id`.
+ *
+ * Reads
  * the clock between two fenced TSC reads, `tries` times, and keeps the
- * tightest bracket, the TSC taken at its middle.  SR_OK; SR_EINVAL without
- * a TSC, when tries is not 1 to 1000, when out is NULL or when clock_gettime
- * rejects `clock` (*out is then zero).  Cost: `tries` vDSO reads.
+ * tightest bracket, the TSC taken at its middle.  Cost: `tries` vDSO reads.
  * Async-signal-safe.
+ * @param clock_id A clockid_t (CLOCK_MONOTONIC, CLOCK_REALTIME, ...; an int here so that
+ *        the header needs no POSIX types).
+ * @param tries How many brackets to read, 1 to 1000.
+ * @param out The pair with the tightest bracket; not NULL.
+ * @retval SR_OK *out holds the pair.
+ * @retval SR_EINVAL Without a TSC, when tries is not 1 to 1000, when out is NULL or
+ *         when clock_gettime rejects `clock_id` (*out is then zero).
  */
 SR_API int sr_tsc_sample_clock(int clock_id, int tries, sr_tsc_sample *out);
 
-/* Valid calibration windows (sr_tsc_calibrate), also quoted by its error messages. */
+/** @brief The shortest calibration window of sr_tsc_calibrate, also quoted by its error messages. */
 #define SR_TSC_CALIBRATE_MIN_NS INT64_C(1000)
+/** @brief The longest calibration window of sr_tsc_calibrate, also quoted by its error messages. */
 #define SR_TSC_CALIBRATE_MAX_NS (INT64_C(60) * SR_NS_PER_S)
 
-/*
- * Measures the TSC's rate, in ticks per nanosecond, against CLOCK_MONOTONIC
+/**
+ * @brief Measures the TSC's rate, in ticks per nanosecond, against CLOCK_MONOTONIC.
+ *
+ * Measures
  * over at least window_ns: a sample (sr_tsc_sample_clock, 5 tries) at each
  * end, sleeping between them.  Longer windows give more digits: the error
  * is about the two brackets' width over the window.  The rate is checked to
- * lie between 0.01 and 100 ticks per ns (10 MHz to 100 GHz).
- * SR_OK and *ticks_per_ns; SR_EINVAL without a TSC, for a window outside
- * SR_TSC_CALIBRATE_MIN_NS .. SR_TSC_CALIBRATE_MAX_NS or a NULL result
- * pointer; SR_ESYS when the counter or the clock did not advance or the
- * rate is out of range (the message has the figures).  It does not check
+ * lie between 0.01 and 100 ticks per ns (10 MHz to 100 GHz).  It does not check
  * sr_tsc_invariant: the caller decides whether a TSC is good enough.
  * Cost: sleeps (window_ns).
+ * @param window_ns The window, SR_TSC_CALIBRATE_MIN_NS .. SR_TSC_CALIBRATE_MAX_NS.
+ * @param ticks_per_ns Receives the rate; not NULL.
+ * @param err Receives the code and message on failure; may be NULL.
+ * @retval SR_OK *ticks_per_ns holds the rate.
+ * @retval SR_EINVAL Without a TSC, for a window outside
+ *         SR_TSC_CALIBRATE_MIN_NS .. SR_TSC_CALIBRATE_MAX_NS or a NULL result pointer.
+ * @retval SR_ESYS clock_gettime(CLOCK_MONOTONIC) failed, the counter or the clock did not advance, or the
+ *         rate is out of range (the message has the figures).
  */
 SR_API int sr_tsc_calibrate(int64_t window_ns, double *ticks_per_ns, sr_error *err);
 

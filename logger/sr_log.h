@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_log.h: seqring's asynchronous logger, on the Disruptor ring: the
- * lifecycle, the logging macros and the statistics.  It includes the rest of
+/**
+ * @file sr_log.h
+ * @ingroup logger
+ * @brief seqring's asynchronous logger, on the Disruptor ring: the
+ * lifecycle, the logging macros and the statistics.
+ *
+ * It includes the rest of
  * the logging API: sr_log_level.h (levels), sr_log_config.h (what sr_log_open
  * takes), sr_log_category.h (categories and level rules) and sr_log_site.h
  * (the call-site type the macros make).
@@ -10,7 +14,9 @@
  * enabled, for copying its arguments in binary into ring slots; a consumer
  * thread formats and writes.  In detail:
  *
+ * @code
  *   SR_INFO(net, "GET %s -> %d in %.1f ms", path, status, ms);
+ * @endcode
  *
  *   1. one relaxed load of the category's effective level and one compare;
  *      a disabled level ends here: no call, no argument evaluated;
@@ -29,6 +35,7 @@
  *
  * Quick start:
  *
+ * @code
  *   sr_log_config c;
  *   sr_log_config_default(&c);                       // ring, 262,144 x 128 B, info
  *   sr_sink_config sinks[] = { sr_sink_file("/var/log/app.log"), sr_sink_fd(2) };
@@ -41,6 +48,7 @@
  *   SR_INFO(net, "GET %s -> %d", path, status);
  *   sr_log_set_level(log, "net", SR_LOG_DEBUG, &err);  // at run time, any thread
  *   sr_log_close(&log);                              // writes everything, frees, log = NULL
+ * @endcode
  *
  * Operations: levels, sinks, layouts and the rest can be set from the
  * environment (SEQRING_LOG="warn,net.http=info" and the SEQRING_LOG_*
@@ -80,20 +88,29 @@ extern "C" {
 /* Lifecycle                                                                                */
 
 
-/*
- * Opens a logger: validates every field of *config (NULL: all defaults),
- * opens its sinks, creates its ring and starts its consumer thread.
- * Returns NULL on error, with err (if given) naming the bad field, its value
- * and the valid range, e.g. "config.ring_slots 1000 is invalid: expected a
- * power of two from 2 to 1073741824".  Codes: SR_EINVAL (a bad value),
- * SR_ESYS (a file that cannot be opened, a thread that cannot start: the
- * message has errno's text), SR_ENOMEM.  A failed open leaks nothing.  A
+/**
+ * @brief Opens a logger: validates every field of *config, opens its sinks, creates
+ * its ring and starts its consumer thread.
+ *
+ * A failed open leaks nothing.  A
  * program that logs anyway through sr_log_category(NULL, ...) gets one line
  * on stderr, at its first call, saying why nothing is logged (this error).
+ * @param config The configuration (sr_log_config_default first), copied; NULL: all
+ *        defaults.  The environment (SEQRING_LOG and SEQRING_LOG_*) may override it
+ *        (docs/configuration.md).
+ * @param err Receives the code and message on failure; may be NULL.
+ * @return The logger, to close with sr_log_close; NULL on error, with err naming the
+ *         bad field, its value and the valid range, e.g. "config.ring_slots 1000 is
+ *         invalid: expected a power of two from 2 to 1073741824".  Codes: SR_EINVAL
+ *         (a bad value), SR_ESYS (a file that cannot be opened, a thread that cannot
+ *         start: the message has errno's text), SR_ENOMEM.
  */
 SR_API sr_log *sr_log_open(const sr_log_config *config, sr_error *err);
 
-/*
+/**
+ * @brief Writes everything accepted, stops the consumer, closes the sinks, frees the
+ * logger and sets *logp to NULL.
+ *
  * Writes every message accepted before the call, flushes, stops the consumer,
  * closes the sinks (files, descriptors with close_fd, callbacks' close), frees
  * the logger and sets *logp to NULL.  A message dropped before the close is
@@ -110,14 +127,23 @@ SR_API sr_log *sr_log_open(const sr_log_config *config, sr_error *err);
  * sr_log_stats's dropped while the logger exists, else in
  * sr_log_dropped_after_close().  Only the handles stay usable: the logger
  * pointer itself is gone.
+ * @param logp Where the logger pointer is; NULL or *logp == NULL does nothing.
+ * @retval SR_OK Closed (or nothing to close); *logp is NULL.
+ * @retval SR_ESTATE Called from the logger's own consumer thread (a sink callback):
+ *         nothing was done.
  */
 SR_API int sr_log_close(sr_log **logp);
 
-/* Log calls refused because their logger was being closed or was closed (the process's count). */
+/**
+ * @brief Log calls refused because their logger was being closed or was closed.
+ * @return The process's count, over every logger.
+ */
 SR_API uint64_t sr_log_dropped_after_close(void);
 
-/*
- * Stops the logger without freeing it: every category is set to off (later
+/**
+ * @brief Stops the logger without freeing it.
+ *
+ * Every category is set to off (later
  * log calls cost a level check and do nothing), everything accepted is
  * written, the consumer stops, sinks are flushed and closed.  Idempotent.
  * close_at_exit (on by default) runs this for the logger from atexit and
@@ -133,46 +159,73 @@ SR_API uint64_t sr_log_dropped_after_close(void);
  * child's consumer starts after everything the parent had taken (the parent
  * writes that, once); the child writes its own calls to the same sinks, with
  * counters from zero.  docs/configuration.md (Exit, fork and signals).
- * Returns SR_OK or SR_ESTATE from the consumer thread.
+ * @param log The logger.
+ * @retval SR_OK Stopped (also when it was stopped already).
+ * @retval SR_EINVAL log is NULL.
+ * @retval SR_ESTATE Called from the logger's consumer thread.
  */
 SR_API int sr_log_shutdown(sr_log *log);
 
-/*
- * Waits until every message accepted before the call has been written to
- * the sinks (write(2) returned; no fsync), and any pending drop report too.
- * SR_OK; SR_ESTATE from a consumer thread or after shutdown; SR_EINVAL for NULL.
+/**
+ * @brief Waits until every message accepted before the call has been written to the sinks.
+ *
+ * Written: write(2) returned; no fsync.  Any pending drop report is written too.
+ * @param log The logger.
+ * @retval SR_OK Written.
+ * @retval SR_ESTATE Called from a consumer thread, or after shutdown.
+ * @retval SR_EINVAL log is NULL.
  */
 SR_API int sr_log_flush(sr_log *log);
 
-/* The optional process-wide default logger (NULL until set).  Cleared when it is closed. */
+/**
+ * @brief The optional process-wide default logger.
+ * @return The logger set by sr_log_set_default; NULL until set, and after it is closed.
+ */
 SR_API sr_log *sr_log_default(void);
+/**
+ * @brief Sets the process-wide default logger (cleared when it is closed).
+ * @param log The logger; NULL clears the default.
+ */
 SR_API void sr_log_set_default(sr_log *log);
 
 
-/*
- * Prints the logger's effective configuration to out: every setting with
+/**
+ * @brief Prints the logger's effective configuration to out.
+ *
+ * Every setting with
  * its value and where it came from (default, code, environment with the
  * variable, or run time), each level directive and its source, and every
  * known category (created, or named by a directive) with its configured and
  * effective level and the directive that decided it.  Run
- * SEQRING_LOG_DESCRIBE=1 to see it at open.  SR_EINVAL for NULL.
+ * SEQRING_LOG_DESCRIBE=1 to see it at open.
+ * @param log The logger.
+ * @param out Where to print.
+ * @retval SR_OK Printed.
+ * @retval SR_EINVAL log or out is NULL.
  */
 SR_API int sr_log_describe(sr_log *log, FILE *out);
 
-/*
- * Writes what the backtrace holds now (see config.backtrace_size), marked,
- * to every sink, and empties it, as a trigger message would.  Waits like
- * sr_log_flush.  SR_ESTATE when the logger has no backtrace or is shut
- * down, or from a consumer thread.
+/**
+ * @brief Writes what the backtrace holds now, marked, to every sink, and empties it.
+ *
+ * As a trigger message would (see config.backtrace_size).  Waits like
+ * sr_log_flush.
+ * @param log The logger.
+ * @retval SR_OK Written.
+ * @retval SR_EINVAL log is NULL.
+ * @retval SR_ESTATE The logger has no backtrace or is shut down, or the call comes
+ *         from a consumer thread.
  */
 SR_API int sr_log_dump_backtrace(sr_log *log);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Crash flush                                                                              */
 
-/*
- * Opt in: installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT
- * that write every message already published to the logger's sinks before
+/**
+ * @brief Opt in: installs handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT
+ * that write every message already published to the sinks before the process dies.
+ *
+ * The handlers write every message already published to the logger's sinks before
  * the process dies, then give the signal to whatever handled it before
  * (that handler is called; a default or ignored disposition is restored and
  * the signal raised again, so the process dies as it would have, core dump
@@ -186,7 +239,7 @@ SR_API int sr_log_dump_backtrace(sr_log *log);
  * consumer's buffered bytes and formats the remaining records itself with a
  * signal-safe renderer (sr_fmt_render_safe: integers, strings and pointers
  * as printf prints them, floating point by a simpler routine whose last
- * digits may differ, %m as "errno N"; dates are computed without the C
+ * digits may differ, \%m as "errno N"; dates are computed without the C
  * library in every layout anyway).  Those records go to the file and
  * descriptor sinks; callback sinks are not called from the handler (their
  * code is not known to be signal-safe).  After such a takeover the
@@ -198,16 +251,28 @@ SR_API int sr_log_dump_backtrace(sr_log *log);
  * Several loggers may install it (up to 8).  sr_log_close (and
  * sr_log_shutdown) removes the logger; the handlers are restored to the
  * previous ones when the last logger goes, unless the application replaced
- * them meanwhile (then they are left alone).  Errors: SR_EINVAL (NULL, not
- * ring mode), SR_EFULL (8 loggers), SR_ESYS (sigaction failed).
+ * them meanwhile (then they are left alone).
+ * @param log The logger, in ring mode.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK Installed.
+ * @retval SR_EINVAL log is NULL or not in ring mode.
+ * @retval SR_EFULL 8 loggers have installed it already.
+ * @retval SR_ESYS sigaction failed.
  */
 SR_API int sr_log_install_crash_handler(sr_log *log, sr_error *err);
 
-/* Removes the logger from the crash handler (see above).  SR_OK if it was not installed. */
+/**
+ * @brief Removes the logger from the crash handler (see sr_log_install_crash_handler).
+ * @param log The logger.
+ * @retval SR_OK Removed, or it was not installed.
+ * @retval SR_EINVAL log is NULL.
+ */
 SR_API int sr_log_remove_crash_handler(sr_log *log);
 
-/*
- * Reopens every file sink by its path, for logrotate's "create" mode (after
+/**
+ * @brief Reopens every file sink by its path, for logrotate's "create" mode.
+ *
+ * After
  * the file was renamed or deleted, the sinks would go on writing to the old
  * inode): on the consumer thread, between two batches, after the lines
  * buffered so far were written to the old file, so that no line is lost or
@@ -215,20 +280,32 @@ SR_API int sr_log_remove_crash_handler(sr_log *log);
  * sink callback it is only requested).  A file that cannot be opened keeps
  * the old descriptor; the error is counted in the sink's errors and
  * reported on stderr once.  config.reopen_signal does the same from a
- * signal.  SR_OK, SR_EINVAL for NULL, SR_ESTATE after shutdown.
+ * signal.
+ * @param log The logger.
+ * @retval SR_OK Reopened (from a sink callback: requested).
+ * @retval SR_EINVAL log is NULL.
+ * @retval SR_ESTATE After shutdown.
  */
 SR_API int sr_log_reopen(sr_log *log);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Logging                                                                                  */
 
-/*
+/**
+ * @brief Logs a message at level lvl through category cat.
+ *
  * SR_TRACE(cat, fmt, ...) ... SR_FATAL(cat, fmt, ...) and SR_LOG(cat, level,
  * fmt, ...) with a constant level.  fmt must be a string literal: it is
  * checked by the compiler against the arguments (format attribute) and stored
  * in the call site.  When the level is disabled, nothing after the level
  * check runs: arguments are not evaluated.  Logging at SR_LOG_FATAL does not
- * abort.
+ * abort.  The macro has no value: a message that cannot be taken (a full queue
+ * under a drop policy, a closed logger) is counted (sr_log_stats' dropped,
+ * sr_log_dropped_after_close), and a refused format is written as an error line
+ * and counted (format_errors); the caller is not told.
+ * @param cat An sr_category handle (sr_log_category); evaluated once.
+ * @param lvl The level, a constant SR_LOG_TRACE .. SR_LOG_FATAL.
+ * @param ... The format, a string literal, then its arguments.
  */
 #define SR_LOG(cat, lvl, ...) do { \
 	sr_category *const sr_log__cat = (cat); \
@@ -246,8 +323,10 @@ SR_API int sr_log_reopen(sr_log *log);
 	} \
 } while (0)
 
-/*
- * From a signal handler: a log call never takes a lock its thread may
+/**
+ * @def SR_LOG
+ * @par From a signal handler
+ * A log call never takes a lock its thread may
  * already hold and never waits, in every mode.  A call that interrupted
  * another log call on the same thread (the handler ran in the middle of
  * one) is a nested call:
@@ -268,17 +347,52 @@ SR_API int sr_log_reopen(sr_log *log);
  * sr_log_thread_prepare on each thread first, so that the first call from a
  * handler registers and makes nothing.
  */
+/**
+ * @brief Logs at SR_LOG_TRACE (as SR_LOG).
+ * @param cat An sr_category handle.
+ * @param ... The format, a string literal, then its arguments.
+ */
 #define SR_TRACE(cat, ...) SR_LOG(cat, SR_LOG_TRACE, __VA_ARGS__)
+/**
+ * @brief Logs at SR_LOG_DEBUG (as SR_LOG).
+ * @param cat An sr_category handle.
+ * @param ... The format, a string literal, then its arguments.
+ */
 #define SR_DEBUG(cat, ...) SR_LOG(cat, SR_LOG_DEBUG, __VA_ARGS__)
+/**
+ * @brief Logs at SR_LOG_INFO (as SR_LOG).
+ * @param cat An sr_category handle.
+ * @param ... The format, a string literal, then its arguments.
+ */
 #define SR_INFO(cat, ...)  SR_LOG(cat, SR_LOG_INFO, __VA_ARGS__)
+/**
+ * @brief Logs at SR_LOG_WARN (as SR_LOG).
+ * @param cat An sr_category handle.
+ * @param ... The format, a string literal, then its arguments.
+ */
 #define SR_WARN(cat, ...)  SR_LOG(cat, SR_LOG_WARN, __VA_ARGS__)
+/**
+ * @brief Logs at SR_LOG_ERROR (as SR_LOG).
+ * @param cat An sr_category handle.
+ * @param ... The format, a string literal, then its arguments.
+ */
 #define SR_ERROR(cat, ...) SR_LOG(cat, SR_LOG_ERROR, __VA_ARGS__)
+/**
+ * @brief Logs at SR_LOG_FATAL (as SR_LOG).
+ * @param cat An sr_category handle.
+ * @param ... The format, a string literal, then its arguments.
+ */
 #define SR_FATAL(cat, ...) SR_LOG(cat, SR_LOG_FATAL, __VA_ARGS__)
 
-/*
- * True when a message at lvl would be logged through cat: one relaxed load
+/**
+ * @brief Whether a message at lvl would be logged through cat.
+ *
+ * One relaxed load
  * and one compare, predicted false (a disabled level falls through).  Use it
  * to guard expensive preparation of arguments.
+ * @param cat An sr_category handle; not NULL.
+ * @param lvl The level.
+ * @return Non-zero when the level is enabled.
  */
 #define SR_LOG_ENABLED(cat, lvl) \
 	__builtin_expect((int32_t)(lvl) >= sr_atomic_load_relaxed_i32(&(cat)->level), 0)
@@ -287,74 +401,90 @@ SR_API int sr_log_reopen(sr_log *log);
 #define SR_LOG__FIRST(...) SR_LOG__FIRST_(__VA_ARGS__, 0)
 #define SR_LOG__FIRST_(fmt, ...) fmt
 
-/*
- * Logs through a site from a va_list-style call (the macros call
+/**
+ * @brief Logs through a site from a printf-style call.
+ *
+ * (The macros call
  * sr_log__emit_args instead, see sr_log_args.h).  format must be
  * site->format (passed so that the compiler checks the arguments).  Never
  * call it with a site whose format differs from the one its first call saw.
+ * A message that cannot be taken is counted in sr_log_stats, as for SR_LOG.
+ * @param cat The category; a site below its level logs nothing.
+ * @param site A static call site (sr_site) whose format and level are set.
+ * @param format site->format.
+ * @param ... The arguments.
  */
 SR_API void sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-/*
- * Makes what the calling thread logs through ready now: with producer
+/**
+ * @brief Makes what the calling thread logs through ready now.
+ *
+ * With producer
  * per_thread, its ring (allocated and touched), which its first log call
  * would otherwise make, as Quill's and fmtlog's preallocate do.  Call it at
  * a thread's start so that no log call on a latency-critical path pays for
- * it.  SR_OK (also for modes with nothing to make), SR_ENOMEM, SR_ESTATE
- * after shutdown, SR_EINVAL for NULL.
+ * it.
+ * @param log The logger.
+ * @retval SR_OK Ready (also for modes with nothing to make).
+ * @retval SR_ENOMEM The thread's ring could not be allocated.
+ * @retval SR_ESTATE After shutdown.
+ * @retval SR_EINVAL log is NULL.
  */
 SR_API int sr_log_thread_prepare(sr_log *log);
 
-/*
- * Names the calling thread in the text layout (1 to 15 bytes are kept; NULL
- * or "" goes back to the default: the OS thread name when it differs from
- * the process name, else the thread id).
+/**
+ * @brief Names the calling thread in the text layout.
+ * @param name The name (1 to 15 bytes are kept); NULL
+ *        or "" goes back to the default: the OS thread name when it differs from
+ *        the process name, else the thread id.
  */
 SR_API void sr_log_thread_name(const char *name);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Statistics                                                                               */
 
+/** @brief One sink's counters (sr_log_counters::sinks). */
 typedef struct sr_log_sink_counters {
-	uint64_t messages;    /* lines given to the sink (after its level filter) */
-	uint64_t bytes;       /* bytes written successfully */
-	uint64_t writes;      /* write(2) calls (or callback calls) that succeeded */
-	uint64_t errors;      /* failed writes / callback errors, skipped writes of a broken sink */
-	uint64_t lost_bytes;  /* bytes that could not be written */
-	/*
+	uint64_t messages;    /**< lines given to the sink (after its level filter) */
+	uint64_t bytes;       /**< bytes written successfully */
+	uint64_t writes;      /**< write(2) calls (or callback calls) that succeeded */
+	uint64_t errors;      /**< failed writes / callback errors, skipped writes of a broken sink */
+	uint64_t lost_bytes;  /**< bytes that could not be written */
+	/**
 	 * Lines that did not (entirely) reach the sink: failed writes, and for
 	 * SYSLOG the messages that could not be delivered (reported in the log).
 	 */
 	uint64_t lost_messages;
-	uint64_t rotations;   /* FILE with rotation: files rotated */
-	uint64_t reopens;     /* FILE: reopened by sr_log_reopen or the reopen signal */
+	uint64_t rotations;   /**< FILE with rotation: files rotated */
+	uint64_t reopens;     /**< FILE: reopened by sr_log_reopen or the reopen signal */
 } sr_log_sink_counters;
 
+/** @brief The logger's counters (sr_log_stats). */
 typedef struct sr_log_counters {
-	/*
+	/**
 	 * Messages taken in: into the ring (counted when the consumer reads them,
 	 * so the figure lags by what is still in the ring: sr_log_flush first
 	 * for exact figures), the queue, or written by their caller (sync mode,
 	 * policy sync).  Format errors count: their error line is written.
 	 */
 	uint64_t accepted;
-	/*
+	/**
 	 * Accepted messages whose line reached every sink it qualifies for
 	 * (write(2) took it whole, a callback returned 0).  Exact after
 	 * sr_log_flush or shutdown, as accepted.
 	 */
 	uint64_t written;
-	/*
+	/**
 	 * Accepted messages whose line failed to reach a sink (a failed or
 	 * skipped write, a callback error): not in written, so that after a
 	 * shutdown accepted = written + write_failed.  With several sinks a
 	 * batch counts the most lines any one sink lost.
 	 */
 	uint64_t write_failed;
-	/* Of those, written by their caller (sync mode, policy sync). */
+	/** Of the written, those written by their caller (sync mode, policy sync). */
 	uint64_t written_by_caller;
-	/*
+	/**
 	 * Messages dropped, total and by level: a full queue under policy drop
 	 * or discard, a consumer thread or sink write that found the queue full,
 	 * and (sync mode) a message logged from inside a sink write, which would
@@ -362,39 +492,51 @@ typedef struct sr_log_counters {
 	 * "N message(s) dropped because the queue was full (N at info, ...)".
 	 */
 	uint64_t dropped;
+	/** dropped, by the message's level */
 	uint64_t dropped_by_level[SR_LOG_LEVEL_COUNT];
-	/* Calls whose format was refused (%n, unsupported conversion, ...). */
+	/** Calls whose format was refused (\%n, unsupported conversion, ...). */
 	uint64_t format_errors;
-	/* Records whose strings were cut to max_message_bytes; lines cut to max_line_bytes. */
+	/** Records whose strings were cut to max_message_bytes. */
 	uint64_t truncated_records;
+	/** Lines cut to max_line_bytes. */
 	uint64_t truncated_lines;
-	/* Sum of the sinks' errors. */
+	/** Sum of the sinks' errors. */
 	uint64_t sink_errors;
-	/*
+	/**
 	 * Backtrace: messages written as backtrace lines, and kept messages
 	 * that were pushed out of a full backtrace before any trigger.
 	 */
 	uint64_t backtrace_written;
+	/** kept messages pushed out of a full backtrace before any trigger */
 	uint64_t backtrace_discarded;
-	/*
+	/**
 	 * Highest number of ring slots (queue: messages) seen waiting by the
 	 * consumer; with producer per_thread, in any one thread's ring.
 	 */
 	int64_t max_occupancy;
-	/*
+	/**
 	 * Ring slots (queue capacity; producer per_thread: each thread's ring)
 	 * and batches the consumer handled.
 	 */
 	int64_t capacity;
+	/** batches the consumer handled */
 	uint64_t batches;
+	/** how many entries of sinks are filled */
 	int sink_count;
+	/** each sink's counters, in the config's order */
 	sr_log_sink_counters sinks[SR_LOG_MAX_SINKS];
 } sr_log_counters;
 
-/*
- * Fills *stats with the logger's counters (each read once, relaxed: a
- * snapshot, not an atomic one).  SR_EINVAL for NULL.  Exact after
+/**
+ * @brief Fills *stats with the logger's counters.
+ *
+ * Each is read once, relaxed: a
+ * snapshot, not an atomic one.  Exact after
  * sr_log_flush, sr_log_shutdown, or when no thread logs.
+ * @param log The logger.
+ * @param stats Receives the counters.
+ * @retval SR_OK Filled.
+ * @retval SR_EINVAL log or stats is NULL.
  */
 SR_API int sr_log_stats(sr_log *log, sr_log_counters *stats);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_log_args.h: the arguments of a log macro, typed at compile time.
+/**
+ * @file sr_log_args.h
+ * @ingroup logger
+ * @brief The arguments of a log macro, typed at compile time.
  *
  * A logging macro (sr_log.h) turns each argument after the format into an
  * sr_log_arg by its C type, with C11 _Generic: integers up to 32 bits (and
@@ -36,15 +38,19 @@
 extern "C" {
 #endif
 
-/* One argument: its value and its kind (enum sr_fmt_arg: INT, LONG, DOUBLE, LDOUBLE, PTR, STR). */
+/** @brief One argument: its value and its kind (enum sr_fmt_arg: INT, LONG, DOUBLE, LDOUBLE, PTR, STR). */
 typedef struct sr_log_arg {
+	/** the value, by kind */
 	union {
-		int64_t i;          /* INT (sign- or zero-extended) and LONG */
+		int64_t i;          /**< INT (sign- or zero-extended) and LONG */
+		/** DOUBLE */
 		double d;
-		unsigned char ld[16]; /* LDOUBLE: the long double's bytes (no long double in the union: its ABI note) */
+		unsigned char ld[16]; /**< LDOUBLE: the long double's bytes (no long double in the union: its ABI note) */
+		/** PTR */
 		const void *p;
-		const char *s;      /* STR: a string for %s, a pointer for %p */
+		const char *s;      /**< STR: a string for %s, a pointer for %p */
 	} v;
+	/** an enum sr_fmt_arg */
 	uint8_t kind;
 } sr_log_arg;
 

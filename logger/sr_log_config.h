@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_log_config.h: what sr_log_open takes: modes, full-queue policies,
+/**
+ * @file sr_log_config.h
+ * @ingroup logger
+ * @brief What sr_log_open takes: modes, full-queue policies,
  * layouts, clocks, sinks and the sr_log_config struct, with their defaults,
  * names and parsers.  The reference for every field and SEQRING_LOG*
  * variable is docs/configuration.md.  Part of the logging API (sr_log.h
@@ -21,20 +23,20 @@
 extern "C" {
 #endif
 
-/* How messages travel from the caller to the sinks. */
+/** @brief How messages travel from the caller to the sinks. */
 typedef enum sr_log_mode {
-	/*
+	/**
 	 * The Disruptor path (default): callers copy arguments into a ring, one
 	 * consumer thread formats and writes.
 	 */
 	SR_LOG_MODE_RING = 0,
-	/*
+	/**
 	 * Baseline, as Log4j 2's AsyncAppender or .NET's console logger: callers
 	 * format, then enqueue the text in a bounded queue (mutex + condition
 	 * variables) of ring_slots messages drained by one thread.
 	 */
 	SR_LOG_MODE_QUEUE = 1,
-	/*
+	/**
 	 * Baseline, a synchronous logger: callers format and write under one
 	 * mutex, one write(2) per message per sink.  Full-queue policies do
 	 * not apply (there is no queue).
@@ -42,16 +44,16 @@ typedef enum sr_log_mode {
 	SR_LOG_MODE_SYNC = 2
 } sr_log_mode;
 
-/*
- * Which ring a caller writes into (mode ring only).
+/**
+ * @brief Which ring a caller writes into (mode ring only).
  */
 typedef enum sr_log_producer {
-	/*
+	/**
 	 * One multi-producer ring of ring_slots shared by every calling thread
 	 * (default): a call claims its slots with one CAS on the shared cursor.
 	 */
 	SR_LOG_PRODUCER_SHARED = 0,
-	/*
+	/**
 	 * One single-producer ring of thread_ring_slots per calling thread,
 	 * made (allocated and touched) on the thread's first call and freed
 	 * once the thread has exited and its ring is drained.  A call claims
@@ -69,49 +71,51 @@ typedef enum sr_log_producer {
 	SR_LOG_PRODUCER_PER_THREAD = 1
 } sr_log_producer;
 
-/*
- * What a logger does in the child of a fork(2) (see sr_log_shutdown's
+/**
+ * @brief What a logger does in the child of a fork(2) (see sr_log_shutdown's
  * notes on fork in sr_log.h).
  */
 typedef enum sr_log_fork_policy {
-	/*
+	/**
 	 * The child has a working logger (default): its consumer starts again
 	 * after what the parent had taken, and the child writes its own calls.
 	 */
 	SR_LOG_FORK_RESTART = 0,
-	/*
+	/**
 	 * The child's calls are dropped and counted (sr_log_stats' dropped): no
 	 * thread is started in the child (a child that only execs, say).
 	 */
 	SR_LOG_FORK_DROP = 1
 } sr_log_fork_policy;
 
-/*
- * What a caller does when the ring (or queue) is full.  Whatever the policy,
+/**
+ * @brief What a caller does when the ring (or queue) is full.
+ *
+ * Whatever the policy,
  * a message logged by a consumer thread itself (a sink callback, say) or from
  * inside a sink write never waits: when it finds no room it is dropped and
  * counted, so a logger cannot deadlock on itself.
  */
 typedef enum sr_log_full_policy {
-	/*
+	/**
 	 * Wait for room (default; .NET's Wait, Log4j 2's default).  Nothing is
 	 * lost, but a stalled sink stalls every caller.  Waiting backs off
 	 * (spin, yield, naps); with synchronize_enqueue_when_full, waiting
 	 * callers queue on one mutex so that only one of them polls.
 	 */
 	SR_LOG_FULL_BLOCK = 0,
-	/*
+	/**
 	 * Drop the new message and count it (.NET's DropWrite).  Callers never
 	 * wait; warnings and errors may be lost too.
 	 */
 	SR_LOG_FULL_DROP = 1,
-	/*
+	/**
 	 * Drop messages at or below discard_level (default info) and count them;
 	 * more severe ones wait (Log4j 2's Discard policy): warnings and errors
 	 * are never lost to a full queue.
 	 */
 	SR_LOG_FULL_DISCARD = 2,
-	/*
+	/**
 	 * The caller formats and writes the message itself, under each sink's
 	 * lock (Log4j 2's synchronous fallback).  Nothing is lost and nobody
 	 * waits for the consumer, but such a message may come out before older
@@ -120,18 +124,19 @@ typedef enum sr_log_full_policy {
 	SR_LOG_FULL_SYNC = 3
 } sr_log_full_policy;
 
-/* How a message becomes a line. */
+/** @brief How a message becomes a line. */
 typedef enum sr_log_layout {
-	/*
+	/**
 	 * "2026-11-30T12:34:56.123456Z INFO  [main] net.http - GET / -> 200 (server.c:42)\n":
 	 * ISO-8601 UTC timestamp with microseconds, level, thread name (or id),
 	 * category ("root" for the root), message, file base name and line.
 	 */
 	SR_LOG_LAYOUT_TEXT = 0,
-	/* The message and a newline, nothing else. */
+	/** The message and a newline, nothing else. */
 	SR_LOG_LAYOUT_MESSAGE = 1,
-	/*
+	/**
 	 * config.pattern, Log4j-like: "%d %-5p [%t] %c - %m%n".  Conversions:
+	 * @code{.unparsed}
 	 *   %d{fmt}  the timestamp, UTC; fmt is strftime-like: %Y %m %d %H %M %S
 	 *            %j %y %e %b %a %s %z (+0000) %Z (UTC) %% and %f, the
 	 *            fraction of the second: %3f ms, %6f us (%f), %9f ns, any
@@ -145,14 +150,17 @@ typedef enum sr_log_layout {
 	 * exactly one newline: a trailing %n is that newline, and a pattern
 	 * without one gets it.  A bad pattern is an error at open that names
 	 * its column (sr_log_pattern_check).
+	 * @endcode
 	 */
 	SR_LOG_LAYOUT_PATTERN = 2,
-	/*
+	/**
 	 * JSON Lines, one object per message, for log shippers (Vector, Fluent
 	 * Bit, Loki):
+	 * @code{.unparsed}
 	 *   {"ts":"2026-11-30T12:34:56.123456789Z","level":"info","category":"net.http",
 	 *    "thread":"main","tid":4242,"msg":"GET / -> 200","file":"server.c",
 	 *    "line":42,"function":"handle"}
+	 * @endcode
 	 * Strings are escaped (quotes, backslashes, every control character)
 	 * and invalid UTF-8 is replaced by U+FFFD, so every line parses.  A
 	 * message too long for max_line_bytes is cut inside "msg" (ending in
@@ -160,36 +168,53 @@ typedef enum sr_log_layout {
 	 * "backtrace":true.
 	 */
 	SR_LOG_LAYOUT_JSON = 3,
-	/* A sink's default (sr_sink_config.layout): the logger's layout. */
+	/** A sink's default (sr_sink_config.layout): the logger's layout. */
 	SR_LOG_LAYOUT_LOGGER = -1
 } sr_log_layout;
 
-/* "text", "message", "pattern", "json"; parse is case-insensitive, SR_EINVAL lists them. */
+/**
+ * @brief The name of a layout.
+ * @param layout An sr_log_layout value; any int is accepted.
+ * @return "text", "message", "pattern", "json"; "unknown" for another value (static, never NULL).
+ */
 SR_API const char *sr_log_layout_name(int layout);
+/**
+ * @brief Parses a layout name (case-insensitive).
+ * @param name "text", "message", "pattern" or "json".
+ * @param layout Receives the layout on success.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK *layout is set.
+ * @retval SR_EINVAL Any other name; the message lists the valid ones.
+ */
 SR_API int sr_log_layout_parse(const char *name, sr_log_layout *layout, sr_error *err);
 
-/*
- * Checks a pattern (SR_LOG_LAYOUT_PATTERN) without opening a logger: SR_OK,
- * or SR_EINVAL with a message naming the column (1-based) and what is
- * wrong, e.g. "pattern '%d %q' is invalid at column 4: '%q' is not a
- * conversion (expected %d %p %c %t %T %m %F %L %M %n %%)".
+/**
+ * @brief Checks a pattern (SR_LOG_LAYOUT_PATTERN) without opening a logger.
+ * @param pattern The pattern.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK The pattern is valid.
+ * @retval SR_EINVAL With a message naming the column (1-based) and what is
+ *         wrong, e.g. <tt>pattern '\%d \%q' is invalid at column 4: '\%q' is not a
+ *         conversion (expected \%d \%p \%c \%t \%T \%m \%F \%L \%M \%n \%\%)</tt>.
  */
 SR_API int sr_log_pattern_check(const char *pattern, sr_error *err);
 
-/*
- * Where timestamps come from.  Each is read on the calling thread; see
+/**
+ * @brief Where timestamps come from.
+ *
+ * Each is read on the calling thread; see
  * docs/configuration.md for the cost of each.
  */
 typedef enum sr_log_clock {
-	/* clock_gettime(CLOCK_REALTIME): nanoseconds, NTP-disciplined. */
+	/** clock_gettime(CLOCK_REALTIME): nanoseconds, NTP-disciplined. */
 	SR_LOG_CLOCK_REALTIME = 0,
-	/*
+	/**
 	 * clock_gettime(CLOCK_REALTIME_COARSE): the kernel's last tick, cheaper
 	 * than realtime, behind it by up to one tick (clock_getres reports the
 	 * tick: 1 to 10 ms).
 	 */
 	SR_LOG_CLOCK_COARSE = 1,
-	/*
+	/**
 	 * The CPU's time-stamp counter (x86-64, invariant TSC only): the caller
 	 * stores the raw counter, the consumer converts it to wall time with a
 	 * calibration against CLOCK_REALTIME made at open (~5 ms) and refreshed
@@ -199,7 +224,7 @@ typedef enum sr_log_clock {
 	 * An error at open on a CPU without an invariant TSC.
 	 */
 	SR_LOG_CLOCK_TSC = 2,
-	/*
+	/**
 	 * The default: tsc when the CPU reports an invariant TSC, else realtime,
 	 * decided at open (sr_log_describe shows which).  Reading the TSC is
 	 * cheaper than a vDSO clock_gettime: perf/caller measures the difference.
@@ -207,73 +232,107 @@ typedef enum sr_log_clock {
 	SR_LOG_CLOCK_AUTO = 3
 } sr_log_clock;
 
-/* "realtime", "coarse", "tsc", "auto"; parse is case-insensitive, SR_EINVAL lists them. */
+/**
+ * @brief The name of a clock.
+ * @param clock An sr_log_clock value; any int is accepted.
+ * @return "realtime", "coarse", "tsc", "auto"; "unknown" for another value (static, never NULL).
+ */
 SR_API const char *sr_log_clock_name(int clock);
+/**
+ * @brief Parses a clock name (case-insensitive).
+ * @param name "realtime", "coarse", "tsc" or "auto".
+ * @param clock Receives the clock on success.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK *clock is set.
+ * @retval SR_EINVAL Any other name; the message lists the valid ones.
+ */
 SR_API int sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err);
 
-/* Whether stdout and stderr sinks colour the level (ANSI escapes). */
+/** @brief Whether stdout and stderr sinks colour the level (ANSI escapes). */
 typedef enum sr_log_color {
-	/* When the descriptor is a terminal and NO_COLOR is unset or empty (the default). */
+	/** When the descriptor is a terminal and NO_COLOR is unset or empty (the default). */
 	SR_LOG_COLOR_AUTO = 0,
+	/** always */
 	SR_LOG_COLOR_ALWAYS = 1,
+	/** never */
 	SR_LOG_COLOR_NEVER = 2
 } sr_log_color;
 
-/* "auto", "always", "never"; "unknown" for another value. */
+/**
+ * @brief The name of a colour setting.
+ * @param color An sr_log_color value; any int is accepted.
+ * @return "auto", "always", "never"; "unknown" for another value.
+ */
 SR_API const char *sr_log_color_name(int color);
 
+/** @brief Where a sink writes. */
 typedef enum sr_sink_kind {
-	SR_SINK_FILE = 0,     /* a file opened O_WRONLY|O_APPEND|O_CREAT, owned by the logger */
-	SR_SINK_FD = 1,       /* an open descriptor: stdout, stderr, a pipe, a socket */
-	SR_SINK_NULL = 2,     /* formats, then discards (measures the consumer) */
-	SR_SINK_CALLBACK = 3, /* a function called with each line */
-	SR_SINK_SYSLOG = 4    /* a syslog collector: the local socket, UDP, TCP or a unix socket */
+	SR_SINK_FILE = 0,     /**< a file opened O_WRONLY|O_APPEND|O_CREAT, owned by the logger */
+	SR_SINK_FD = 1,       /**< an open descriptor: stdout, stderr, a pipe, a socket */
+	SR_SINK_NULL = 2,     /**< formats, then discards (measures the consumer) */
+	SR_SINK_CALLBACK = 3, /**< a function called with each line */
+	SR_SINK_SYSLOG = 4    /**< a syslog collector: the local socket, UDP, TCP or a unix socket */
 } sr_sink_kind;
 
-/* How a syslog sink reaches its collector (sr_sink_syslog). */
+/** @brief How a syslog sink reaches its collector (sr_sink_syslog). */
 typedef enum sr_syslog_transport {
-	SR_SYSLOG_LOCAL = 0,       /* the local daemon's datagram socket, /dev/log */
-	SR_SYSLOG_UDP = 1,         /* "HOST:PORT", one datagram per message */
-	SR_SYSLOG_TCP = 2,         /* "HOST:PORT", RFC 6587 octet counting: "LEN SP MSG" */
-	SR_SYSLOG_UNIX = 3,        /* a unix socket at a path: stream if it accepts, else datagram */
-	SR_SYSLOG_UNIX_STREAM = 4, /* a unix stream socket at a path (octet counting) */
-	SR_SYSLOG_UNIX_DGRAM = 5   /* a unix datagram socket at a path */
+	SR_SYSLOG_LOCAL = 0,       /**< the local daemon's datagram socket, /dev/log */
+	SR_SYSLOG_UDP = 1,         /**< "HOST:PORT", one datagram per message */
+	SR_SYSLOG_TCP = 2,         /**< "HOST:PORT", RFC 6587 octet counting: "LEN SP MSG" */
+	SR_SYSLOG_UNIX = 3,        /**< a unix socket at a path: stream if it accepts, else datagram */
+	SR_SYSLOG_UNIX_STREAM = 4, /**< a unix stream socket at a path (octet counting) */
+	SR_SYSLOG_UNIX_DGRAM = 5   /**< a unix datagram socket at a path */
 } sr_syslog_transport;
 
-/* A syslog sink's message format. */
+/** @brief A syslog sink's message format. */
 typedef enum sr_syslog_format {
-	SR_SYSLOG_5424 = 5424,     /* RFC 5424 with structured data (the default) */
-	SR_SYSLOG_3164 = 3164      /* RFC 3164 ("BSD"), for old daemons */
+	SR_SYSLOG_5424 = 5424,     /**< RFC 5424 with structured data (the default) */
+	SR_SYSLOG_3164 = 3164      /**< RFC 3164 ("BSD"), for old daemons */
 } sr_syslog_format;
 
-/*
- * A callback sink's write: called with each line (newline included, not
+/**
+ * @brief A callback sink's write.
+ *
+ * Called with each line (newline included, not
  * NUL-terminated) at or above the sink's level, under the sink's lock, on the
  * consumer thread (or a caller's, in sync mode, queue-full policy sync).
- * Return 0, or a non-zero error that is counted in the sink's errors.  It may
- * log (such messages never wait: see sr_log_full_policy).
+ * It may log (such messages never wait: see sr_log_full_policy).
+ * @param ctx The sink's ctx.
+ * @param level The message's level.
+ * @param line The line, newline included, not NUL-terminated.
+ * @param len Its length in bytes.
+ * @return 0, or a non-zero error that is counted in the sink's errors.
  */
 typedef int (*sr_sink_write_fn)(void *ctx, sr_log_level level, const char *line, size_t len);
-/* Optional: called at the end of each batch (after the batch's lines). */
+/**
+ * @brief A callback sink's flush, optional: called at the end of each batch (after the batch's lines).
+ * @param ctx The sink's ctx.
+ */
 typedef void (*sr_sink_flush_fn)(void *ctx);
-/* Optional: called once by sr_log_close, after the last write. */
+/**
+ * @brief A callback sink's close, optional: called once by sr_log_close, after the last write.
+ * @param ctx The sink's ctx.
+ */
 typedef void (*sr_sink_close_fn)(void *ctx);
 
+/** @brief The most sinks one logger writes to. */
 #define SR_LOG_MAX_SINKS 16
 
+/** @brief One sink: where lines go and how (start from sr_sink_file, sr_sink_fd, ... for the defaults). */
 typedef struct sr_sink_config {
+	/** what the sink writes to */
 	sr_sink_kind kind;
-	/* Lowest level this sink writes.  Default SR_LOG_TRACE (what categories let through). */
+	/** Lowest level this sink writes.  Default SR_LOG_TRACE (what categories let through). */
 	sr_log_level level;
-	/* FILE: the path (copied).  Required. */
+	/** FILE: the path (copied).  Required. */
 	const char *path;
-	/* FILE: permission bits for a new file, 0 to 07777 (the umask applies).  Default 0640. */
+	/** FILE: permission bits for a new file, 0 to 07777 (the umask applies).  Default 0640. */
 	unsigned file_mode;
-	/* FD: the descriptor.  Required (>= 0, open). */
+	/** FD: the descriptor.  Required (>= 0, open). */
 	int fd;
-	/* FD: close the descriptor in sr_log_close.  Default false. */
+	/** FD: close the descriptor in sr_log_close.  Default false. */
 	bool close_fd;
-	/*
+	/**
 	 * FD on a pipe: resize the pipe to this many bytes at open
 	 * (F_SETPIPE_SZ; a bigger pipe carries more bytes per second than the default
 	 * 64 KiB one to a reader such as cat).  0 (default) leaves it; else
@@ -281,12 +340,12 @@ typedef struct sr_sink_config {
 	 * unprivileged processes (an error at open names it).
 	 */
 	int pipe_bytes;
-	/*
+	/**
 	 * FILE, FD: bytes buffered before a write, 256 B to 64 MiB.  Default
 	 * 64 KiB.  Lines are written at the end of each batch, or when full.
 	 */
 	size_t buffer_bytes;
-	/*
+	/**
 	 * FILE: rotate when the file would grow past this many bytes (0, the
 	 * default: never).  4,096 B to 2^50.  Rotation renames app.log to
 	 * app.log.1 (app.log.1 to app.log.2, ...; the oldest beyond keep_files
@@ -297,18 +356,18 @@ typedef struct sr_sink_config {
 	 * 1 MiB limit rotates at the first write.
 	 */
 	uint64_t max_file_bytes;
-	/* FILE: rotated files kept (app.log.1 ... app.log.N), 0 to 1,000.  Default 5. */
+	/** FILE: rotated files kept (app.log.1 ... app.log.N), 0 to 1,000.  Default 5. */
 	int keep_files;
-	/* FILE: also rotate when the UTC date changes (before the first line of a new day). */
+	/** FILE: also rotate when the UTC date changes (before the first line of a new day). */
 	bool rotate_daily;
-	/*
+	/**
 	 * FILE, FD: how long a write may wait (poll) on a non-blocking descriptor
 	 * that stays full (EAGAIN), 0 to 60,000 ms, before the buffer is dropped
 	 * and counted as an error.  After one such timeout the sink no longer
 	 * waits until a write succeeds again.  Default 100 ms.
 	 */
 	int write_timeout_ms;
-	/*
+	/**
 	 * How this sink lays out a message: SR_LOG_LAYOUT_LOGGER (the
 	 * constructors' default: the logger's layout), or TEXT, MESSAGE,
 	 * PATTERN (with `pattern`) or JSON.  Each record is rendered once per
@@ -318,70 +377,111 @@ typedef struct sr_sink_config {
 	 * logger's layout (an error at open otherwise).
 	 */
 	sr_log_layout layout;
-	/* The pattern of layout SR_LOG_LAYOUT_PATTERN (required then, and only then). */
+	/** The pattern of layout SR_LOG_LAYOUT_PATTERN (required then, and only then). */
 	const char *pattern;
-	/*
+	/**
 	 * SYSLOG (sr_sink_syslog): the transport and its address ("HOST:PORT"
 	 * for UDP and TCP, a path for the unix ones, NULL for LOCAL: /dev/log).
 	 */
 	sr_syslog_transport syslog_transport;
+	/** SYSLOG: the address (see syslog_transport) */
 	const char *syslog_address;
-	/* SYSLOG: facility 0 to 23 (LOG_USER is 1, the default; local0 is 16). */
+	/** SYSLOG: facility 0 to 23 (LOG_USER is 1, the default; local0 is 16). */
 	int syslog_facility;
-	/* SYSLOG: SR_SYSLOG_5424 (default) or SR_SYSLOG_3164. */
+	/** SYSLOG: SR_SYSLOG_5424 (default) or SR_SYSLOG_3164. */
 	sr_syslog_format syslog_format;
-	/* SYSLOG: APP-NAME (1 to 48 printable characters); NULL: the program's name. */
+	/** SYSLOG: APP-NAME (1 to 48 printable characters); NULL: the program's name. */
 	const char *syslog_app;
-	/*
+	/**
 	 * SYSLOG: the longest wait between two attempts to connect while the
 	 * collector is down, 10 to 600,000 ms (the wait doubles from 10 ms up to
 	 * it).  Default 2,000.  write_timeout_ms bounds each send (and each
 	 * connect attempt): the consumer never waits longer for the collector.
 	 */
 	int reconnect_max_ms;
-	/* CALLBACK: write is required, flush and close optional. */
+	/** CALLBACK: the write function, required. */
 	sr_sink_write_fn write;
+	/** CALLBACK: the flush function, optional (NULL). */
 	sr_sink_flush_fn flush;
+	/** CALLBACK: the close function, optional (NULL). */
 	sr_sink_close_fn close;
+	/** CALLBACK: passed to write, flush and close. */
 	void *ctx;
 } sr_sink_config;
 
-/* Sink configurations with their defaults. */
+/**
+ * @brief A file sink's configuration, with the defaults.
+ * @param path The file's path (copied at open); checked at open.
+ * @return The configuration.
+ */
 SR_API sr_sink_config sr_sink_file(const char *path);
-/* A file sink that rotates at max_file_bytes and keeps keep_files old files. */
+/**
+ * @brief A file sink that rotates at max_file_bytes and keeps keep_files old files.
+ * @param path The file's path (copied at open).
+ * @param max_file_bytes The size that triggers a rotation (checked at open: 4,096 B to 2^50).
+ * @param keep_files Rotated files kept, 0 to 1,000 (checked at open).
+ * @return The configuration.
+ */
 SR_API sr_sink_config sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files);
+/**
+ * @brief A descriptor sink's configuration, with the defaults (the descriptor is not closed).
+ * @param fd An open descriptor (checked at open).
+ * @return The configuration.
+ */
 SR_API sr_sink_config sr_sink_fd(int fd);
+/**
+ * @brief A sink that formats, then discards (measures the consumer).
+ * @return The configuration.
+ */
 SR_API sr_sink_config sr_sink_null(void);
+/**
+ * @brief A callback sink's configuration, with the defaults.
+ * @param write Called with each line (required: checked at open).
+ * @param ctx Passed to write (and to flush and close when set).
+ * @return The configuration.
+ */
 SR_API sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
-/*
- * A syslog sink: transport and address as in sr_sink_config; facility
+/**
+ * @brief A syslog sink's configuration.
+ *
+ * Transport and address as in sr_sink_config; facility
  * user, RFC 5424, the program's name as APP-NAME.  Opening it never fails
  * because the collector is down: it connects in the background of the
  * consumer (each attempt bounded by write_timeout_ms, retried with a
  * doubling wait capped at reconnect_max_ms), counts what it could not
  * deliver, and reports that count in the log once it delivers again.
+ * @param transport How to reach the collector.
+ * @param address "HOST:PORT" for UDP and TCP, a path for the unix ones, NULL for LOCAL.
+ * @return The configuration.
  */
 SR_API sr_sink_config sr_sink_syslog(sr_syslog_transport transport, const char *address);
 
-/*
- * The default wait strategy: spin 10 us, yield 100 us, then sleep (waking
+/**
+ * @brief The default wait strategy of the logger's consumer.
+ *
+ * Spin 10 us, yield 100 us, then sleep (waking
  * every 100 ms so that drop reports and other periodic work run while idle).
  * Publishers signal only a sleeping consumer (liteblock family): a log call
  * while the consumer is awake makes no system call.  See sr_wait.h.
  */
 #define SR_LOG_DEFAULT_WAIT "phased:spin=10us,yield=100us,fallback=timeout,timeout=100ms"
 
+/**
+ * @brief What sr_log_open takes (fill it with sr_log_config_default first).
+ *
+ * docs/configuration.md is the reference for every field and its SEQRING_LOG* variable.
+ */
 typedef struct sr_log_config {
-	/* SR_LOG_MODE_RING (default), SR_LOG_MODE_QUEUE or SR_LOG_MODE_SYNC. */
+	/** SR_LOG_MODE_RING (default), SR_LOG_MODE_QUEUE or SR_LOG_MODE_SYNC. */
 	sr_log_mode mode;
-	/* Mode ring: SR_LOG_PRODUCER_SHARED (default) or SR_LOG_PRODUCER_PER_THREAD. */
+	/** Mode ring: SR_LOG_PRODUCER_SHARED (default) or SR_LOG_PRODUCER_PER_THREAD. */
 	sr_log_producer producer;
-	/*
+	/**
 	 * Ring slots: a power of two from 2 to 2^30.  Default 262,144 (as Log4j
 	 * 2's ring).  In queue mode, the queue's capacity in messages.
 	 */
 	int64_t ring_slots;
-	/*
+	/**
 	 * Bytes per slot: a power of two from 64 to 65,536.  Default 128: the
 	 * 56-byte record header plus a typical message's arguments (three
 	 * numbers and a 40-byte string) fit one slot; longer records take
@@ -389,26 +489,26 @@ typedef struct sr_log_config {
 	 * default), allocated and touched at open.
 	 */
 	size_t slot_size;
-	/*
+	/**
 	 * Producer per_thread: slots of each thread's ring, a power of two from
 	 * 2 to 2^30.  Default 16,384: 2 MiB per logging thread with 128-byte
 	 * slots, allocated and touched on the thread's first call.  ring_slots
 	 * is not used then.
 	 */
 	int64_t thread_ring_slots;
-	/*
+	/**
 	 * The consumer's wait strategy, by name (sr_wait_config_parse syntax, e.g.
 	 * "timeout:timeout=10ms", "liteblock", "busyspin").  NULL means
 	 * SR_LOG_DEFAULT_WAIT.  Ring mode only.
 	 */
 	const char *wait_strategy;
-	/* What a caller does when the ring is full.  Default SR_LOG_FULL_BLOCK. */
+	/** What a caller does when the ring is full.  Default SR_LOG_FULL_BLOCK. */
 	sr_log_full_policy full_policy;
-	/* SR_LOG_FULL_DISCARD drops messages at or below this level (trace..fatal).  Default info. */
+	/** SR_LOG_FULL_DISCARD drops messages at or below this level (trace..fatal).  Default info. */
 	sr_log_level discard_level;
-	/* Callers waiting for room queue on one mutex (ring mode, block).  Default true. */
+	/** Callers waiting for room queue on one mutex (ring mode, block).  Default true. */
 	bool synchronize_enqueue_when_full;
-	/*
+	/**
 	 * Mode sync only.  true (default): each line is written (write(2)) before
 	 * the call returns.  false: lines collect in each sink's 64 KiB buffer
 	 * and are written when it fills, by sr_log_flush and at close, as Log4j
@@ -418,51 +518,52 @@ typedef struct sr_log_config {
 	 * this says.
 	 */
 	bool immediate_flush;
-	/* The root level (trace..off): categories without their own level inherit it.  Default info. */
+	/** The root level (trace..off): categories without their own level inherit it.  Default info. */
 	sr_log_level level;
-	/*
+	/**
 	 * Levels in SEQRING_LOG's form (NULL: none), applied after `level`:
 	 * "warn,net.http=info,db=error" (see sr_log_set_level_spec).  Invalid:
 	 * an error at open.
 	 */
 	const char *level_spec;
-	/*
+	/**
 	 * Largest record, header and arguments included: 1,024 B to 1 MiB, and
 	 * at most ring_slots x slot_size in ring mode (thread_ring_slots x
 	 * slot_size with producer per_thread).  Longer string arguments are
 	 * cut, each cut one ending with "[truncated]".  Default 4,096.
 	 */
 	size_t max_message_bytes;
-	/*
+	/**
 	 * Largest formatted line: 256 B to 16 MiB.  A longer line (a huge width,
 	 * say) is cut and ends with " [truncated]".  Default 65,536.
 	 */
 	size_t max_line_bytes;
-	/* SR_LOG_LAYOUT_TEXT (default), _MESSAGE, _PATTERN (with pattern) or _JSON. */
+	/** SR_LOG_LAYOUT_TEXT (default), _MESSAGE, _PATTERN (with pattern) or _JSON. */
 	sr_log_layout layout;
-	/*
+	/**
 	 * The pattern of SR_LOG_LAYOUT_PATTERN (required then, and only then:
 	 * a pattern with another layout is an error).  NULL by default.
 	 */
 	const char *pattern;
-	/*
+	/**
 	 * Escape the control characters of each message in the text, message
-	 * and pattern layouts (default true): LF as \n, CR as \r, TAB as \t,
-	 * other C0 controls and DEL as \xHH, C1 controls (U+0080 to U+009F) as
-	 * \u00HH, so that a message made of another party's input cannot forge
+	 * and pattern layouts (default true): LF as `\n`, CR as `\r`, TAB as `\t`,
+	 * other C0 controls and DEL as `\xHH`, C1 controls (U+0080 to U+009F) as
+	 * `\u00HH`, so that a message made of another party's input cannot forge
 	 * a line of its own or drive a terminal.  false writes them raw (a
 	 * multi-line message then spans lines).  JSON escapes in any case.
 	 */
 	bool escape_control_characters;
-	/* Where timestamps come from.  Default SR_LOG_CLOCK_AUTO. */
+	/** Where timestamps come from.  Default SR_LOG_CLOCK_AUTO. */
 	sr_log_clock clock;
-	/*
+	/**
 	 * The sinks (copied at open), 0 to SR_LOG_MAX_SINKS.  None (NULL, 0)
 	 * means one FD sink on stderr.
 	 */
 	const sr_sink_config *sinks;
+	/** how many sinks, 0 to SR_LOG_MAX_SINKS */
 	int sink_count;
-	/*
+	/**
 	 * Shut the logger down when the process exits normally: returning from
 	 * main, exit and quick_exit (atexit and at_quick_exit handlers), so that
 	 * every accepted message is written without an sr_log_close.  Default
@@ -470,7 +571,7 @@ typedef struct sr_log_config {
 	 * signals) for _exit, fatal signals and SIGKILL.
 	 */
 	bool close_at_exit;
-	/*
+	/**
 	 * How long the exit handler waits, at most, for the consumer to write
 	 * what was accepted (a sink that blocks, other threads that keep
 	 * logging until their level check sees the shutdown): 0 to 3,600,000 ms;
@@ -478,11 +579,11 @@ typedef struct sr_log_config {
 	 * on stderr says so).  Default 5,000 (Log4j 2's shutdown timeout).
 	 */
 	int exit_timeout_ms;
-	/* In a forked child: SR_LOG_FORK_RESTART (default) or SR_LOG_FORK_DROP. */
+	/** In a forked child: SR_LOG_FORK_RESTART (default) or SR_LOG_FORK_DROP. */
 	sr_log_fork_policy fork_policy;
-	/* The consumer thread's name, 1 to 15 characters.  NULL: "seqring-log". */
+	/** The consumer thread's name, 1 to 15 characters.  NULL: "seqring-log". */
 	const char *thread_name;
-	/*
+	/**
 	 * Backtrace (flight recorder): keep the last backtrace_size messages
 	 * (0, the default: off; else 1 to 65,536) that are at or above
 	 * backtrace_level (default trace) but below their category's level, in
@@ -497,22 +598,24 @@ typedef struct sr_log_config {
 	 * them: they are not the caller's to write).
 	 */
 	int backtrace_size;
+	/** the lowest level kept in the backtrace (default trace) */
 	sr_log_level backtrace_level;
+	/** the level that writes the backtrace (default error) */
 	sr_log_level backtrace_trigger;
-	/* Install the crash handler at open (sr_log_install_crash_handler).  Default false. */
+	/** Install the crash handler at open (sr_log_install_crash_handler).  Default false. */
 	bool crash_handler;
-	/* Print sr_log_describe to stderr once open (as SEQRING_LOG_DESCRIBE=1).  Default false. */
+	/** Print sr_log_describe to stderr once open (as SEQRING_LOG_DESCRIBE=1).  Default false. */
 	bool describe;
-	/*
+	/**
 	 * A signal that makes the logger reopen its file sinks (sr_log_reopen),
 	 * for logrotate's postrotate "kill -HUP": 0 (the default: none),
 	 * SIGHUP, SIGUSR1 or SIGUSR2.  The handler is installed at open and
 	 * removed at shutdown; a handler the program had is called after ours.
 	 */
 	int reopen_signal;
-	/* Colouring the level on stdout and stderr sinks.  Default SR_LOG_COLOR_AUTO. */
+	/** Colouring the level on stdout and stderr sinks.  Default SR_LOG_COLOR_AUTO. */
 	sr_log_color color;
-	/*
+	/**
 	 * Ignore every SEQRING_LOG* environment variable (tests, programs that
 	 * must not be reconfigured from outside).  Default false: the
 	 * environment overrides the code, setting by setting (see below).
@@ -520,12 +623,15 @@ typedef struct sr_log_config {
 	bool ignore_environment;
 } sr_log_config;
 
-/*
- * The environment.  sr_log_open reads SEQRING_LOG (levels) and the
+/**
+ * @struct sr_log_config
+ * @par The environment
+ * sr_log_open reads SEQRING_LOG (levels) and the
  * SEQRING_LOG_* variables listed in docs/configuration.md, each of which
  * overrides its config field (the operator has the last word over the
  * code) unless config.ignore_environment is set:
  *
+ * @code{.unparsed}
  *   SEQRING_LOG                  levels: "warn,net.http=info" merged over
  *                                level and level_spec (the environment's
  *                                default level and directives win; the
@@ -565,6 +671,7 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_DESCRIBE         0 | 1: print sr_log_describe to stderr at open
  *   SEQRING_LOG_REOPEN_SIGNAL    SIGHUP | SIGUSR1 | SIGUSR2 | none (reopen_signal)
  *   SEQRING_LOG_COLOR            auto | always | never (color; NO_COLOR is respected by auto)
+ * @endcode
  *
  * An invalid value, or a SEQRING_LOG_* name that is none of these (a typo
  * would otherwise be silently ignored), makes sr_log_open fail with
@@ -578,14 +685,41 @@ typedef struct sr_log_config {
  * same time); sr_log_set_level_spec reloads levels from a string later.
  */
 
-/* Fills *config with the documented defaults. */
+/**
+ * @brief Fills *config with the documented defaults.
+ * @param config The config to fill; not NULL.
+ */
 SR_API void sr_log_config_default(sr_log_config *config);
 
-/* Names for messages and configuration: "ring", "queue", "sync"; "block", "drop", ... */
+/**
+ * @brief The name of a mode, for messages and configuration.
+ * @param mode An sr_log_mode value; any int is accepted.
+ * @return "ring", "queue", "sync"; "unknown" for another value.
+ */
 SR_API const char *sr_log_mode_name(int mode);
+/**
+ * @brief The name of a full-queue policy, for messages and configuration.
+ * @param policy An sr_log_full_policy value; any int is accepted.
+ * @return "block", "drop", "discard", "sync"; "unknown" for another value.
+ */
 SR_API const char *sr_log_full_policy_name(int policy);
-/* Parse those names (case-insensitive); SR_EINVAL lists the valid ones. */
+/**
+ * @brief Parses a mode name (case-insensitive).
+ * @param name "ring", "queue" or "sync".
+ * @param mode Receives the mode on success.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK *mode is set.
+ * @retval SR_EINVAL Any other name; the message lists the valid ones.
+ */
 SR_API int sr_log_mode_parse(const char *name, sr_log_mode *mode, sr_error *err);
+/**
+ * @brief Parses a full-queue policy name (case-insensitive).
+ * @param name "block", "drop", "discard" or "sync".
+ * @param policy Receives the policy on success.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK *policy is set.
+ * @retval SR_EINVAL Any other name; the message lists the valid ones.
+ */
 SR_API int sr_log_full_policy_parse(const char *name, sr_log_full_policy *policy, sr_error *err);
 
 

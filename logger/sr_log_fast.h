@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_log_fast.h: the log call inlined at its call site (for the macros only).
+/**
+ * @file sr_log_fast.h
+ * @ingroup logger
+ * @brief The log call inlined at its call site (for the macros only).
  *
  * With producer per_thread each thread that logs owns a single-producer
  * ring.  The thread caches what a call needs of that ring in a thread-local

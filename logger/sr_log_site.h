@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_log_site.h: the call site of a log macro and the argument signature
+/**
+ * @file sr_log_site.h
+ * @ingroup logger
+ * @brief The call site of a log macro and the argument signature
  * parsed from its format.
  *
  * A log call does not format.  Its call site (sr_site, a static descriptor
@@ -34,91 +36,110 @@
 extern "C" {
 #endif
 
-/* Appended where a string argument or a line had to be cut. */
+/** @brief Appended where a string argument or a line had to be cut. */
 #define SR_FMT_TRUNCATION_MARKER "[truncated]"
+/** @brief The length of SR_FMT_TRUNCATION_MARKER, without its NUL. */
 #define SR_FMT_TRUNCATION_MARKER_LEN (sizeof SR_FMT_TRUNCATION_MARKER - 1)
 
-/* Most arguments one call site may take ('*' widths and precisions count). */
+/** @brief Most arguments one call site may take ('*' widths and precisions count). */
 #define SR_SITE_MAX_ARGS 32
-/* The length a record stores for a NULL string argument. */
+/** @brief The length a record stores for a NULL string argument. */
 #define SR_FMT_NULL_STRING UINT32_MAX
 
-/* Argument types of a signature. */
+/** @brief Argument types of a signature. */
 enum sr_fmt_arg {
-	SR_FMT_ARG_INT = 1,     /* int (also char, short: promoted), 4 bytes */
-	SR_FMT_ARG_LONG,        /* long, long long, intmax_t, size_t, ptrdiff_t: 8 bytes */
-	SR_FMT_ARG_DOUBLE,      /* double (float promoted): 8 bytes */
-	SR_FMT_ARG_LDOUBLE,     /* long double: 16 bytes */
-	SR_FMT_ARG_PTR,         /* void *: 8 bytes */
-	SR_FMT_ARG_STR,         /* const char *: by value */
-	SR_FMT_ARG_WIDTH,       /* int from a '*' width */
-	SR_FMT_ARG_PRECISION    /* int from a '*' precision (bounds the next %s) */
+	SR_FMT_ARG_INT = 1,     /**< int (also char, short: promoted), 4 bytes */
+	SR_FMT_ARG_LONG,        /**< long, long long, intmax_t, size_t, ptrdiff_t: 8 bytes */
+	SR_FMT_ARG_DOUBLE,      /**< double (float promoted): 8 bytes */
+	SR_FMT_ARG_LDOUBLE,     /**< long double: 16 bytes */
+	SR_FMT_ARG_PTR,         /**< void *: 8 bytes */
+	SR_FMT_ARG_STR,         /**< const char *: by value */
+	SR_FMT_ARG_WIDTH,       /**< int from a '*' width */
+	SR_FMT_ARG_PRECISION    /**< int from a '*' precision (bounds the next %s) */
 };
 
-/* Precision markers in sr_fmt_sig.precision[] for string arguments. */
+/** @brief Precision marker in sr_fmt_sig.precision[] for a string argument without precision. */
 #define SR_FMT_PREC_NONE (-1)    /* %s: read up to the NUL */
+/** @brief Precision marker in sr_fmt_sig.precision[] for a string whose precision is an argument. */
 #define SR_FMT_PREC_STAR (-2)    /* %.*s: the preceding SR_FMT_ARG_PRECISION */
 
-/* Why a format was refused (sr_fmt_sig.error). */
+/** @brief Why a format was refused (sr_fmt_sig.error). */
 enum sr_fmt_error {
+	/** the format is accepted */
 	SR_FMT_OK = 0,
-	SR_FMT_E_N,             /* %n */
-	SR_FMT_E_UNSUPPORTED,   /* unknown conversion or length combination */
-	SR_FMT_E_WIDE,          /* %lc %ls %C %S */
-	SR_FMT_E_POSITIONAL,    /* %1$d */
-	SR_FMT_E_INCOMPLETE,    /* '%' ... at the end of the format */
-	SR_FMT_E_RANGE,         /* width or precision above INT_MAX */
-	SR_FMT_E_TOO_MANY       /* more than SR_SITE_MAX_ARGS arguments */
+	SR_FMT_E_N,             /**< %n */
+	SR_FMT_E_UNSUPPORTED,   /**< unknown conversion or length combination */
+	SR_FMT_E_WIDE,          /**< %lc %ls %C %S */
+	SR_FMT_E_POSITIONAL,    /**< %1$d */
+	SR_FMT_E_INCOMPLETE,    /**< '%' ... at the end of the format */
+	SR_FMT_E_RANGE,         /**< width or precision above INT_MAX */
+	SR_FMT_E_TOO_MANY       /**< more than SR_SITE_MAX_ARGS arguments */
 };
 
-/* A format's argument signature: what one call must copy. */
+/** @brief A format's argument signature: what one call must copy. */
 typedef struct sr_fmt_sig {
+	/** arguments after the format */
 	uint8_t nargs;
+	/** of which strings (%s) */
 	uint8_t nstrings;
-	uint8_t error;                      /* enum sr_fmt_error */
-	uint16_t value_bytes;               /* size of the value area */
-	uint8_t uses_errno;                 /* the format has %m: records carry the caller's errno */
-	uint8_t type[SR_SITE_MAX_ARGS];     /* enum sr_fmt_arg */
-	int32_t precision[SR_SITE_MAX_ARGS];/* strings: a precision or SR_FMT_PREC_* */
+	uint8_t error;                      /**< enum sr_fmt_error */
+	uint16_t value_bytes;               /**< size of the value area */
+	uint8_t uses_errno;                 /**< the format has %m: records carry the caller's errno */
+	uint8_t type[SR_SITE_MAX_ARGS];     /**< enum sr_fmt_arg */
+	int32_t precision[SR_SITE_MAX_ARGS];/**< strings: a precision or SR_FMT_PREC_* */
 } sr_fmt_sig;
 
-/* sr_site.state */
+/** @brief sr_site.state: whether the site's format is parsed. */
 enum { SR_SITE_UNPARSED = 0, SR_SITE_PARSING = 1, SR_SITE_READY = 2 };
-/* sr_site.copy */
+/** @var SR_SITE_UNPARSED
+ * sr_site.state: not parsed yet */
+/** @var SR_SITE_PARSING
+ * sr_site.state: a thread is parsing the format */
+/** @var SR_SITE_READY
+ * sr_site.state: sig and file_base are filled */
+/** @brief sr_site.copy: how the macros' calls copy their arguments. */
 enum {
+	/** not decided yet (before the first call) */
 	SR_SITE_COPY_UNKNOWN = 0,
-	SR_SITE_COPY_BY_TYPE = 1,    /* by C type (a string may have a precision, the format a %m) */
-	SR_SITE_COPY_CONVERTED = 2,  /* converted to the format's types (the general path) */
-	SR_SITE_COPY_FAST = 3        /* by C type, no string precision, no %m: inline (sr_log_fast.h) */
+	SR_SITE_COPY_BY_TYPE = 1,    /**< by C type (a string may have a precision, the format a %m) */
+	SR_SITE_COPY_CONVERTED = 2,  /**< converted to the format's types (the general path) */
+	SR_SITE_COPY_FAST = 3        /**< by C type, no string precision, no %m: inline (sr_log_fast.h) */
 };
 
-/*
- * A call site.  The logging macros make one `static` per call, so location
+/**
+ * @brief A call site.
+ *
+ * The logging macros make one `static` per call, so location
  * costs nothing at run time.  The first four fields are constant; the rest is
  * filled by the first call through the site and then only read.  A site must
  * outlive every record made through it (a static one does, unless its code is
  * unloaded with dlclose while a logger still holds its records).
  */
 typedef struct sr_site {
+	/** the printf-style format (a string literal) */
 	const char *format;
+	/** __FILE__ */
 	const char *file;
+	/** __func__ */
 	const char *function;
+	/** __LINE__ */
 	int32_t line;
-	int32_t level;                      /* enum sr_log_level */
-	/*
+	int32_t level;                      /**< enum sr_log_level */
+	/**
 	 * SR_SITE_READY once sig and file_base are filled: the parsing thread's
 	 * store-release pairs with the load-acquire in sr_site_sig.
 	 */
 	sr_atomic_i32 state;
-	uint16_t file_base;                 /* offset of the file's base name */
-	/*
+	uint16_t file_base;                 /**< offset of the file's base name */
+	/**
 	 * How the macros' calls copy their arguments (SR_SITE_COPY_*), decided
 	 * by the first: by C type when the types match the signature, else
 	 * converted to it.  Deterministic, so racing first calls store the same
 	 * values; copy is stored with release after str_mask (see decide_copy).
 	 */
 	sr_atomic_i32 copy;
-	sr_atomic_i32 str_mask;             /* copy by type: bit i set when argument i is a %s string */
+	sr_atomic_i32 str_mask;             /**< copy by type: bit i set when argument i is a %s string */
+	/** the format's signature, once state is SR_SITE_READY */
 	sr_fmt_sig sig;
 } sr_site;
 
@@ -134,20 +155,30 @@ typedef struct sr_site {
 	{ .format = format_, .file = file_, .function = function_, .line = line_, .level = level_ }
 #endif
 
-/*
- * Parses format into *sig.  Returns SR_FMT_OK or the error (also stored in
- * sig->error); when msg is given it receives a message naming the offending
- * conversion, e.g. "conversion '%n' is refused: it writes through a pointer".
+/**
+ * @brief Parses format into *sig.
+ * @param format The printf-style format; NULL is refused (SR_FMT_E_UNSUPPORTED).
+ * @param sig Receives the signature; not NULL.
+ * @param msg Receives a message naming the offending
+ *        conversion, e.g. "conversion '%n' is refused: it writes through a pointer"
+ *        (empty on success); may be NULL.
+ * @param msg_size The size of msg in bytes.
+ * @return SR_FMT_OK or the sr_fmt_error (also stored in sig->error).
  */
 SR_API int sr_fmt_parse(const char *format, sr_fmt_sig *sig, char *msg, size_t msg_size);
 
 /* Slow path of sr_site_sig: parses the site, or into *scratch if another thread is. */
 SR_API const sr_fmt_sig *sr_site__parse(sr_site *site, sr_fmt_sig *scratch);
 
-/*
- * The site's signature: after the first call one load-acquire.  When another
+/**
+ * @brief The site's signature, parsed on first use.
+ *
+ * After the first call one load-acquire.  When another
  * thread is parsing the same site at that moment, this thread parses into
  * *scratch instead of waiting (parsing is deterministic).
+ * @param site The site; its format set.
+ * @param scratch Where to parse when another thread is parsing the site.
+ * @return The signature (the site's, or scratch); check its error.
  */
 static inline const sr_fmt_sig *
 sr_site_sig(sr_site *site, sr_fmt_sig *scratch)
@@ -158,7 +189,11 @@ sr_site_sig(sr_site *site, sr_fmt_sig *scratch)
 	return sr_site__parse(site, scratch);
 }
 
-/* The base name of the site's file (cached offset when the site is parsed). */
+/**
+ * @brief The base name of the site's file (cached offset when the site is parsed).
+ * @param site The site; not NULL.
+ * @return A pointer into site->file after its last '/', or "?" when file is NULL.
+ */
 SR_API const char *sr_site_file_base(const sr_site *site);
 
 #ifdef __cplusplus

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_disruptor.h: the consumer-graph builder (the Disruptor's DSL:
+/**
+ * @file sr_disruptor.h
+ * @ingroup ring
+ * @brief The consumer-graph builder (the Disruptor's DSL:
  * Disruptor and EventHandlerGroup).
  *
  * One object owns the ring, its sequencer and every batch processor of the
@@ -58,79 +60,173 @@
 extern "C" {
 #endif
 
+/** @brief The most stages (processors) one graph holds. */
 #define SR_DISRUPTOR_MAX_STAGES 64
+/** @brief The most stages in one group (what one stage may follow). */
 #define SR_GROUP_MAX SR_BARRIER_MAX_DEPENDENTS
 
+/** @brief What sr_disruptor_create builds (fill it with sr_disruptor_config_default first). */
 typedef struct sr_disruptor_config {
-	int64_t slot_count;         /* power of two >= 2 */
-	size_t slot_size;           /* multiple of 8, up to 64 KiB */
-	sr_slot_init_fn slot_init;  /* optional, the Disruptor's event factory */
+	int64_t slot_count;         /**< power of two >= 2 */
+	size_t slot_size;           /**< multiple of 8, up to 64 KiB */
+	sr_slot_init_fn slot_init;  /**< optional, the Disruptor's event factory */
+	/** passed to slot_init */
 	void *slot_init_ctx;
+	/** single or multi producer */
 	enum sr_producer_mode producer;
-	bool synchronize_enqueue_when_full; /* default true, see sr_sequencer.h */
-	sr_wait_config wait;        /* consumers' wait strategy, default block */
-	int64_t max_batch_size;     /* for every stage; 0 (default) unbounded */
-	sr_rewind_strategy rewind;  /* for every stage; default not rewindable */
+	bool synchronize_enqueue_when_full; /**< default true, see sr_sequencer.h */
+	sr_wait_config wait;        /**< consumers' wait strategy, default block */
+	int64_t max_batch_size;     /**< for every stage; 0 (default) unbounded */
+	sr_rewind_strategy rewind;  /**< for every stage; default not rewindable */
 } sr_disruptor_config;
 
+/** @brief A consumer graph: the ring, its sequencer and every stage (opaque). */
 typedef struct sr_disruptor sr_disruptor;
 
-/* A set of stages, the result of adding handlers (the EventHandlerGroup). */
+/** @brief A set of stages, the result of adding handlers (the EventHandlerGroup). */
 typedef struct sr_group {
+	/** the graph the stages belong to */
 	sr_disruptor *disruptor;
-	int status;                 /* SR_OK, or the chain's first error */
+	int status;                 /**< SR_OK, or the chain's first error */
+	/** how many stages */
 	int count;
-	int stages[SR_GROUP_MAX];   /* stage indexes, in the order added */
+	int stages[SR_GROUP_MAX];   /**< stage indexes, in the order added */
 } sr_group;
 
-/* Defaults: synchronized enqueue on, block wait strategy, unbounded batches. */
+/**
+ * @brief Fills config with the defaults: synchronized enqueue on, block wait strategy, unbounded batches.
+ * @param config The config to fill; not NULL.
+ * @param slot_count Slots in the ring (checked by sr_disruptor_create).
+ * @param slot_size Bytes per slot (checked by sr_disruptor_create).
+ * @param producer Single or multi producer.
+ */
 SR_API void sr_disruptor_config_default(sr_disruptor_config *config, int64_t slot_count,
     size_t slot_size, enum sr_producer_mode producer);
 
-/*
- * Creates the ring and its sequencer, with no stage yet.  NULL and
- * SR_EINVAL (message as sr_ring_create and sr_sequencer_create) or SR_ENOMEM.
+/**
+ * @brief Creates the ring and its sequencer, with no stage yet.
+ * @param config What to build; copied.
+ * @param err Receives the code and message on failure; may be NULL.
+ * @return The graph, to free with sr_disruptor_destroy; NULL on failure, with err
+ *         filled: SR_EINVAL when config is NULL, max_batch_size or rewind.pause_ns
+ *         is negative, or as sr_ring_create and sr_sequencer_create (their messages);
+ *         SR_ENOMEM; SR_ESYS as sr_sequencer_create.
  */
 SR_API sr_disruptor *sr_disruptor_create(const sr_disruptor_config *config, sr_error *err);
 
-/* Halts and joins a running graph, then frees everything; NULL is ignored. */
+/**
+ * @brief Halts and joins a running graph, then frees everything.
+ * @param d The graph; NULL is ignored.
+ */
 SR_API void sr_disruptor_destroy(sr_disruptor *d);
 
+/**
+ * @brief The graph's ring.
+ * @param d The graph.
+ * @return Its ring (owned by the graph), or NULL when d is NULL.
+ */
 SR_API sr_ring *sr_disruptor_ring(sr_disruptor *d);
+/**
+ * @brief The graph's sequencer.
+ * @param d The graph.
+ * @return Its sequencer (owned by the graph), or NULL when d is NULL.
+ */
 SR_API sr_sequencer *sr_disruptor_sequencer(sr_disruptor *d);
 
-/* Adds n handlers (1 to SR_GROUP_MAX) that follow the producers only. */
+/**
+ * @brief Adds n handlers that follow the producers only, one stage each.
+ * @param d The graph; NULL gives a failed group (SR_EINVAL) and leaves err untouched.
+ * @param handlers The handlers, copied.
+ * @param n How many, 1 to SR_GROUP_MAX.
+ * @param err Receives the message on failure; may be NULL.
+ * @return The group of the new stages; its status is SR_OK, or (err filled):
+ *         SR_EINVAL for handlers NULL or n out of range, a handler without on_event,
+ *         a handler given twice or added twice, a cycle, more than
+ *         SR_DISRUPTOR_MAX_STAGES stages or SR_SEQUENCER_MAX_GATING gating sequences;
+ *         SR_ESTATE after sr_disruptor_start; SR_ENOMEM or another error of
+ *         sr_processor_create.
+ */
 SR_API sr_group sr_disruptor_handle_events_with(sr_disruptor *d, const sr_handler *handlers,
     int n, sr_error *err);
 
-/* The stages of n handlers already added: a group to build on (the DSL's after()). */
+/**
+ * @brief The stages of n handlers already added: a group to build on (the DSL's after()).
+ * @param d The graph; NULL gives a failed group (SR_EINVAL) and leaves err untouched.
+ * @param handlers Handlers added before (same on_event and ctx).
+ * @param n How many, 1 to SR_GROUP_MAX.
+ * @param err Receives the message on failure; may be NULL.
+ * @return Their group; its status is SR_OK, or SR_EINVAL (err filled) for n out of
+ *         range or a handler never added.
+ */
 SR_API sr_group sr_disruptor_after(sr_disruptor *d, const sr_handler *handlers, int n,
     sr_error *err);
 
-/* Adds n handlers, each following every stage of `after` (then / handleEventsWith). */
+/**
+ * @brief Adds n handlers, each following every stage of `after` (then / handleEventsWith).
+ * @param after The group to follow; a failed group is returned unchanged.
+ * @param handlers The handlers, copied.
+ * @param n How many, 1 to SR_GROUP_MAX.
+ * @param err Receives the message on failure; may be NULL.
+ * @return The group of the new stages; its status is SR_OK, or (err filled):
+ *         SR_EINVAL for an empty group, handlers NULL or n out of range, a handler without on_event,
+ *         a handler given twice or added twice, a cycle, more than
+ *         SR_DISRUPTOR_MAX_STAGES stages or SR_SEQUENCER_MAX_GATING gating sequences;
+ *         SR_ESTATE after sr_disruptor_start; SR_ENOMEM or another error of
+ *         sr_processor_create.
+ */
 SR_API sr_group sr_group_then(sr_group after, const sr_handler *handlers, int n,
     sr_error *err);
 
-/* The stages of both groups (the DSL's and()); SR_EINVAL past SR_GROUP_MAX. */
+/**
+ * @brief The stages of both groups (the DSL's and()).
+ * @param a A group; a failed one is returned unchanged.
+ * @param b Another group of the same graph; a failed one is returned unchanged.
+ * @param err Receives the message on failure; may be NULL.
+ * @return The union; its status is SR_OK, or SR_EINVAL (err filled) when the groups
+ *         belong to different graphs or hold more than SR_GROUP_MAX stages together.
+ */
 SR_API sr_group sr_group_and(sr_group a, sr_group b, sr_error *err);
 
-/* Number of stages, and each one's processor (index in the order added). */
+/**
+ * @brief Number of stages.
+ * @param d The graph.
+ * @return How many stages were added; 0 when d is NULL.
+ */
 SR_API int sr_disruptor_stage_count(const sr_disruptor *d);
+/**
+ * @brief A stage's processor.
+ * @param d The graph.
+ * @param stage Its index in the order added, 0 to sr_disruptor_stage_count() - 1.
+ * @return The processor (owned by the graph), or NULL when d is NULL or stage is out of range.
+ */
 SR_API sr_processor *sr_disruptor_processor(sr_disruptor *d, int stage);
 
-/*
- * Starts every stage, each in its own thread.  SR_ESTATE when started
- * before; SR_EINVAL without stages.  If one thread cannot start, the ones
- * started are halted and joined, and SR_ESYS is returned.
+/**
+ * @brief Starts every stage, each in its own thread.
+ * @param d The graph.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK Every stage runs.
+ * @retval SR_ESTATE The graph was started before.
+ * @retval SR_EINVAL d is NULL or the graph has no stages.
+ * @retval SR_ESYS One thread could not start (the ones
+ *         started are halted and joined).
  */
 SR_API int sr_disruptor_start(sr_disruptor *d, sr_error *err);
 
-/* Halts every stage now and joins their threads.  SR_ESTATE if not running. */
+/**
+ * @brief Halts every stage now and joins their threads.
+ * @param d The graph.
+ * @retval SR_OK Halted.
+ * @retval SR_EINVAL d is NULL.
+ * @retval SR_ESTATE The graph is not running.
+ */
 SR_API int sr_disruptor_halt(sr_disruptor *d);
 
-/*
- * Waits until every end has handled every event published before the call,
- * then halts and joins every stage (SR_OK).  After timeout_ns (>= 0;
+/**
+ * @brief Waits until every end has handled every event published before the call,
+ * then halts and joins every stage.
+ *
+ * After timeout_ns (>= 0;
  * INT64_MAX waits for ever) returns SR_ETIMEDOUT, leaves the graph running,
  * and sets *stage_behind (optional) to the first stage in graph order that
  * had not handled everything; the message names it (its handler's name,
@@ -138,23 +234,52 @@ SR_API int sr_disruptor_halt(sr_disruptor *d);
  * itself (a handler error) behind the target ends the wait at once with
  * SR_ESTATE and the same report, where the Disruptor would wait for ever.
  * SR_ESTATE too if the graph is not running.
+ * @param d The graph.
+ * @param timeout_ns How long to wait, >= 0; INT64_MAX waits for ever.
+ * @param stage_behind Receives the first stage behind, or -1; may be NULL.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK Drained, halted and joined.
+ * @retval SR_ETIMEDOUT The timeout passed; the graph is left running.
+ * @retval SR_ESTATE A stage halted itself behind the target, or the graph is not running.
+ * @retval SR_EINVAL d is NULL or timeout_ns is negative.
  */
 SR_API int sr_disruptor_shutdown(sr_disruptor *d, int64_t timeout_ns, int *stage_behind,
     sr_error *err);
 
-/* Claim, write and publish on the graph's ring (sr_publish.h). */
+/**
+ * @brief Claims, writes and publishes one event on the graph's ring (sr_publish_event).
+ * @param d The graph; not NULL.
+ * @param write Fills the slot; not NULL.
+ * @param ctx Passed to write.
+ * @return As sr_publish_event.
+ */
 static inline int
 sr_disruptor_publish_event(sr_disruptor *d, sr_event_writer write, void *ctx)
 {
 	return sr_publish_event(sr_disruptor_sequencer(d), sr_disruptor_ring(d), write, ctx);
 }
 
+/**
+ * @brief Publishes one event on the graph's ring, or SR_EFULL at once (sr_try_publish_event).
+ * @param d The graph; not NULL.
+ * @param write Fills the slot; not NULL.
+ * @param ctx Passed to write.
+ * @return As sr_try_publish_event.
+ */
 static inline int
 sr_disruptor_try_publish_event(sr_disruptor *d, sr_event_writer write, void *ctx)
 {
 	return sr_try_publish_event(sr_disruptor_sequencer(d), sr_disruptor_ring(d), write, ctx);
 }
 
+/**
+ * @brief Publishes n events in one claim on the graph's ring (sr_publish_events).
+ * @param d The graph; not NULL.
+ * @param n How many events, 1 to the ring's size.
+ * @param write Fills each slot; not NULL.
+ * @param ctx Passed to write.
+ * @return As sr_publish_events.
+ */
 static inline int
 sr_disruptor_publish_events(sr_disruptor *d, int64_t n, sr_event_writer write, void *ctx)
 {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_poller.h: a pull-style consumer (the Disruptor's EventPoller), for a
+/**
+ * @file sr_poller.h
+ * @ingroup ring
+ * @brief A pull-style consumer (the Disruptor's EventPoller), for a
  * thread that owns its loop (a game loop, an event loop, a thread that
  * also serves sockets) and cannot hand itself to a processor.
  *
@@ -30,53 +32,83 @@
 extern "C" {
 #endif
 
-/* What one poll did (the Disruptor's PollState). */
+/** @brief What one poll did (the Disruptor's PollState). */
 enum sr_poll_state {
-	SR_POLL_PROCESSING = 1, /* handed at least one event to the handler */
-	SR_POLL_GATING = 2,     /* the cursor is further: upstream lags or a claim is unpublished */
-	SR_POLL_IDLE = 3        /* nothing published beyond its sequence */
+	SR_POLL_PROCESSING = 1, /**< handed at least one event to the handler */
+	SR_POLL_GATING = 2,     /**< the cursor is further: upstream lags or a claim is unpublished */
+	SR_POLL_IDLE = 3        /**< nothing published beyond its sequence */
 };
 
+/** @brief What sr_poller_poll hands the events to. */
 typedef struct sr_poll_handler {
+	/** passed to on_event and on_skip */
 	void *ctx;
-	/*
-	 * Required.  Handles one event; returns true to go on with the next
+	/**
+	 * Required.  Handles one event (ctx, the slot, its sequence, whether it is
+	 * the last available now); returns true to go on with the next
 	 * available one, false to end this poll after it (it counts as
 	 * handled either way).
 	 */
 	bool (*on_event)(void *ctx, void *slot, int64_t sequence, bool end_of_batch);
-	/* Optional: `sequence` was published skipped (sr_publish.h); counts as handled. */
+	/** Optional: `sequence` was published skipped (sr_publish.h); counts as handled. */
 	void (*on_skip)(void *ctx, int64_t sequence);
 } sr_poll_handler;
 
+/** @brief A pull-style consumer (sr_poller_create); the fields belong to the sr_poller_* functions. */
 typedef struct sr_poller {
-	sr_sequence sequence;      /* last handled */
+	sr_sequence sequence;      /**< last handled */
+	/** the ring it reads */
 	sr_ring *ring;
+	/** the ring's sequencer */
 	sr_sequencer *sequencer;
+	/** the sequences of the consumers it follows */
 	const sr_sequence *dependents[SR_BARRIER_MAX_DEPENDENTS];
+	/** how many dependents there are */
 	int dependent_count;
 } sr_poller;
 
-/*
- * Creates a poller over ring and sequencer, following the given consumers
- * (none: the producers only).  NULL and SR_EINVAL for a NULL ring or
- * sequencer, sizes that differ, a NULL dependent or more than
- * SR_BARRIER_MAX_DEPENDENTS; SR_ENOMEM.
+/**
+ * @brief Creates a poller over ring and sequencer, following the given consumers.
+ *
+ * Its sequence starts at the sequencer's initial_sequence.
+ * @param ring The ring; as many slots as the sequencer's buffer_size.
+ * @param sequencer The ring's sequencer.
+ * @param dependents The sequences of the consumers to follow; may be NULL when dependent_count is 0.
+ * @param dependent_count How many, 0 (the producers only) to SR_BARRIER_MAX_DEPENDENTS.
+ * @param err Receives the code and message on failure; may be NULL.
+ * @return The poller, to free with sr_poller_destroy; NULL on failure, with err filled:
+ *         SR_EINVAL for a NULL ring or sequencer, sizes that differ, a NULL dependent
+ *         or a dependent_count out of range; SR_ENOMEM when memory runs out.
  */
 SR_API sr_poller *sr_poller_create(sr_ring *ring, sr_sequencer *sequencer,
     const sr_sequence *const *dependents, int dependent_count, sr_error *err);
+/**
+ * @brief Frees a poller (remove its sequence from the gating sequences first).
+ * @param p A poller from sr_poller_create; NULL is ignored.
+ */
 SR_API void sr_poller_destroy(sr_poller *p);
 
+/**
+ * @brief The poller's sequence (the last handled), to gate producers or to be followed.
+ * @param p The poller; not NULL.
+ * @return Its sequence, owned by the poller.
+ */
 static inline sr_sequence *
 sr_poller_sequence(sr_poller *p)
 {
 	return &p->sequence;
 }
 
-/*
- * Handles what is available (see above): SR_POLL_PROCESSING, SR_POLL_GATING
- * or SR_POLL_IDLE, or SR_EINVAL for a NULL poller, handler or on_event.
+/**
+ * @brief Hands every event available now to the handler, in order, without waiting.
+ *
  * Call it from one thread at a time.
+ * @param p The poller.
+ * @param handler The handler; on_event is required.
+ * @retval SR_POLL_PROCESSING At least one event was handled.
+ * @retval SR_POLL_GATING The cursor is further, but upstream lags or a claim is unpublished.
+ * @retval SR_POLL_IDLE Nothing is published beyond its sequence.
+ * @retval SR_EINVAL p, handler or on_event is NULL.
  */
 SR_API int sr_poller_poll(sr_poller *p, const sr_poll_handler *handler);
 

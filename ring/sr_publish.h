@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_publish.h: claim, write and publish in one call (the Disruptor's
+/**
+ * @file sr_publish.h
+ * @ingroup ring
+ * @brief Claim, write and publish in one call (the Disruptor's
  * EventTranslator and RingBuffer.publishEvent).
  *
  * A sequence that is claimed and never published stalls every consumer for
@@ -31,44 +33,81 @@
 extern "C" {
 #endif
 
-/*
- * Fills the claimed `slot` of `sequence`; `index` is its place in the
- * batch (0 for a single event).  0 on success; any other value marks this
- * slot, and every later slot of the batch, skipped (the writer is not called
- * for them) and is returned by the publishing call.
+/**
+ * @brief Fills the claimed `slot` of `sequence`.
+ * @param ctx The ctx given to the publishing call.
+ * @param slot The claimed slot.
+ * @param sequence Its sequence.
+ * @param index Its place in the batch (0 for a single event).
+ * @return 0 on success; any other value marks this
+ *         slot, and every later slot of the batch, skipped (the writer is not called
+ *         for them) and is returned by the publishing call.
  */
 typedef int (*sr_event_writer)(void *ctx, void *slot, int64_t sequence, int64_t index);
 
-/*
+/**
+ * @brief Claims n consecutive sequences, writes each slot and publishes them all.
+ *
  * Claims n consecutive sequences (waiting until deadline_ns, as
  * sr_sequencer_claim_until: SR_DEADLINE_NONE waits as long as it takes,
  * SR_DEADLINE_NOW not at all), calls write for each slot in order, and
  * publishes them all.  *first (optional) receives the first claimed
  * sequence, or INT64_MIN when nothing was claimed.
- * Returns SR_OK; the writer's non-zero value (everything was still
- * published, the failed slot and those after it marked skipped); or, with
- * nothing claimed: SR_EFULL (SR_DEADLINE_NOW and no room), SR_ETIMEDOUT, or
- * SR_EINVAL (a NULL argument, the ring's and the sequencer's sizes differ,
- * or n is not in [1, the ring's size]).
+ * @param sequencer The ring's sequencer; not NULL.
+ * @param ring The ring; not NULL, as many slots as the sequencer's buffer_size.
+ * @param n How many sequences, 1 to the ring's size.
+ * @param deadline_ns CLOCK_MONOTONIC deadline, SR_DEADLINE_NONE or SR_DEADLINE_NOW.
+ * @param write Fills each slot; not NULL.
+ * @param ctx Passed to write.
+ * @param first Receives the first claimed sequence (INT64_MIN when nothing was claimed); may be NULL.
+ * @return SR_OK; the writer's non-zero value (everything was still
+ *         published, the failed slot and those after it marked skipped); or, with
+ *         nothing claimed, one of the errors below.
+ * @retval SR_EFULL SR_DEADLINE_NOW and no room.
+ * @retval SR_ETIMEDOUT The deadline passed before there was room.
+ * @retval SR_EINVAL A NULL argument, the ring's and the sequencer's sizes differ,
+ *         or n is not in [1, the ring's size].
  */
 SR_API int sr_publish_events_until(sr_sequencer *sequencer, sr_ring *ring, int64_t n,
     int64_t deadline_ns, sr_event_writer write, void *ctx, int64_t *first);
 
-/* One event, waiting for room as long as it takes. */
+/**
+ * @brief Publishes one event, waiting for room as long as it takes.
+ * @param sequencer The ring's sequencer; not NULL.
+ * @param ring The ring; not NULL.
+ * @param write Fills the slot; not NULL.
+ * @param ctx Passed to write.
+ * @return As sr_publish_events_until: SR_OK, the writer's non-zero value, or SR_EINVAL.
+ */
 static inline int
 sr_publish_event(sr_sequencer *sequencer, sr_ring *ring, sr_event_writer write, void *ctx)
 {
 	return sr_publish_events_until(sequencer, ring, 1, SR_DEADLINE_NONE, write, ctx, NULL);
 }
 
-/* One event, or SR_EFULL at once (the writer is then not called). */
+/**
+ * @brief Publishes one event, or returns SR_EFULL at once (the writer is then not called).
+ * @param sequencer The ring's sequencer; not NULL.
+ * @param ring The ring; not NULL.
+ * @param write Fills the slot; not NULL.
+ * @param ctx Passed to write.
+ * @return As sr_publish_events_until: SR_OK, the writer's non-zero value, SR_EFULL or SR_EINVAL.
+ */
 static inline int
 sr_try_publish_event(sr_sequencer *sequencer, sr_ring *ring, sr_event_writer write, void *ctx)
 {
 	return sr_publish_events_until(sequencer, ring, 1, SR_DEADLINE_NOW, write, ctx, NULL);
 }
 
-/* n events in one claim and one publish, waiting for room as long as it takes. */
+/**
+ * @brief Publishes n events in one claim and one publish, waiting for room as long as it takes.
+ * @param sequencer The ring's sequencer; not NULL.
+ * @param ring The ring; not NULL.
+ * @param n How many events, 1 to the ring's size.
+ * @param write Fills each slot; not NULL.
+ * @param ctx Passed to write.
+ * @return As sr_publish_events_until: SR_OK, the writer's non-zero value, or SR_EINVAL.
+ */
 static inline int
 sr_publish_events(sr_sequencer *sequencer, sr_ring *ring, int64_t n, sr_event_writer write,
     void *ctx)

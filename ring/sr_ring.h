@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_ring.h: the ring's storage, a preallocated array of fixed-size slots.
+/**
+ * @file sr_ring.h
+ * @ingroup ring
+ * @brief The ring's storage, a preallocated array of fixed-size slots.
  *
  * slot_count is a power of two (at least 2), slot_size a multiple of 8 up to
  * 64 KiB.  The array is allocated once, cache-line aligned, touched page by
@@ -27,44 +29,73 @@
 extern "C" {
 #endif
 
+/** @brief The largest slot_size of sr_ring_create, in bytes (64 KiB). */
 #define SR_RING_MAX_SLOT_SIZE (64u * 1024u)
-/* 2^30 slots: far more than memory allows for any useful slot size. */
+/** @brief The largest slot_count of sr_ring_create, 2^30 slots: far more than memory allows for any useful slot size. */
 #define SR_RING_MAX_SLOT_COUNT (INT64_C(1) << 30)
 
-/*
- * Per-slot initialiser (the Disruptor's event factory): called once for each
- * slot at creation with its index; a non-zero return fails the creation.
+/**
+ * @brief Per-slot initialiser (the Disruptor's event factory).
+ *
+ * Called once for each slot at creation with its index, after the slots are zeroed.
+ * @param slot The slot, slot_size bytes.
+ * @param index The slot's index, 0 to slot_count - 1.
+ * @param ctx The init_ctx given to sr_ring_create.
+ * @return 0; a non-zero return fails the creation.
  */
 typedef int (*sr_slot_init_fn)(void *slot, int64_t index, void *ctx);
 
+/** @brief The ring's storage; fields set by sr_ring_create, read-only afterwards. */
 typedef struct sr_ring {
-	unsigned char *slots;   /* slot_count * slot_size bytes, cache-line aligned */
+	unsigned char *slots;   /**< slot_count * slot_size bytes, cache-line aligned */
+	/** bytes per slot: a multiple of 8 up to SR_RING_MAX_SLOT_SIZE */
 	size_t slot_size;
+	/** number of slots: a power of two, at least 2 */
 	int64_t slot_count;
-	int64_t mask;           /* slot_count - 1 */
-	size_t bytes;           /* slot_count * slot_size */
-	int slot_shift;         /* log2(slot_size) when it is a power of two, else -1 */
+	int64_t mask;           /**< slot_count - 1 */
+	size_t bytes;           /**< slot_count * slot_size */
+	int slot_shift;         /**< log2(slot_size) when it is a power of two, else -1 */
 } sr_ring;
 
-/*
- * Creates a ring.  Returns NULL and fills err (if given) when slot_count is
- * not a power of two in [2, 2^30], slot_size is not a multiple of 8 in
- * [8, 64 KiB], memory runs out, or init returns non-zero.
+/**
+ * @brief Creates a ring of zeroed slots, each passed to init.
+ * @param slot_count Number of slots: a power of two in [2, 2^30] (SR_RING_MAX_SLOT_COUNT).
+ * @param slot_size Bytes per slot: a multiple of 8 in [8, 64 KiB] (SR_RING_MAX_SLOT_SIZE).
+ * @param init Called once per slot; NULL leaves the slots zeroed.
+ * @param init_ctx Passed to init.
+ * @param err Receives the code and message on failure; may be NULL.
+ * @return The ring, to free with sr_ring_destroy; NULL on failure, with err filled:
+ *         SR_EINVAL when slot_count or slot_size is out of range (or their product
+ *         overflows the address space) or init returns non-zero (the message has its
+ *         value and the slot), SR_ENOMEM when memory runs out.
  */
 SR_API sr_ring *sr_ring_create(int64_t slot_count, size_t slot_size,
     sr_slot_init_fn init, void *init_ctx, sr_error *err);
 
-/* Frees the ring; NULL is ignored. */
+/**
+ * @brief Frees the ring.
+ * @param ring A ring from sr_ring_create; NULL is ignored.
+ */
 SR_API void sr_ring_destroy(sr_ring *ring);
 
-/* The slot holding `sequence` (any sequence, including large ones). */
+/**
+ * @brief The slot holding `sequence`.
+ * @param ring The ring; not NULL.
+ * @param sequence Any sequence, including large ones.
+ * @return The start of the slot `sequence & mask`.
+ */
 static inline void *
 sr_ring_slot(const sr_ring *ring, int64_t sequence)
 {
 	return ring->slots + (size_t)(sequence & ring->mask) * ring->slot_size;
 }
 
-/* How many consecutive slots a record of `bytes` bytes occupies (at least 1). */
+/**
+ * @brief How many consecutive slots a record of `bytes` bytes occupies.
+ * @param ring The ring; not NULL.
+ * @param bytes The record's size.
+ * @return The number of slots, at least 1 (also for 0 bytes).
+ */
 static inline int64_t
 sr_ring_slots_for(const sr_ring *ring, size_t bytes)
 {
@@ -76,11 +107,17 @@ sr_ring_slots_for(const sr_ring *ring, size_t bytes)
 	return (int64_t)((bytes + ring->slot_size - 1) / ring->slot_size);
 }
 
-/*
- * Copies len bytes into the slots starting at `first`, continuing into the
+/**
+ * @brief Copies len bytes into the slots starting at `first`.
+ *
+ * Continues into the
  * following sequences and wrapping at the physical end of the array.  The
  * caller must own sequences first .. first + sr_ring_slots_for(len) - 1, and
  * len must not exceed the ring's size in bytes.
+ * @param ring The ring; not NULL.
+ * @param first The first sequence of the record.
+ * @param src The bytes to copy.
+ * @param len How many, at most the ring's size in bytes.
  */
 static inline void
 sr_ring_write(const sr_ring *ring, int64_t first, const void *src, size_t len)
@@ -95,7 +132,13 @@ sr_ring_write(const sr_ring *ring, int64_t first, const void *src, size_t len)
 	}
 }
 
-/* The reverse of sr_ring_write: copies len bytes out starting at `first`. */
+/**
+ * @brief The reverse of sr_ring_write: copies len bytes out starting at `first`.
+ * @param ring The ring; not NULL.
+ * @param first The first sequence of the record.
+ * @param dst Receives the bytes.
+ * @param len How many, at most the ring's size in bytes.
+ */
 static inline void
 sr_ring_read(const sr_ring *ring, int64_t first, void *dst, size_t len)
 {
@@ -109,9 +152,14 @@ sr_ring_read(const sr_ring *ring, int64_t first, void *dst, size_t len)
 	}
 }
 
-/*
- * Bytes that can be read or written contiguously from `sequence` before the
- * physical end of the array (lets a caller avoid a copy when no wrap occurs).
+/**
+ * @brief Bytes that can be read or written contiguously from `sequence` before the
+ * physical end of the array.
+ *
+ * Lets a caller avoid a copy when no wrap occurs.
+ * @param ring The ring; not NULL.
+ * @param sequence Any sequence.
+ * @return The bytes from the start of sequence's slot to the end of the array.
  */
 static inline size_t
 sr_ring_contiguous_bytes(const sr_ring *ring, int64_t sequence)
@@ -119,8 +167,10 @@ sr_ring_contiguous_bytes(const sr_ring *ring, int64_t sequence)
 	return ring->bytes - (size_t)(sequence & ring->mask) * ring->slot_size;
 }
 
-/*
- * Streamed access to a record that spans claimed slots: a writer (or
+/**
+ * @brief Streamed access to a record that spans claimed slots.
+ *
+ * A writer (or
  * reader) starts at a sequence's slot and moves through the bytes of the
  * following sequences, wrapping at the physical end of the array, one piece
  * at a time.  The caller owns every slot it touches (claimed and not yet
@@ -129,15 +179,23 @@ sr_ring_contiguous_bytes(const sr_ring *ring, int64_t sequence)
  * lets one encoder fill either a ring or a linear buffer.
  */
 typedef struct sr_ring_stream {
+	/** the array (or the linear buffer) */
 	unsigned char *base;
-	size_t pos;             /* offset of the next byte from base */
-	size_t wrap;            /* the array's size in bytes: pos goes back to 0 there */
+	size_t pos;             /**< offset of the next byte from base */
+	size_t wrap;            /**< the array's size in bytes: pos goes back to 0 there */
 } sr_ring_stream;
 
+/** @brief A stream that writes (sr_ring_writer_put). */
 typedef sr_ring_stream sr_ring_writer;
+/** @brief A stream that reads (sr_ring_reader_get, sr_ring_reader_peek). */
 typedef sr_ring_stream sr_ring_reader;
 
-/* A stream at the start of sequence's slot. */
+/**
+ * @brief A stream at the start of sequence's slot.
+ * @param ring The ring; not NULL.
+ * @param sequence The sequence whose slot the stream starts at.
+ * @return The stream, to use as a writer or a reader.
+ */
 static inline sr_ring_stream
 sr_ring_stream_at(const sr_ring *ring, int64_t sequence)
 {
@@ -145,7 +203,11 @@ sr_ring_stream_at(const sr_ring *ring, int64_t sequence)
 	return s;
 }
 
-/* A writer over a linear buffer (never wraps): the same encoder for a ring or a buffer. */
+/**
+ * @brief A writer over a linear buffer (never wraps): the same encoder for a ring or a buffer.
+ * @param buffer The buffer; large enough for everything written (not checked).
+ * @return A writer at the buffer's start.
+ */
 static inline sr_ring_writer
 sr_ring_writer_linear(void *buffer)
 {
@@ -153,7 +215,12 @@ sr_ring_writer_linear(void *buffer)
 	return w;
 }
 
-/* Appends len bytes (at most the ring's size). */
+/**
+ * @brief Appends len bytes, wrapping at the physical end of the array.
+ * @param w The writer; not NULL.
+ * @param src The bytes.
+ * @param len How many, at most the ring's size.
+ */
 static inline void
 sr_ring_writer_put(sr_ring_writer *w, const void *src, size_t len)
 {
@@ -170,7 +237,12 @@ sr_ring_writer_put(sr_ring_writer *w, const void *src, size_t len)
 	}
 }
 
-/* Takes the next len bytes (at most the ring's size) into dst. */
+/**
+ * @brief Takes the next len bytes into dst, wrapping at the physical end of the array.
+ * @param r The reader; not NULL.
+ * @param dst Receives the bytes.
+ * @param len How many, at most the ring's size.
+ */
 static inline void
 sr_ring_reader_get(sr_ring_reader *r, void *dst, size_t len)
 {
@@ -187,10 +259,12 @@ sr_ring_reader_get(sr_ring_reader *r, void *dst, size_t len)
 	}
 }
 
-/*
- * The next len bytes in place when they do not cross the physical end
- * (advancing past them), else NULL (and nothing moves): a reader then copies
- * them out with sr_ring_reader_get.
+/**
+ * @brief The next len bytes in place, when they do not cross the physical end.
+ * @param r The reader; not NULL.
+ * @param len How many bytes.
+ * @return A pointer to them (the reader advances past them), or NULL when they
+ *         cross the end (nothing moves: copy them out with sr_ring_reader_get).
  */
 static inline const void *
 sr_ring_reader_peek(sr_ring_reader *r, size_t len)

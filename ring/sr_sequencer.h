@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_sequencer.h: who may write which slot, and when readers may see it.
+/**
+ * @file sr_sequencer.h
+ * @ingroup ring
+ * @brief Who may write which slot, and when readers may see it.
  *
  * Producers claim sequences, write the claimed slots, then publish them;
  * consumers (through sr_barrier.h) wait for published sequences and record
@@ -48,84 +50,139 @@
 extern "C" {
 #endif
 
+/** @brief How many threads may claim and publish on a sequencer. */
 enum sr_producer_mode {
+	/** one producing thread: claiming is plain arithmetic, the cursor is the highest published sequence */
 	SR_PRODUCER_SINGLE = 0,
+	/** any number of producing threads: claiming is a CAS, the cursor is the highest claimed sequence */
 	SR_PRODUCER_MULTI = 1
 };
 
+/** @brief The most gating sequences a sequencer holds (sr_sequencer_add_gating). */
 #define SR_SEQUENCER_MAX_GATING 32
 
+/** @brief What sr_sequencer_create builds (fill it with sr_sequencer_config_default first). */
 typedef struct sr_sequencer_config {
-	int64_t buffer_size;        /* slots in the ring: power of two >= 2 */
+	int64_t buffer_size;        /**< slots in the ring: power of two >= 2 */
+	/** single or multi producer */
 	enum sr_producer_mode mode;
-	int64_t initial_sequence;   /* the cursor's start, default -1 */
-	bool synchronize_enqueue_when_full; /* default true */
-	sr_wait_config wait;        /* consumers' wait strategy, default block */
+	int64_t initial_sequence;   /**< the cursor's start, default -1 */
+	bool synchronize_enqueue_when_full; /**< default true */
+	sr_wait_config wait;        /**< consumers' wait strategy, default block */
 } sr_sequencer_config;
 
+/**
+ * @brief A sequencer: the cursor, the gating sequences and the claim state.
+ *
+ * The fields belong to the sr_sequencer_* functions (several are read by the
+ * inline claim and publish code); read them through those functions.
+ */
 typedef struct sr_sequencer {
-	/* SP: highest published; MP: highest claimed. */
+	/** SP: highest published; MP: highest claimed. */
 	sr_sequence cursor;
-	/* MP: last seen minimum of the gating sequences (a hint, release/acquire). */
+	/** MP: last seen minimum of the gating sequences (a hint, release/acquire). */
 	sr_sequence gating_cache;
-	/* SP: producer-private, on its own lines so consumers never touch them. */
+	/** SP: producer-private, on its own lines so consumers never touch them. */
 	struct {
+		/** padding before the producer's fields */
 		char pad_before[SR_CACHELINE];
-		int64_t next_value;     /* last claimed sequence */
-		int64_t cached_gating;  /* last seen minimum gating sequence */
+		int64_t next_value;     /**< last claimed sequence */
+		int64_t cached_gating;  /**< last seen minimum gating sequence */
+		/** the rest of the line */
 		char pad_after[SR_CACHELINE - 2 * sizeof(int64_t)];
 	} __attribute__((aligned(SR_CACHELINE))) single;
 
+	/** the config's mode */
 	enum sr_producer_mode mode;
+	/** the config's buffer_size */
 	int64_t buffer_size;
+	/** buffer_size - 1 */
 	int64_t mask;
+	/** the config's initial_sequence */
 	int64_t initial_sequence;
+	/** the config's synchronize_enqueue_when_full */
 	bool synchronize_enqueue_when_full;
-	/* MP: available[s & mask] == s once s is published. */
+	/** MP: available[s & mask] == s once s is published. */
 	sr_atomic_i64 *available;
-	/*
+	/**
 	 * skipped[s & mask] == s + 1 when s was published without content
 	 * (sr_sequencer_mark_skipped): zero-filled, so untouched pages cost no
 	 * memory.  any_skipped, set once for ever, lets consumers look at the
 	 * marks only when some slot was ever skipped.
 	 */
 	sr_atomic_i64 *skipped;
+	/** 1 once any sequence was marked skipped */
 	sr_atomic_i32 any_skipped;
 
-	/* Gating sequences: read lock-free by producers, changed under gating_lock. */
+	/** Gating sequences: read lock-free by producers, changed under gating_lock. */
 	sr_atomic_i32 gating_count;
+	/** the gating sequences (const sr_sequence *), gating_count of them */
 	sr_atomic_ptr gating[SR_SEQUENCER_MAX_GATING];
+	/** serialises sr_sequencer_add_gating and sr_sequencer_remove_gating */
 	pthread_mutex_t gating_lock;
 
-	/* Producers that found the ring full queue here (synchronized enqueue). */
+	/** Producers that found the ring full queue here (synchronized enqueue). */
 	pthread_mutex_t full_lock;
 
+	/** the consumers' wait strategy (sr_sequencer_wait) */
 	sr_wait wait;
 } sr_sequencer;
 
-/* Defaults: mode, -1, synchronized enqueue on, block wait strategy. */
+/**
+ * @brief Fills config with the defaults: mode, -1, synchronized enqueue on, block wait strategy.
+ * @param config The config to fill; not NULL.
+ * @param buffer_size Slots in the ring (checked by sr_sequencer_create).
+ * @param mode Single or multi producer.
+ */
 SR_API void sr_sequencer_config_default(sr_sequencer_config *config, int64_t buffer_size,
     enum sr_producer_mode mode);
 
-/*
- * Creates a sequencer.  NULL and SR_EINVAL when buffer_size is not a power of
- * two in [2, 2^30], mode is unknown, initial_sequence is below -1 or too close
- * to INT64_MAX, or the wait config is invalid.
+/**
+ * @brief Creates a sequencer.
+ * @param config What to build; copied.
+ * @param err Receives the code and message on failure; may be NULL.
+ * @return The sequencer, to free with sr_sequencer_destroy; NULL on failure, with err
+ *         filled: SR_EINVAL when config is NULL, buffer_size is not a power of
+ *         two in [2, 2^30], mode is unknown, initial_sequence is below -1 or too close
+ *         to INT64_MAX (above INT64_MAX / 2 + INT64_MAX / 4), or the wait config is
+ *         invalid; SR_ENOMEM when memory runs out; SR_ESYS when the wait strategy's
+ *         mutex or condition variable cannot be initialised.
  */
 SR_API sr_sequencer *sr_sequencer_create(const sr_sequencer_config *config, sr_error *err);
+/**
+ * @brief Frees a sequencer; no thread may still use it.
+ * @param s A sequencer from sr_sequencer_create; NULL is ignored.
+ */
 SR_API void sr_sequencer_destroy(sr_sequencer *s);
 
-/*
- * Adds a sequence that producers must not overtake (a final consumer's).
- * SR_EINVAL for NULL, SR_EFULL past SR_SEQUENCER_MAX_GATING.  Safe while
+/**
+ * @brief Adds a sequence that producers must not overtake (a final consumer's).
+ *
+ * Safe while
  * producers run; set the new sequence to the cursor first, as the Disruptor
  * does, if events are already flowing.
+ * @param s The sequencer.
+ * @param gating The sequence; it must outlive its membership.
+ * @retval SR_OK Added.
+ * @retval SR_EINVAL s or gating is NULL.
+ * @retval SR_EFULL SR_SEQUENCER_MAX_GATING sequences are there already.
  */
 SR_API int sr_sequencer_add_gating(sr_sequencer *s, const sr_sequence *gating);
-/* Removes a gating sequence; SR_EINVAL when it was not added. */
+/**
+ * @brief Removes a gating sequence.
+ * @param s The sequencer.
+ * @param gating A sequence added with sr_sequencer_add_gating.
+ * @retval SR_OK Removed.
+ * @retval SR_EINVAL s or gating is NULL, or gating was not added.
+ */
 SR_API int sr_sequencer_remove_gating(sr_sequencer *s, const sr_sequence *gating);
 
-/* The lowest gating sequence, or `fallback` when there are none. */
+/**
+ * @brief The lowest gating sequence.
+ * @param s The sequencer; not NULL.
+ * @param fallback What to return when there are no gating sequences, and the ceiling of the result.
+ * @return The lowest of the gating sequences and fallback.
+ */
 static inline int64_t
 sr_sequencer_min_gating(const sr_sequencer *s, int64_t fallback)
 {
@@ -149,7 +206,9 @@ sr_sequencer_min_gating(const sr_sequencer *s, int64_t fallback)
 /* Out of line: the full-ring wait (backoff, synchronized enqueue, deadline). */
 SR_API int sr_sequencer__wait_for_capacity(sr_sequencer *s, int64_t n, int64_t deadline_ns);
 
+/** @brief A deadline that never comes: wait for as long as it takes. */
 #define SR_DEADLINE_NONE INT64_MAX  /* wait for as long as it takes */
+/** @brief A deadline already passed: do not wait at all (try-claim). */
 #define SR_DEADLINE_NOW  INT64_MIN  /* do not wait at all (try-claim) */
 
 /*
@@ -181,11 +240,17 @@ sr_sequencer__claim_single(sr_sequencer *s, int64_t n, int64_t deadline_ns, int6
 	return SR_OK;
 }
 
-/*
- * For a sequencer known to be single-producer (its only producer calls):
- * claims n sequences, 1 <= n <= buffer_size, or returns SR_EFULL at once.
+/**
+ * @brief Claims n sequences on a sequencer known to be single-producer, or returns SR_EFULL at once.
+ *
+ * For a sequencer known to be single-producer (its only producer calls).
  * The mode and n are not checked: this is the claim of a hot path that
  * made the sequencer itself.  Publish with sr_sequencer_publish_range.
+ * @param s A SR_PRODUCER_SINGLE sequencer; not NULL.
+ * @param n How many sequences, 1 <= n <= buffer_size.
+ * @param first Receives the first claimed sequence.
+ * @retval SR_OK Claimed *first .. *first + n - 1.
+ * @retval SR_EFULL Not enough space now.
  */
 static inline int
 sr_sequencer_try_claim_single(sr_sequencer *s, int64_t n, int64_t *first)
@@ -193,19 +258,30 @@ sr_sequencer_try_claim_single(sr_sequencer *s, int64_t n, int64_t *first)
 	return sr_sequencer__claim_single(s, n, SR_DEADLINE_NOW, first);
 }
 
-/* The first sequence the next single-producer claim will return (its producer only). */
+/**
+ * @brief The first sequence the next single-producer claim will return (its producer only).
+ * @param s A SR_PRODUCER_SINGLE sequencer; not NULL.
+ * @return The last claimed sequence + 1.
+ */
 static inline int64_t
 sr_sequencer_next_single(const sr_sequencer *s)
 {
 	return s->single.next_value + 1;
 }
 
-/*
- * Claims n consecutive sequences; *first receives the first of them (the
- * last is *first + n - 1).  deadline_ns is a CLOCK_MONOTONIC time
- * (sr_monotonic_ns() + timeout), SR_DEADLINE_NONE or SR_DEADLINE_NOW.
- * Returns SR_OK, SR_EFULL (SR_DEADLINE_NOW and not enough space),
- * SR_ETIMEDOUT, or SR_EINVAL when n < 1 or n > buffer_size.
+/**
+ * @brief Claims n consecutive sequences, waiting for space until a deadline.
+ * @param s The sequencer; not NULL.
+ * @param n How many sequences, 1 to buffer_size.
+ * @param deadline_ns A CLOCK_MONOTONIC time (sr_monotonic_ns() + timeout),
+ *        SR_DEADLINE_NONE or SR_DEADLINE_NOW.
+ * @param first Receives the first of them (the last is *first + n - 1); INT64_MIN on failure.
+ * @retval SR_OK Claimed: publish every one of them.
+ * @retval SR_EFULL SR_DEADLINE_NOW and not enough space.
+ * @retval SR_ETIMEDOUT The deadline passed first.
+ * @retval SR_EINVAL n < 1 or n > buffer_size.
+ * @retval SR_ESYS The timed lock of the synchronized enqueue failed (multi producer,
+ *         synchronize_enqueue_when_full, a deadline other than SR_DEADLINE_NONE).
  */
 static inline int
 sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
@@ -247,35 +323,71 @@ sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_
 	}
 }
 
-/* Claims one sequence, waiting for space as long as it takes. */
+/**
+ * @brief Claims one sequence, waiting for space as long as it takes.
+ * @param s The sequencer; not NULL.
+ * @param sequence Receives the claimed sequence.
+ * @return SR_OK (as sr_sequencer_claim_until with SR_DEADLINE_NONE).
+ */
 static inline int
 sr_sequencer_claim(sr_sequencer *s, int64_t *sequence)
 {
 	return sr_sequencer_claim_until(s, 1, SR_DEADLINE_NONE, sequence);
 }
 
-/* Claims n sequences, waiting for space as long as it takes. */
+/**
+ * @brief Claims n sequences, waiting for space as long as it takes.
+ * @param s The sequencer; not NULL.
+ * @param n How many sequences, 1 to buffer_size.
+ * @param first Receives the first claimed sequence.
+ * @retval SR_OK Claimed *first .. *first + n - 1.
+ * @retval SR_EINVAL n < 1 or n > buffer_size.
+ */
 static inline int
 sr_sequencer_claim_n(sr_sequencer *s, int64_t n, int64_t *first)
 {
 	return sr_sequencer_claim_until(s, n, SR_DEADLINE_NONE, first);
 }
 
-/* Claims one sequence or returns SR_EFULL at once. */
+/**
+ * @brief Claims one sequence or returns SR_EFULL at once.
+ * @param s The sequencer; not NULL.
+ * @param sequence Receives the claimed sequence.
+ * @retval SR_OK Claimed.
+ * @retval SR_EFULL No space now.
+ */
 static inline int
 sr_sequencer_try_claim(sr_sequencer *s, int64_t *sequence)
 {
 	return sr_sequencer_claim_until(s, 1, SR_DEADLINE_NOW, sequence);
 }
 
-/* Claims n sequences or returns SR_EFULL at once. */
+/**
+ * @brief Claims n sequences or returns SR_EFULL at once.
+ * @param s The sequencer; not NULL.
+ * @param n How many sequences, 1 to buffer_size.
+ * @param first Receives the first claimed sequence.
+ * @retval SR_OK Claimed *first .. *first + n - 1.
+ * @retval SR_EFULL Not enough space now.
+ * @retval SR_EINVAL n < 1 or n > buffer_size.
+ */
 static inline int
 sr_sequencer_try_claim_n(sr_sequencer *s, int64_t n, int64_t *first)
 {
 	return sr_sequencer_claim_until(s, n, SR_DEADLINE_NOW, first);
 }
 
-/* Claims n sequences, giving up with SR_ETIMEDOUT after timeout_ns. */
+/**
+ * @brief Claims n sequences, giving up with SR_ETIMEDOUT after timeout_ns.
+ * @param s The sequencer; not NULL.
+ * @param n How many sequences, 1 to buffer_size.
+ * @param timeout_ns How long to wait for space, at least 0 (0: do not wait).
+ * @param first Receives the first claimed sequence.
+ * @retval SR_OK Claimed *first .. *first + n - 1.
+ * @retval SR_ETIMEDOUT The timeout passed first.
+ * @retval SR_EINVAL timeout_ns < 0 (*first is then not written), n < 1 or n > buffer_size.
+ * @retval SR_ESYS As sr_sequencer_claim_until.
+ */
 static inline int
 sr_sequencer_claim_timeout(sr_sequencer *s, int64_t n, int64_t timeout_ns, int64_t *first)
 {
@@ -287,11 +399,16 @@ sr_sequencer_claim_timeout(sr_sequencer *s, int64_t n, int64_t timeout_ns, int64
 	return sr_sequencer_claim_until(s, n, deadline, first);
 }
 
-/*
- * Publishes sequences lo..hi (claimed by this thread and written).  In MP
+/**
+ * @brief Publishes sequences lo..hi (claimed by this thread and written).
+ *
+ * In MP
  * mode the flags are stored from hi down to lo, so a consumer that sees lo
  * published sees the whole range: a record spread over several slots is
  * never seen in part.
+ * @param s The sequencer; not NULL.
+ * @param lo The first sequence of the range.
+ * @param hi The last, at least lo.
  */
 static inline void
 sr_sequencer_publish_range(sr_sequencer *s, int64_t lo, int64_t hi)
@@ -308,21 +425,34 @@ sr_sequencer_publish_range(sr_sequencer *s, int64_t lo, int64_t hi)
 	sr_wait_signal(&s->wait);
 }
 
-/* Publishes one sequence. */
+/**
+ * @brief Publishes one sequence (claimed by this thread and written).
+ * @param s The sequencer; not NULL.
+ * @param sequence The sequence.
+ */
 static inline void
 sr_sequencer_publish(sr_sequencer *s, int64_t sequence)
 {
 	sr_sequencer_publish_range(s, sequence, sequence);
 }
 
-/* The cursor: highest published (SP) or highest claimed (MP) sequence. */
+/**
+ * @brief The cursor: highest published (SP) or highest claimed (MP) sequence.
+ * @param s The sequencer; not NULL.
+ * @return The cursor's value (load-acquire).
+ */
 static inline int64_t
 sr_sequencer_cursor(const sr_sequencer *s)
 {
 	return sr_sequence_get(&s->cursor);
 }
 
-/* True when `sequence` has been published (and not yet overwritten). */
+/**
+ * @brief Whether `sequence` has been published (and not yet overwritten).
+ * @param s The sequencer; not NULL.
+ * @param sequence The sequence.
+ * @return true when it is published and its slot not yet reused.
+ */
 static inline bool
 sr_sequencer_is_available(const sr_sequencer *s, int64_t sequence)
 {
@@ -333,10 +463,15 @@ sr_sequencer_is_available(const sr_sequencer *s, int64_t sequence)
 	return sr_atomic_load_acquire_i64(&s->available[sequence & s->mask]) == sequence;
 }
 
-/*
- * The highest sequence h in [lo - 1, available] such that every sequence
- * from lo to h is published.  `available` comes from the cursor, so for SP
- * it is already the answer.
+/**
+ * @brief The highest sequence up to which everything from lo is published.
+ *
+ * `available` comes from the cursor, so for SP it is already the answer.
+ * @param s The sequencer; not NULL.
+ * @param lo The first sequence to look at.
+ * @param available The highest sequence to look at (a cursor value).
+ * @return The highest h in [lo - 1, available] such that every sequence
+ *         from lo to h is published.
  */
 static inline int64_t
 sr_sequencer_highest_published(const sr_sequencer *s, int64_t lo, int64_t available)
@@ -351,13 +486,17 @@ sr_sequencer_highest_published(const sr_sequencer *s, int64_t lo, int64_t availa
 	return available;
 }
 
-/*
- * Marks a claimed, not yet published sequence as skipped: its slot holds no
+/**
+ * @brief Marks a claimed, not yet published sequence as skipped.
+ *
+ * Its slot holds no
  * event (its writer failed).  Publish it as usual afterwards; consumers then
  * pass over it (sr_processor calls the handler's on_skip, sr_poller its
  * on_skip) instead of handing its slot to on_event.  The marks are plain
  * stores: the publish's store-release orders them before the consumers'
  * load-acquire of the cursor or the flag.
+ * @param s The sequencer; not NULL.
+ * @param sequence A sequence this thread claimed and has not published.
  */
 static inline void
 sr_sequencer_mark_skipped(sr_sequencer *s, int64_t sequence)
@@ -366,9 +505,13 @@ sr_sequencer_mark_skipped(sr_sequencer *s, int64_t sequence)
 	sr_atomic_store_relaxed_i32(&s->any_skipped, 1);
 }
 
-/*
- * True when some sequence was ever marked skipped.  Read by consumers after
+/**
+ * @brief Whether some sequence was ever marked skipped.
+ *
+ * Read by consumers after
  * their barrier's load-acquire, which orders it after the publish.
+ * @param s The sequencer; not NULL.
+ * @return true once any sequence was marked skipped.
  */
 static inline bool
 sr_sequencer_has_skips(const sr_sequencer *s)
@@ -376,14 +519,23 @@ sr_sequencer_has_skips(const sr_sequencer *s)
 	return sr_atomic_load_relaxed_i32(&s->any_skipped) != 0;
 }
 
-/* True when the published `sequence` was marked skipped (see above for ordering). */
+/**
+ * @brief Whether the published `sequence` was marked skipped (ordering as sr_sequencer_has_skips).
+ * @param s The sequencer; not NULL.
+ * @param sequence A published sequence.
+ * @return true when it was marked skipped.
+ */
 static inline bool
 sr_sequencer_is_skipped(const sr_sequencer *s, int64_t sequence)
 {
 	return sr_atomic_load_relaxed_i64(&s->skipped[sequence & s->mask]) == sequence + 1;
 }
 
-/* Slots that can be claimed right now without waiting. */
+/**
+ * @brief Slots that can be claimed right now without waiting.
+ * @param s The sequencer; not NULL.
+ * @return buffer_size minus the sequences claimed and not yet passed by every gating sequence.
+ */
 static inline int64_t
 sr_sequencer_remaining_capacity(const sr_sequencer *s)
 {
@@ -393,7 +545,11 @@ sr_sequencer_remaining_capacity(const sr_sequencer *s)
 	return s->buffer_size - (produced - consumed);
 }
 
-/* The sequencer's wait strategy, shared by every barrier made on it. */
+/**
+ * @brief The sequencer's wait strategy, shared by every barrier made on it.
+ * @param s The sequencer; not NULL.
+ * @return Its wait strategy (owned by the sequencer).
+ */
 static inline sr_wait *
 sr_sequencer_wait(sr_sequencer *s)
 {

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * sr_wait.h: how a consumer spends its time waiting for a sequence.  (How a
+/**
+ * @file sr_wait.h
+ * @ingroup wait_strategies
+ * @brief How a consumer spends its time waiting for a sequence.
+ *
+ * (How a
  * producer spends its time facing a full ring, sr_backoff_pause, is in
  * sr_backoff.h, which this header includes.)
  *
@@ -72,88 +76,163 @@
 extern "C" {
 #endif
 
+/** @brief The wait strategies (see the file's description for their trade-offs). */
 enum sr_wait_kind {
+	/** busyspin: re-reads the sequence with a pause hint */
 	SR_WAIT_BUSY_SPIN = 0,
+	/** yield: spins spin_tries times, then sched_yield() between reads */
 	SR_WAIT_YIELD,
+	/** sleep: spins, yields, then nanosleep(sleep_ns) between reads */
 	SR_WAIT_SLEEP,
+	/** block: mutex and condition variable, every publish signals */
 	SR_WAIT_BLOCK,
+	/** liteblock: as block, publishers signal only a waiter about to sleep */
 	SR_WAIT_LITE_BLOCK,
+	/** timeout: liteblock whose waits end at least every timeout_ns */
 	SR_WAIT_TIMEOUT,
+	/** phased: spins for spin_ns, yields for yield_ns, then waits as its fallback */
 	SR_WAIT_PHASED,
+	/** the number of kinds (not a kind) */
 	SR_WAIT_KIND_COUNT
 };
 
+/** @brief A wait strategy as data: its kind and its parameters (defaults in parentheses). */
 typedef struct sr_wait_config {
+	/** the strategy */
 	enum sr_wait_kind kind;
-	int32_t spin_tries;       /* yield, sleep: spins before yielding (100) */
-	int32_t yield_tries;      /* sleep: yields before sleeping (100) */
-	int64_t sleep_ns;         /* sleep: requested park time (100 ns) */
-	int64_t timeout_ns;       /* timeout (and phased->timeout): 10 ms */
-	int64_t spin_ns;          /* phased: time spent spinning (10 us) */
-	int64_t yield_ns;         /* phased: time then spent yielding (100 us) */
-	enum sr_wait_kind fallback; /* phased: block, liteblock, timeout, sleep */
+	int32_t spin_tries;       /**< yield, sleep: spins before yielding (100) */
+	int32_t yield_tries;      /**< sleep: yields before sleeping (100) */
+	int64_t sleep_ns;         /**< sleep: requested park time (100 ns) */
+	int64_t timeout_ns;       /**< timeout (and phased->timeout): 10 ms */
+	int64_t spin_ns;          /**< phased: time spent spinning (10 us) */
+	int64_t yield_ns;         /**< phased: time then spent yielding (100 us) */
+	enum sr_wait_kind fallback; /**< phased: block, liteblock, timeout, sleep */
 } sr_wait_config;
 
-/* Valid ranges, also quoted by error messages. */
+/** @brief The largest spin_tries and yield_tries, also quoted by error messages. */
 #define SR_WAIT_MAX_TRIES 1000000
+/** @brief The longest duration of a wait config (60 s), also quoted by error messages. */
 #define SR_WAIT_MAX_NS (INT64_C(60) * 1000000000)
 
-/* Fills *config with kind and that kind's documented defaults. */
+/**
+ * @brief Fills *config with kind and that kind's documented defaults.
+ *
+ * The defaults: spin_tries 100, yield_tries 100, sleep_ns 100, timeout_ns 10 ms,
+ * spin_ns 10 us, yield_ns 100 us, fallback liteblock (every field is set, whatever the kind).
+ * @param config The config to fill; not NULL.
+ * @param kind The strategy (not checked here: sr_wait_config_validate does).
+ */
 SR_API void sr_wait_config_default(sr_wait_config *config, enum sr_wait_kind kind);
 
-/*
- * Parses a strategy by name, with optional parameters:
+/**
+ * @brief Parses a strategy by name, with optional parameters.
+ *
  *   "busyspin" | "yield[:spin=N]" | "sleep[:spin=N,yield=N,sleep=DUR]"
  *   | "block" | "liteblock" | "timeout[:timeout=DUR]"
  *   | "phased[:spin=DUR,yield=DUR,fallback=NAME,timeout=DUR,sleep=DUR]"
  * Names are case-insensitive; DUR is an integer with unit ns, us, ms or s.
- * An unknown name, key or bad value returns SR_EINVAL with a message listing
- * what is valid.
+ * Parameters not given keep the kind's defaults (sr_wait_config_default); the
+ * result is checked as sr_wait_config_validate does.
+ * @param spec The spec, e.g. "timeout:timeout=5ms"; NUL-terminated.
+ * @param config Receives the parsed config; unchanged on failure.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK *config holds the strategy.
+ * @retval SR_EINVAL spec or config is NULL, or an unknown name, key or bad value
+ *         (the message lists what is valid), or a value out of range.
  */
 SR_API int sr_wait_config_parse(const char *spec, sr_wait_config *config, sr_error *err);
 
-/* Checks every parameter against its range; SR_EINVAL names the bad one. */
+/**
+ * @brief Checks every parameter against its range.
+ *
+ * The ranges: spin_tries and yield_tries 0 to SR_WAIT_MAX_TRIES, sleep_ns 1 ns to 60 s,
+ * timeout_ns 1 us to 60 s, spin_ns and yield_ns 0 to 60 s; a phased fallback is block,
+ * liteblock, timeout or sleep.
+ * @param config The config to check.
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK Every parameter is in range.
+ * @retval SR_EINVAL config is NULL, its kind is invalid or a parameter is out of
+ *         range (the message names the bad one and its range).
+ */
 SR_API int sr_wait_config_validate(const sr_wait_config *config, sr_error *err);
 
-/* Writes the canonical spec of config (parsable by sr_wait_config_parse). */
+/**
+ * @brief Writes the canonical spec of config (parsable by sr_wait_config_parse).
+ * @param config The config to format; not NULL.
+ * @param buf Receives the NUL-terminated spec.
+ * @param size The size of buf in bytes.
+ * @retval SR_OK buf holds the whole spec.
+ * @retval SR_EINVAL The spec does not fit in size bytes (buf holds it truncated).
+ */
 SR_API int sr_wait_config_format(const sr_wait_config *config, char *buf, size_t size);
 
-/* "busyspin", "yield", ...; "unknown" for an invalid kind. */
+/**
+ * @brief The name of a kind, as sr_wait_config_parse accepts it.
+ * @param kind The kind.
+ * @return "busyspin", "yield", ...; "unknown" for an invalid kind (a static string, never NULL).
+ */
 SR_API const char *sr_wait_kind_name(enum sr_wait_kind kind);
 
-/* How a publisher must signal: decided once at init. */
+/** @brief How a publisher must signal: decided once at init. */
 enum sr_wait_signal_mode {
-	SR_SIGNAL_NONE,      /* busyspin, yield, sleep, phased->sleep */
-	SR_SIGNAL_ALWAYS,    /* block, phased->block */
-	SR_SIGNAL_IF_NEEDED  /* liteblock, timeout, phased->liteblock|timeout */
+	SR_SIGNAL_NONE,      /**< busyspin, yield, sleep, phased->sleep */
+	SR_SIGNAL_ALWAYS,    /**< block, phased->block */
+	SR_SIGNAL_IF_NEEDED  /**< liteblock, timeout, phased->liteblock|timeout */
 };
 
+/**
+ * @brief A wait strategy ready to wait on: its config, its ladders, and the mutex and
+ * condition variable of the blocking kinds (sr_wait_init, sr_wait_destroy).
+ *
+ * The fields belong to sr_wait_init and the wait functions; read them, do not write them.
+ */
 typedef struct sr_wait {
+	/** the validated config */
 	sr_wait_config config;
+	/** how a publisher must signal */
 	enum sr_wait_signal_mode signal_mode;
-	enum sr_wait_kind sleeping_kind; /* kind after phased's spin/yield */
+	enum sr_wait_kind sleeping_kind; /**< kind after phased's spin/yield */
 	/* The ladders, set from config at init (sr_wait_for polls along them): */
-	sr_backoff_ladder polling;    /* busyspin, yield, sleep (and phased's sleep fallback) */
-	sr_backoff_ladder phased;     /* phased: spin_ns, then yield_ns, timed; then it blocks */
-	sr_backoff_ladder dependents; /* after a block: polling for upstream consumers */
-	/*
+	sr_backoff_ladder polling;    /**< busyspin, yield, sleep (and phased's sleep fallback) */
+	sr_backoff_ladder phased;     /**< phased: spin_ns, then yield_ns, timed; then it blocks */
+	sr_backoff_ladder dependents; /**< after a block: polling for upstream consumers */
+	/**
 	 * liteblock/timeout: 1 when a waiter may be about to sleep.  On its own
 	 * line: waiters write it, every publisher reads it.  block_spin shares
 	 * it: block's adaptive spin (SR_WAIT__BLOCK_SPIN), read and written by
 	 * block waiters only (block publishers never read the line).
 	 */
 	struct {
+		/** padding: the line is the waiters' own */
 		char pad_before[SR_CACHELINE];
+		/** 1 when a waiter may be about to sleep */
 		sr_atomic_i32 value;
+		/** block's adaptive spin, in pauses */
 		sr_atomic_i32 block_spin;
+		/** the rest of the line */
 		char pad_after[SR_CACHELINE - 2 * sizeof(int32_t)];
 	} __attribute__((aligned(SR_CACHELINE))) signal_needed;
+	/** the blocking kinds' mutex */
 	pthread_mutex_t mutex;
-	pthread_cond_t cond;    /* uses CLOCK_MONOTONIC for timed waits */
+	pthread_cond_t cond;    /**< uses CLOCK_MONOTONIC for timed waits */
 } sr_wait;
 
-/* Validates config and initialises w; SR_EINVAL or SR_ESYS on failure. */
+/**
+ * @brief Validates config and initialises w.
+ * @param w The strategy to initialise (its previous contents are ignored).
+ * @param config The strategy's config, copied (checked as sr_wait_config_validate does).
+ * @param err Receives the message on failure; may be NULL.
+ * @retval SR_OK w is ready; release it with sr_wait_destroy.
+ * @retval SR_EINVAL w is NULL or config is NULL or invalid.
+ * @retval SR_ESYS pthread_cond_init or pthread_mutex_init failed (the message has the errno text).
+ */
 SR_API int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
+/**
+ * @brief Releases the mutex and condition variable of w.
+ *
+ * No thread may be waiting on w.
+ * @param w A strategy initialised by sr_wait_init; NULL does nothing.
+ */
 SR_API void sr_wait_destroy(sr_wait *w);
 
 /*
@@ -166,17 +245,23 @@ SR_API int sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *wat
     const sr_atomic_i32 *alert, enum sr_wait_kind kind, int pre_spin);
 SR_API void sr_wait__wake(sr_wait *w);
 
-/*
- * Wakes every waiter of any kind (used by barrier alert): takes the mutex so
+/**
+ * @brief Wakes every waiter of any kind (used by barrier alert).
+ *
+ * Takes the mutex so
  * that a waiter between its alert check and its sleep cannot miss it.
+ * @param w The strategy; not NULL.
  */
 SR_API void sr_wait_signal_all(sr_wait *w);
 
-/*
+/**
+ * @brief Wakes the waiters that need it, after a publish.
+ *
  * Called by a publisher after its store-release of the cursor (or of the
  * availability flags).  Costs nothing for the spinning kinds, a lock and a
  * broadcast for block, and a StoreLoad fence plus one load for liteblock
  * and timeout unless a waiter has announced it is going to sleep.
+ * @param w The strategy; not NULL.
  */
 static inline void
 sr_wait_signal(sr_wait *w)
@@ -266,8 +351,10 @@ sr_wait__poll(const sr_backoff_ladder *ladder, int64_t sequence, const sr_sequen
 	}
 }
 
-/*
- * Waits until `sequence` is available: the cursor (and, when ndeps > 0, every
+/**
+ * @brief Waits until `sequence` is available.
+ *
+ * Available: the cursor (and, when ndeps > 0, every
  * dependent sequence) has reached it.  On SR_OK, *available holds the highest
  * available sequence, which may be past `sequence` (that is what makes
  * batching possible).  Returns SR_EALERTED as soon as *alert is non-zero, and
@@ -275,6 +362,16 @@ sr_wait__poll(const sr_backoff_ladder *ladder, int64_t sequence, const sr_sequen
  *
  * For a multi-producer sequencer the cursor is the highest *claimed*
  * sequence; the barrier narrows the result to what is published.
+ * @param w The strategy; not NULL.
+ * @param sequence The sequence to wait for.
+ * @param cursor The producers' cursor.
+ * @param deps The sequences of the consumers this one follows; may be NULL when ndeps is 0.
+ * @param ndeps How many deps there are, 0 or more.
+ * @param alert The alert flag: the wait ends as soon as it is non-zero.
+ * @param available Receives the highest available sequence on SR_OK.
+ * @retval SR_OK sequence is available; *available is set.
+ * @retval SR_EALERTED *alert was set.
+ * @retval SR_ETIMEDOUT The timeout strategy's timeout passed first.
  */
 static inline int
 sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
@@ -322,14 +419,22 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 	}
 }
 
-/*
- * Waits until *flag >= sequence: a multi-producer consumer whose cursor
+/**
+ * @brief Waits until *flag >= sequence.
+ *
+ * For a multi-producer consumer whose cursor
  * shows `sequence` claimed but whose availability flag `flag` shows it not
  * yet published.  Every kind waits as it waits for the cursor: the blocking
  * kinds sleep on the condition variable (the publisher of that flag
  * signals after storing it), sleep naps, the spinning kinds spin.  A claim
  * that is never published therefore costs a blocked consumer no CPU.
- * SR_OK, SR_EALERTED, or SR_ETIMEDOUT (timeout kind).
+ * @param w The strategy; not NULL.
+ * @param sequence The sequence whose publication is awaited.
+ * @param flag The availability flag that shows it published.
+ * @param alert The alert flag: the wait ends as soon as it is non-zero.
+ * @retval SR_OK sequence is published.
+ * @retval SR_EALERTED *alert was set.
+ * @retval SR_ETIMEDOUT The timeout kind's timeout passed first.
  */
 static inline int
 sr_wait_for_publish(sr_wait *w, int64_t sequence, const sr_atomic_i64 *flag,
