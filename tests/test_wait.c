@@ -314,11 +314,11 @@ Test(wait, init_decides_how_publishers_signal)
 {
 	struct { const char *spec; enum sr_wait_signal_mode mode; enum sr_wait_kind sleeping; } cases[] = {
 		{ "busyspin", SR_SIGNAL_NONE, SR_WAIT_BUSY_SPIN }, { "yield", SR_SIGNAL_NONE, SR_WAIT_YIELD },
-		{ "sleep", SR_SIGNAL_NONE, SR_WAIT_SLEEP }, { "block", SR_SIGNAL_ALWAYS, SR_WAIT_BLOCK },
+		{ "sleep", SR_SIGNAL_NONE, SR_WAIT_SLEEP }, { "block", SR_SIGNAL_IF_NEEDED, SR_WAIT_BLOCK },
 		{ "liteblock", SR_SIGNAL_IF_NEEDED, SR_WAIT_LITE_BLOCK },
 		{ "timeout", SR_SIGNAL_IF_NEEDED, SR_WAIT_TIMEOUT },
 		{ "phased", SR_SIGNAL_IF_NEEDED, SR_WAIT_LITE_BLOCK },
-		{ "phased:fallback=block", SR_SIGNAL_ALWAYS, SR_WAIT_BLOCK },
+		{ "phased:fallback=block", SR_SIGNAL_IF_NEEDED, SR_WAIT_BLOCK },
 		{ "phased:fallback=timeout", SR_SIGNAL_IF_NEEDED, SR_WAIT_TIMEOUT },
 		{ "phased:fallback=sleep", SR_SIGNAL_NONE, SR_WAIT_SLEEP },
 	};

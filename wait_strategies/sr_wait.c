@@ -301,8 +301,6 @@ sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err)
 	w->sleeping_kind = config->kind == SR_WAIT_PHASED ? config->fallback : config->kind;
 	switch (w->sleeping_kind) {
 	case SR_WAIT_BLOCK:
-		w->signal_mode = SR_SIGNAL_ALWAYS;
-		break;
 	case SR_WAIT_LITE_BLOCK:
 	case SR_WAIT_TIMEOUT:
 		w->signal_mode = SR_SIGNAL_IF_NEEDED;
@@ -400,14 +398,12 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
 	int rc = SR_OK;
 	pthread_mutex_lock(&w->mutex);
 	for (;;) {
-		if (kind != SR_WAIT_BLOCK) {
-			/*
-			 * Announce the sleep before the last look at the cursor.
-			 * The exchange is a full barrier; it pairs with the fence
-			 * and load of signal_needed in sr_wait_signal.
-			 */
-			sr_atomic_exchange_i32(&w->signal_needed.value, 1);
-		}
+		/*
+		 * Announce the sleep before the last look at the cursor.  The
+		 * exchange is a full barrier; it pairs with the fence and load of
+		 * signal_needed in sr_wait_signal.
+		 */
+		sr_atomic_exchange_i32(&w->signal_needed.value, 1);
 		/* pairs with the publisher's store-release of *watched */
 		if (sr_atomic_load_acquire_i64(watched) >= sequence)
 			break;

@@ -27,15 +27,19 @@
  *            rounds a sleep up to its timer slack, tens of microseconds).
  *            Little idle CPU (each wake-up costs some), and the latency after
  *            a quiet spell is the real sleep time.  Publishers never signal.
- *  block     mutex + condition variable; every publish locks and unlocks the
- *            mutex, then broadcasts (the Disruptor's BlockingWaitStrategy).
- *            No idle CPU; each publish pays a lock/unlock, and a futex wake
- *            when a waiter sleeps.  The waiter spins 16 pauses before it takes the mutex,
- *            so that a steadily fed consumer does not sleep, and cost its
- *            producer a wake, each time it catches up.
- *  liteblock as block, but a waiter announces that it is about to sleep and a
- *            publisher signals only then; while the consumer is awake, a
- *            publish costs a fence and a load, no lock and no system call.
+ *  block     mutex + condition variable, as the Disruptor's
+ *            BlockingWaitStrategy, but a publisher takes the mutex only when
+ *            a waiter has announced that it is going to sleep (as liteblock),
+ *            not on every publish: with several producers the mutex the
+ *            Disruptor takes on each publish is contended on most of them.
+ *            No idle CPU; while the consumer is awake a publish costs a fence
+ *            and a load.  The waiter spins before it sleeps (16 pauses,
+ *            adapting up to 1,024), so that a steadily fed consumer does not
+ *            sleep, and cost its producer a wake, each time it catches up.
+ *  liteblock as block without the spin: a waiter announces that it is about
+ *            to sleep and a publisher signals only then; while the consumer is
+ *            awake, a publish costs a fence and a load, no lock and no system
+ *            call.
  *  timeout   liteblock whose waits end at least every timeout_ns (default
  *            10 ms, as Log4j 2), so a lost signal costs at most that much and
  *            the consumer gets a periodic SR_ETIMEDOUT (the logger flushes
@@ -176,8 +180,7 @@ SR_API const char *sr_wait_kind_name(enum sr_wait_kind kind);
 /** @brief How a publisher must signal: decided once at init. */
 enum sr_wait_signal_mode {
 	SR_SIGNAL_NONE,      /**< busyspin, yield, sleep, phased->sleep */
-	SR_SIGNAL_ALWAYS,    /**< block, phased->block */
-	SR_SIGNAL_IF_NEEDED  /**< liteblock, timeout, phased->liteblock|timeout */
+	SR_SIGNAL_IF_NEEDED  /**< block, liteblock, timeout, phased->block|liteblock|timeout */
 };
 
 /**
@@ -197,10 +200,11 @@ typedef struct sr_wait {
 	sr_backoff_ladder phased;     /**< phased: spin_ns, then yield_ns, timed; then it blocks */
 	sr_backoff_ladder dependents; /**< after a block: polling for upstream consumers */
 	/**
-	 * liteblock/timeout: 1 when a waiter may be about to sleep.  On its own
-	 * line: waiters write it, every publisher reads it.  block_spin shares
-	 * it: block's adaptive spin (SR_WAIT__BLOCK_SPIN), read and written by
-	 * block waiters only (block publishers never read the line).
+	 * block/liteblock/timeout: 1 when a waiter may be about to sleep.  On
+	 * its own line: waiters write it, every publisher reads it.  block_spin
+	 * shares it: block's adaptive spin (SR_WAIT__BLOCK_SPIN), read by block
+	 * waiters and written only when its length changes (at the bounds it
+	 * stays put), so publishers seldom find the line moved by it.
 	 */
 	struct {
 		/** padding: the line is the waiters' own */
@@ -258,9 +262,9 @@ SR_API void sr_wait_signal_all(sr_wait *w);
  * @brief Wakes the waiters that need it, after a publish.
  *
  * Called by a publisher after its store-release of the cursor (or of the
- * availability flags).  Costs nothing for the spinning kinds, a lock and a
- * broadcast for block, and a StoreLoad fence plus one load for liteblock
- * and timeout unless a waiter has announced it is going to sleep.
+ * availability flags).  Costs nothing for the spinning kinds, and a
+ * StoreLoad fence plus one load for block, liteblock and timeout unless a
+ * waiter has announced it is going to sleep.
  * @param w The strategy; not NULL.
  */
 static inline void
@@ -268,9 +272,6 @@ sr_wait_signal(sr_wait *w)
 {
 	switch (w->signal_mode) {
 	case SR_SIGNAL_NONE:
-		return;
-	case SR_SIGNAL_ALWAYS:
-		sr_wait__wake(w);
 		return;
 	case SR_SIGNAL_IF_NEEDED:
 		/*
