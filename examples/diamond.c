@@ -30,6 +30,7 @@
 
 #include <seqring/sr_disruptor.h>
 
+#include "ex_flags.h"
 #include "ex_machine.h"
 #include "ex_verdict.h"
 
@@ -82,12 +83,8 @@ main(int argc, char **argv)
 		if (strcmp(argv[arg], "--quick") == 0) {
 			events = 100000;
 		} else if (strcmp(argv[arg], "--ring-slots") == 0) {
-			ring_slots = arg + 1 < argc ? strtoll(argv[++arg], &end, 10) : 0;
-			if (*end != '\0' || ring_slots < 2 || ring_slots > 1048576 || (ring_slots & (ring_slots - 1)) != 0) {
-				fprintf(stderr, "diamond: --ring-slots '%s': expected a power of two from 2 to 1048576\n" USAGE,
-				    arg < argc ? argv[arg] : "");
-				return 2;
-			}
+			if (!ex_flags_slots(argc, argv, &arg, "diamond", &ring_slots))
+				return fputs(USAGE, stderr), 2;
 		} else if (!have_events) {
 			events = strtoll(argv[arg], &end, 10);
 			if (events < 1 || *end != '\0') {

@@ -91,3 +91,19 @@ ex_flags_parse(int argc, char **argv, const char *program, const char *synopsis,
 	}
 	return -1;
 }
+
+bool
+ex_flags_slots(int argc, char **argv, int *i, const char *program, int64_t *slots)
+{
+	const char *flag = argv[*i];
+	const char *text = *i + 1 < argc ? argv[*i + 1] : "";
+	char *end = NULL;
+	long long v = strtoll(text, &end, 10);
+	if (*i + 1 >= argc || end == text || *end != '\0' || v < 2 || v > 1048576 || (v & (v - 1)) != 0) {
+		fprintf(stderr, "%s: %s '%s': expected a power of two from 2 to 1048576\n", program, flag, text);
+		return false;
+	}
+	*slots = v;
+	*i += 1;
+	return true;
+}

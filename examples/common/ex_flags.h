@@ -7,7 +7,9 @@
 #ifndef SEQRING_EXAMPLES_EX_FLAGS_H
 #define SEQRING_EXAMPLES_EX_FLAGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* A macro's value as a string literal, for a synopsis: "1.." EX_STRINGIFY(MAX) ")". */
@@ -39,6 +41,14 @@ typedef struct ex_flag {
  */
 int ex_flags_parse(int argc, char **argv, const char *program, const char *synopsis,
     const ex_flag *flags, size_t count);
+
+/*
+ * The value of --ring-slots (or another slot count) at argv[*i + 1]: a power
+ * of two from 2 to 1048576 into *slots, *i moved past it, and true; false
+ * after a line on stderr naming the program, the flag and the value.  For the
+ * lessons whose command lines also take positional arguments.
+ */
+bool ex_flags_slots(int argc, char **argv, int *i, const char *program, int64_t *slots);
 
 /* "usage: PROGRAM SYNOPSIS" on to: for checks ex_flags_parse cannot make alone. */
 void ex_flags_usage(FILE *to, const char *program, const char *synopsis);
