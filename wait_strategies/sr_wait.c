@@ -310,7 +310,6 @@ sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err)
 		break;
 	}
 	sr_atomic_store_relaxed_i32(&w->signal_needed.value, 0);
-	sr_atomic_store_relaxed_i32(&w->signal_needed.block_spin, SR_WAIT__BLOCK_SPIN);
 	set_ladders(w);
 
 	pthread_condattr_t attr;
@@ -374,24 +373,13 @@ int
 sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
     const sr_atomic_i32 *alert, enum sr_wait_kind kind, int pre_spin)
 {
-	/*
-	 * See SR_WAIT__BLOCK_SPIN: block waiting for the cursor adapts its
-	 * spin; the length is a hint shared by the waiters of this strategy
-	 * (relaxed: a lost update only misjudges one spin).
-	 */
-	bool adaptive = kind == SR_WAIT_BLOCK && pre_spin == SR_WAIT__BLOCK_SPIN;
-	int spin = adaptive ? sr_atomic_load_relaxed_i32(&w->signal_needed.block_spin) : pre_spin;
-	for (int i = 0; i < spin; i++) {
+	/* A short spin first where the caller asks for one (a publish is a few stores after its claim). */
+	for (int i = 0; i < pre_spin; i++) {
 		/* pairs with the publisher's store-release of *watched */
-		if (sr_atomic_load_acquire_i64(watched) >= sequence) {
-			if (adaptive && spin < SR_WAIT__BLOCK_SPIN_MAX)
-				sr_atomic_store_relaxed_i32(&w->signal_needed.block_spin, spin * 2);
+		if (sr_atomic_load_acquire_i64(watched) >= sequence)
 			return SR_OK;
-		}
 		sr_atomic_pause();
 	}
-	if (adaptive && spin > SR_WAIT__BLOCK_SPIN)
-		sr_atomic_store_relaxed_i32(&w->signal_needed.block_spin, spin / 2);
 	struct timespec deadline = { 0, 0 };
 	if (kind == SR_WAIT_TIMEOUT)
 		deadline = sr_timespec_from_ns(sr_monotonic_ns() + w->config.timeout_ns);

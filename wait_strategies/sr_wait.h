@@ -29,17 +29,14 @@
  *            a quiet spell is the real sleep time.  Publishers never signal.
  *  block     mutex + condition variable, as the Disruptor's
  *            BlockingWaitStrategy, but a publisher takes the mutex only when
- *            a waiter has announced that it is going to sleep (as liteblock),
- *            not on every publish: with several producers the mutex the
- *            Disruptor takes on each publish is contended on most of them.
- *            No idle CPU; while the consumer is awake a publish costs a fence
- *            and a load.  The waiter spins before it sleeps (16 pauses,
- *            adapting up to 1,024), so that a steadily fed consumer does not
- *            sleep, and cost its producer a wake, each time it catches up.
- *  liteblock as block without the spin: a waiter announces that it is about
- *            to sleep and a publisher signals only then; while the consumer is
- *            awake, a publish costs a fence and a load, no lock and no system
- *            call.
+ *            a waiter has announced that it is going to sleep (as liteblock,
+ *            which it now equals), not on every publish: with several
+ *            producers the mutex the Disruptor takes on each publish is
+ *            contended on most of them.  No idle CPU; while the consumer is
+ *            awake a publish costs a fence and a load.
+ *  liteblock a waiter announces that it is about to sleep and a publisher
+ *            signals only then; while the consumer is awake, a publish costs
+ *            a fence and a load, no lock and no system call.
  *  timeout   liteblock whose waits end at least every timeout_ns (default
  *            10 ms, as Log4j 2), so a lost signal costs at most that much and
  *            the consumer gets a periodic SR_ETIMEDOUT (the logger flushes
@@ -201,20 +198,15 @@ typedef struct sr_wait {
 	sr_backoff_ladder dependents; /**< after a block: polling for upstream consumers */
 	/**
 	 * block/liteblock/timeout: 1 when a waiter may be about to sleep.  On
-	 * its own line: waiters write it, every publisher reads it.  block_spin
-	 * shares it: block's adaptive spin (SR_WAIT__BLOCK_SPIN), read by block
-	 * waiters and written only when its length changes (at the bounds it
-	 * stays put), so publishers seldom find the line moved by it.
+	 * its own line: waiters write it, every publisher reads it.
 	 */
 	struct {
 		/** padding: the line is the waiters' own */
 		char pad_before[SR_CACHELINE];
 		/** 1 when a waiter may be about to sleep */
 		sr_atomic_i32 value;
-		/** block's adaptive spin, in pauses */
-		sr_atomic_i32 block_spin;
 		/** the rest of the line */
-		char pad_after[SR_CACHELINE - 2 * sizeof(int32_t)];
+		char pad_after[SR_CACHELINE - sizeof(int32_t)];
 	} __attribute__((aligned(SR_CACHELINE))) signal_needed;
 	/** the blocking kinds' mutex */
 	pthread_mutex_t mutex;
@@ -304,21 +296,6 @@ sr_wait__available(const sr_sequence *cursor, const sr_sequence *const *deps, in
 	return lowest;
 }
 
-/*
- * Pauses a block waiter spends re-reading the cursor before it takes the
- * mutex.  Its publishers lock and broadcast on every event, so a consumer
- * that slept whenever it caught up would make the next publish a futex
- * wake, and each sleep costs two context switches; the spin lets a steadily
- * fed consumer find the next event awake.  The length adapts, as a Java
- * monitor's spin does: it doubles (up to SR_WAIT__BLOCK_SPIN_MAX) after a
- * spin that found the event, and halves (down to SR_WAIT__BLOCK_SPIN) after
- * one that ended in a sleep, so a steady stream is met awake while sparse
- * events and idle spells cost the short spin only.  liteblock and timeout
- * do not spin: their publishers pay nothing while the consumer is awake,
- * and a consumer that sleeps lets the producer run ahead.
- */
-#define SR_WAIT__BLOCK_SPIN 16
-#define SR_WAIT__BLOCK_SPIN_MAX 1024
 /*
  * Pauses spent on an availability flag before sleeping on it: a claimed
  * sequence is normally published a few stores after its claim.
@@ -411,8 +388,7 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 		 * other consumers, poll for them along the dependents' ladder,
 		 * since consumers do not signal (as in the Disruptor).
 		 */
-		int rc = sr_wait__block(w, sequence, &cursor->value, alert, kind,
-		    kind == SR_WAIT_BLOCK ? SR_WAIT__BLOCK_SPIN : 0);
+		int rc = sr_wait__block(w, sequence, &cursor->value, alert, kind, 0);
 		if (rc != SR_OK)
 			return rc;
 		return sr_wait__poll(&w->dependents, sequence, cursor, deps, ndeps, alert, available);
