@@ -150,9 +150,7 @@ sr_realtime_coarse_ns(void)
 	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	return sr_timespec_to_ns(&ts);
 #elif defined(CLOCK_REALTIME)
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return sr_timespec_to_ns(&ts);
+	return sr_realtime_ns(); /* a kernel without the coarse clock */
 #else
 	return sr_time__realtime_coarse_ns();
 #endif

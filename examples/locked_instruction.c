@@ -119,12 +119,10 @@ caller(void *p)
  * The median over bursts of the callers' mean ns per call, with one producer
  * setting; *together gets the share of a burst's time in which every caller
  * was calling (median over the bursts): callers that did not run at the same
- * time never met on the cursor.
+ * time never met on the cursor; *counters the logger's counters at its close.
  */
-static sr_log_counters last_counters; /* the last run's, read by the verdict */
-
 static double
-run(sr_log_producer producer, double *together)
+run(sr_log_producer producer, double *together, sr_log_counters *counters)
 {
 	static struct run r;
 	sr_log_config c;
@@ -186,7 +184,7 @@ run(sr_log_producer producer, double *together)
 	sr_log_counters st;
 	sr_log_flush(r.log);
 	sr_log_stats(r.log, &st);
-	last_counters = st;
+	*counters = st;
 	sr_log_close(&r.log);
 	if (st.dropped != 0 || st.written != (uint64_t)(bursts * BURST * threads)) {
 		fprintf(stderr, "locked_instruction: %" PRIu64 " lines written of %" PRId64 "\n", st.written,
@@ -236,7 +234,8 @@ main(int argc, char **argv)
 	ex_watch w;
 	ex_watch_start(&w);
 	double together;
-	double per_thread = run(SR_LOG_PRODUCER_PER_THREAD, &together);
+	sr_log_counters per_thread_st, shared_st;
+	double per_thread = run(SR_LOG_PRODUCER_PER_THREAD, &together, &per_thread_st);
 	if (per_thread < 0)
 		return 1;
 	bool contended = threads > 1;
@@ -246,7 +245,7 @@ main(int argc, char **argv)
 	    per_thread, l, contended ? " + T, the cursor's line from the other caller's core" : ", one caller");
 	if (contended)
 		printf("(T = %.0f ns.)\n\n", m.transfer_ns);
-	double shared = run(SR_LOG_PRODUCER_SHARED, &together);
+	double shared = run(SR_LOG_PRODUCER_SHARED, &together, &shared_st);
 	if (shared < 0 || !ex_check_cycles(&m, "a call", per_thread) || !ex_check_cycles(&m, "a call", shared))
 		return 1;
 	printf("%d thread%s calling SR_INFO(cat, \"x=%%d y=%%f s=%%s\", ...) together, median of %" PRId64
@@ -256,7 +255,6 @@ main(int argc, char **argv)
 	if (contended)
 		printf("Every caller was calling during %.0f%% of a shared-ring burst (median).\n\n", 100 * together);
 	char reason[200] = "";
-	sr_log_counters shared_st = last_counters;
 	if (shared_st.max_occupancy >= shared_st.capacity / 2)
 		snprintf(reason, sizeof reason, "the shared ring (%" PRId64 " slots) filled to %" PRId64 " slots: callers "
 		    "waited for the consumer to write lines out, not only for each other", ring_slots,

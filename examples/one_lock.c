@@ -169,13 +169,10 @@ main(int argc, char **argv)
 	 */
 	const int mode = judge_queue ? QUEUE : RING;
 	const int most = m.cpus > 1 ? 2 * m.cpus : 2;
-	int judged = -1;
-	for (int i = 0; i < N; i++)
-		if (counts[i] >= 2 && counts[i] <= most &&
-		    (judged < 0 || r[i][mode].sleeps_per_1k > r[judged][mode].sleeps_per_1k))
+	int judged = 1; /* counts[1] is 2 threads, always within the range */
+	for (int i = 2; i < N; i++)
+		if (counts[i] <= most && r[i][mode].sleeps_per_1k > r[judged][mode].sleeps_per_1k)
 			judged = i;
-	if (judged < 0)
-		judged = 1;
 	const struct result *j = &r[judged][mode];
 	char what[96], reason[160] = "";
 	snprintf(what, sizeof what, "%s-mode sleeps per 1,000 calls at %d thread%s", judge_queue ? "queue" : "ring",
