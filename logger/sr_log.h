@@ -319,7 +319,7 @@ SR_API int sr_log_reopen(sr_log *log);
 		if (SR_LOG__NARGS(__VA_ARGS__) == 0) /* nothing to pass, but defined */ \
 			sr_log__args[0] = sr_log__arg_int(0); \
 		sr_log__emit_fast(sr_log__cat, &sr_log__site, sr_log__args, sr_log__kinds + 1, \
-		    SR_LOG__NARGS(__VA_ARGS__)); \
+		    SR_LOG__NARGS(__VA_ARGS__), (lvl)); \
 	} \
 } while (0)
 

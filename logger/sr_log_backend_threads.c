@@ -242,7 +242,13 @@ cache_for_inline_calls(const sr_log *log, sr_log_thread_ring *p)
 	/* What the macros' inline calls use of the ring my_last holds; 0 key: none. */
 	sr_log__fast_ring *f = &sr_log__my_fast.r;
 	memset(f, 0, sizeof *f);
-	if (p->ring->slot_shift < 0 || log->fast_key != p->owner_id)
+	/*
+	 * The inline call marks itself with plain stores and relies on the closer's
+	 * membarrier (sr_log_fast.h): where that is unavailable, calls take the
+	 * general path, which fences.  The flag only ever goes from 1 to 0.
+	 */
+	if (p->ring->slot_shift < 0 || log->fast_key != p->owner_id ||
+	    sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0)
 		return;
 	f->seq = p->seq;
 	f->base = p->ring->slots;
@@ -252,6 +258,9 @@ cache_for_inline_calls(const sr_log *log, sr_log_thread_ring *p)
 	f->slot_shift = (uint32_t)p->ring->slot_shift;
 	f->max_record = log->opt.max_record > UINT32_MAX ? UINT32_MAX : (uint32_t)log->opt.max_record;
 	f->clock = (int32_t)log->opt.clock;
+	f->index_mask = p->seq->mask;
+	f->buffer_size = p->seq->buffer_size;
+	f->slot_round = ((size_t)1 << f->slot_shift) - 1;
 	f->key = p->owner_id;
 }
 

@@ -74,6 +74,10 @@ typedef struct sr_log__fast_ring {
 	uint32_t slot_shift;      /* log2 of the slot size */
 	uint32_t max_record;      /* larger records take the out-of-line path (cut there) */
 	int32_t clock;            /* SR_LOG__CLOCK_* */
+	/* Added after 1.0.0 (at the end: calls compiled against 1.0.0 still find the fields above). */
+	int64_t index_mask;       /* the sequencer's mask: a sequence's slot index */
+	int64_t buffer_size;      /* the sequencer's slots */
+	size_t slot_round;        /* the slot size - 1: a record's bytes round up to slots */
 } sr_log__fast_ring;
 
 /*
@@ -98,21 +102,61 @@ extern SR_API __thread sr_log__fast sr_log__my_fast;
 #else
 extern SR_API _Thread_local sr_log__fast sr_log__my_fast;
 #endif
-/* 1 where membarrier(2) is unavailable: a caller then fences after marking its call. */
+/*
+ * 1 where membarrier(2) is unavailable: a caller then fences after marking its call (the
+ * general path's; no ring is cached for the inline calls then).
+ */
 extern SR_API sr_atomic_i32 sr_log__callers_fence;
 
 /* Wakes the logger's parked consumer (out of line: only when the flag was seen). */
 SR_API void sr_log__fast_wake(void *ring);
 
 /*
- * The length of s, at most max: strnlen where POSIX declares it (fewer
- * instructions than memchr in glibc), memchr in strict ISO C, which stops at
- * the first NUL as strnlen does.
+ * Where the string scan below reads whole aligned 16-byte blocks (SSE2): such
+ * a block never crosses a page, so reading past the NUL cannot fault, but an
+ * address sanitizer would report the bytes read after it; under one, and
+ * without SSE2, strnlen (or memchr in strict ISO C) does the scan.
  */
-static inline uint32_t
-sr_log__fast_strlen(const char *s, size_t max)
+#if defined(__SANITIZE_ADDRESS__)
+#define SR_LOG__FAST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define SR_LOG__FAST_SANITIZED 1
+#endif
+#endif
+#if defined(__SSE2__) && !defined(SR_LOG__FAST_SANITIZED)
+#define SR_LOG__FAST_SSE2 1
+#include <emmintrin.h>
+#endif
+
+/*
+ * The length of s, at most max.  Inline with SSE2: no call, so the caller
+ * saves no registers around one; a 16-character string is two blocks.
+ */
+static inline __attribute__((always_inline)) uint32_t
+sr_log__fast_strlen(const char *s, uint32_t max)
 {
-#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L
+#if defined(SR_LOG__FAST_SSE2)
+	const uintptr_t skew = (uintptr_t)s & 15;
+	const __m128i *block = (const __m128i *)(const void *)(s - skew);
+	const __m128i zero = _mm_setzero_si128();
+	/* The first block's bytes before s are shifted out. */
+	uint32_t nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(block), zero)) >> skew;
+	uint32_t len = 0;
+	if (nul == 0) {
+		len = 16 - (uint32_t)skew;
+		for (;;) {
+			if (len >= max)
+				return max;
+			nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(++block), zero));
+			if (nul != 0)
+				break;
+			len += 16;
+		}
+	}
+	len += (uint32_t)__builtin_ctz(nul);
+	return len < max ? len : max;
+#elif defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L
 	return (uint32_t)strnlen(s, max);
 #else
 	const char *nul = (const char *)memchr(s, 0, max);
@@ -120,11 +164,65 @@ sr_log__fast_strlen(const char *s, size_t max)
 #endif
 }
 
+/*
+ * GCC sees a constant string at a call site and a copy of up to 32 bytes from
+ * it, and warns that the copy could read past the string; n is the string's
+ * measured length + 1, so it never does.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#if __GNUC__ >= 11
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+#endif
+/*
+ * Copies n bytes (n >= 1): inline for up to 32 with two overlapping moves
+ * (every byte read and written is inside [src, src + n) and [dst, dst + n)),
+ * memcpy above.
+ */
+static inline __attribute__((always_inline)) void
+sr_log__fast_copy(unsigned char *dst, const char *src, uint32_t n)
+{
+	uint64_t a, b;
+	if (n >= 16) {
+		if (n > 32) {
+			memcpy(dst, src, n);
+			return;
+		}
+		unsigned char head[16], tail[16];
+		memcpy(head, src, 16);
+		memcpy(tail, src + n - 16, 16);
+		memcpy(dst, head, 16);
+		memcpy(dst + n - 16, tail, 16);
+	} else if (n >= 8) {
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t c, d;
+		memcpy(&c, src, 4);
+		memcpy(&d, src + n - 4, 4);
+		memcpy(dst, &c, 4);
+		memcpy(dst + n - 4, &d, 4);
+	} else {
+		dst[0] = (unsigned char)src[0];
+		if (n > 1) {
+			dst[1] = (unsigned char)src[1];
+			dst[n - 1] = (unsigned char)src[n - 1];
+		}
+	}
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 /* The clock's raw reading, as sr_log__clock_read makes it. */
 static inline int64_t
 sr_log__fast_clock(int32_t clock)
 {
-	if (clock == SR_LOG__CLOCK_TSC)
+	if (__builtin_expect(clock == SR_LOG__CLOCK_TSC, 1))  /* the default where the TSC is invariant */
 		return sr_tsc_read();
 	if (clock == SR_LOG__CLOCK_COARSE)
 		return sr_realtime_coarse_ns();
@@ -132,92 +230,134 @@ sr_log__fast_clock(int32_t clock)
 }
 
 /*
+ * The general path, given a copy of the arguments: args itself never has
+ * its address taken, so the compiler keeps the values in registers on the
+ * inline path and builds the array only here.
+ */
+static inline __attribute__((always_inline)) void
+sr_log__emit_general(sr_category *cat, sr_site *site, const sr_log_arg *args, const int n)
+{
+	sr_log_arg copy[SR_SITE_MAX_ARGS + 1];
+	_Pragma("GCC unroll 33")
+	for (int i = 0; i < n; i++)
+		copy[i] = args[i];
+	sr_log__emit_args(cat, site, copy, n);
+}
+
+/*
  * The macros' call: inline when the calling thread's ring for cat's logger
- * is cached and the site copies by type, else sr_log__emit_args.  n and
- * kinds (a static constant array at the call site, args[i].kind) are
- * constants, so the loops below unroll and their switches fold to the
- * arguments' own code.
+ * is cached, the site copies by type and every character pointer is a %s
+ * string, else sr_log__emit_args.  n, level and kinds (a static constant
+ * array at the call site, args[i].kind) are constants, so the loops below
+ * unroll and their switches fold to the arguments' own code.
  */
 static inline __attribute__((always_inline)) void
 sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
-    const unsigned char *kinds, const int n)
+    const unsigned char *kinds, const int n, const int32_t level)
 {
 	sr_log__fast *fc = &sr_log__my_fast;
 	const sr_log__fast_ring *f = &fc->r;
-	/* pairs with the store-release in the frontend's decide_copy: str_mask is set */
+	uint32_t char_pointers = 0;  /* bit i: argument i is a character pointer */
+	_Pragma("GCC unroll 33")
+	for (int i = 0; i < n; i++)
+		char_pointers |= (uint32_t)(kinds[i] == SR_FMT_ARG_STR) << i;
+	/*
+	 * The load-acquire of copy pairs with the store-release in the
+	 * frontend's decide_copy: str_mask, stored before it, is read after.
+	 * A site that prints a character pointer with %p takes the general path.
+	 */
 	if (__builtin_expect(f->key != cat->fast_key ||
-	    sr_atomic_load_acquire_i32(&site->copy) != SR_SITE_COPY_FAST, 0))
+	    sr_atomic_load_acquire_i32(&site->copy) != SR_SITE_COPY_FAST ||
+	    (char_pointers != 0 && (uint32_t)sr_atomic_load_relaxed_i32(&site->str_mask) != char_pointers), 0))
 		goto general;
+	/*
+	 * The clock now, before the record's size and the claim: the read (the
+	 * TSC's takes tens of cycles) runs beside them instead of after them.
+	 */
+	int64_t now;  /* assigned, not initialised: C++ forbids jumping past an initialisation */
+	now = sr_log__fast_clock(f->clock);
 	/*
 	 * The call in progress, as sr_log__call_enter marks it: odd calls means
 	 * this interrupts another call (a signal handler), which the general
 	 * path handles.  The store-releases pair with the closer's load-acquires;
-	 * the StoreLoad with the level's load below is the closer's membarrier,
-	 * or the fence where it is unavailable.
+	 * the StoreLoad with the level's load below is the closer's membarrier
+	 * (a ring is cached for these calls only where membarrier works).
+	 * calls is read again where it is stored: one register fewer held
+	 * through the call (only this thread writes it).
 	 */
-	int32_t calls;  /* not initialised here: C++ forbids jumping past an initialisation */
-	calls = sr_atomic_load_relaxed_i32(&fc->calls);
-	if (__builtin_expect(calls & 1, 0))
+	if (__builtin_expect(sr_atomic_load_relaxed_i32(&fc->calls) & 1, 0))
 		goto general;
 	sr_atomic_store_release_ptr(&fc->call_cat, cat);
-	sr_atomic_store_release_i32(&fc->calls, calls + 1);
-	if (__builtin_expect(sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0, 0))
-		sr_atomic_fence_seq_cst(); /* pairs with the closer's fence in sr_log__calls_quiesce */
+	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
 	sr_atomic_fence_signal();  /* the store stays before the level's load */
 	/* The level again: a shutdown or close may have begun after the macro's check. */
-	if (__builtin_expect(site->level < sr_atomic_load_relaxed_i32(&cat->level), 0))
+	if (__builtin_expect(level < sr_atomic_load_relaxed_i32(&cat->level), 0))
 		goto leave_general;
 	{
-		/* ordered by the load-acquire of copy above */
-		const uint32_t strings = (uint32_t)sr_atomic_load_relaxed_i32(&site->str_mask);
 		uint32_t len[SR_SITE_MAX_ARGS + 1];
-		size_t size = sizeof(sr_log__thread_rec);
-		/* The value area's size, and the strings' (a NULL string is recorded as such). */
-		_Pragma("GCC unroll 32")
+		size_t values = 0, text = 0;
+		/* The value area's size (a constant), and the strings' (a NULL string is recorded as such). */
+		_Pragma("GCC unroll 33")
 		for (int i = 0; i < n; i++) {
 			switch (kinds[i]) {
 			case SR_FMT_ARG_INT:
-				size += 4;
+				values += 4;
 				break;
 			case SR_FMT_ARG_LDOUBLE:
-				size += 16;
+				values += 16;
 				break;
 			case SR_FMT_ARG_STR:
-				if (strings >> i & 1) {
-					len[i] = args[i].v.s == NULL ? SR_FMT_NULL_STRING :
-					    sr_log__fast_strlen(args[i].v.s, f->max_record);
-					size += 4 + (len[i] == SR_FMT_NULL_STRING ? 0 : (size_t)len[i] + 1);
-				} else {
-					len[i] = SR_FMT_NULL_STRING;  /* a character pointer printed with %p */
-					size += 8;
+				values += 4;
+				len[i] = SR_FMT_NULL_STRING;
+				if (__builtin_expect(args[i].v.s != NULL, 1)) {
+					len[i] = sr_log__fast_strlen(args[i].v.s, f->max_record);
+					text += (size_t)len[i] + 1;
 				}
 				break;
 			default:
-				size += 8;
+				values += 8;
 				break;
 			}
 		}
+		const size_t size = sizeof(sr_log__thread_rec) + values + text;
 		if (__builtin_expect(size > f->max_record, 0))
 			goto leave_general;
+		/*
+		 * The claim, as sr_sequencer_try_claim_single makes it, on the
+		 * fields cached here; a claim that would pass the cached gating
+		 * sequence (the consumer must be read again) or a record that would
+		 * cross the ring's end takes the general path.  Only this thread
+		 * claims on its ring.
+		 */
 		sr_sequencer *seq = f->seq;
-		/* Where the record starts: the next claim's first slot (only this thread claims). */
-		size_t pos = (size_t)(sr_sequencer_next_single(seq) & seq->mask) << f->slot_shift;
-		int64_t slots = (int64_t)((size + ((size_t)1 << f->slot_shift) - 1) >> f->slot_shift);
-		int64_t first;
-		if (__builtin_expect(pos + size > f->bytes ||
-		    sr_sequencer_try_claim_single(seq, slots, &first) != SR_OK, 0))
+		const int64_t current = seq->single.next_value;
+		const uint32_t shift = f->slot_shift;
+		const size_t pos = (size_t)((current + 1) & f->index_mask) << shift;
+		const int64_t slots = (int64_t)((size + f->slot_round) >> shift);
+		const int64_t cached = seq->single.cached_gating;
+		if (__builtin_expect(pos + size > f->bytes || current + slots - f->buffer_size > cached ||
+		    cached > current, 0))
 			goto leave_general;
+		seq->single.next_value = current + slots;
+		const int64_t first = current + 1;
 		unsigned char *rec = f->base + pos;
-		/* The header straight into the slot (its value_bytes once the values are in). */
 		sr_log__thread_rec *h = (sr_log__thread_rec *)(void *)rec;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* size, value_bytes, kind and level in one store: all but size are constants. */
+		const uint64_t head = (uint64_t)size | (uint64_t)values << 32 |
+		    (uint64_t)SR_LOG__REC_MESSAGE << 48 | (uint64_t)(uint8_t)level << 56;
+		memcpy(h, &head, sizeof head);
+#else
 		h->size = (uint32_t)size;
+		h->value_bytes = (uint16_t)values;
 		h->kind = SR_LOG__REC_MESSAGE;
-		h->level = (uint8_t)site->level;
-		h->ts_ns = sr_log__fast_clock(f->clock);
+		h->level = (uint8_t)level;
+#endif
+		h->ts_ns = now;
 		h->site = site;
 		h->cat = cat;
 		unsigned char *v = rec + sizeof *h;
-		_Pragma("GCC unroll 32")
+		_Pragma("GCC unroll 33")
 		for (int i = 0; i < n; i++) {
 			switch (kinds[i]) {
 			case SR_FMT_ARG_INT:
@@ -229,13 +369,8 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 				v += 16;
 				break;
 			case SR_FMT_ARG_STR:
-				if (strings >> i & 1) {
-					memcpy(v, &len[i], 4);
-					v += 4;
-				} else {
-					memcpy(v, &args[i].v.p, 8);
-					v += 8;
-				}
+				memcpy(v, &len[i], 4);
+				v += 4;
 				break;
 			default:
 				memcpy(v, &args[i].v, 8);
@@ -243,12 +378,11 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 				break;
 			}
 		}
-		h->value_bytes = (uint16_t)(v - (rec + sizeof *h));
-		_Pragma("GCC unroll 32")
+		/* Each string with its NUL (s[len] is the NUL: len is below max_record here). */
+		_Pragma("GCC unroll 33")
 		for (int i = 0; i < n; i++) {
 			if (kinds[i] == SR_FMT_ARG_STR && len[i] != SR_FMT_NULL_STRING) {
-				memcpy(v, args[i].v.s, len[i]);
-				v[len[i]] = '\0';
+				sr_log__fast_copy(v, args[i].v.s, len[i] + 1);
 				v += len[i] + 1;
 			}
 		}
@@ -264,15 +398,15 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		 */
 		if (__builtin_expect(sr_atomic_load_relaxed_i32(f->parked) != 0, 0))
 			sr_log__fast_wake(f->ring);
-		/* pairs with the closer's load-acquire: the record is published before */
-		sr_atomic_store_release_i32(&fc->calls, calls + 2);
-		return;
 	}
+	/* pairs with the closer's load-acquire: the record is published before */
+	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
+	return;
 leave_general:
 	/* Out of the call; the general path marks its own (sr_log__call_enter). */
-	sr_atomic_store_release_i32(&fc->calls, calls + 2);
+	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
 general:
-	sr_log__emit_args(cat, site, args, n);
+	sr_log__emit_general(cat, site, args, n);
 }
 
 #ifdef __cplusplus

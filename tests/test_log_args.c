@@ -16,7 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "test_log_support.h"
 
@@ -127,6 +130,66 @@ Test(log_args, strings_pointers_and_characters_print_as_snprintf_prints_them)
 	cr_expect_str_eq(last_line(), want);
 	EXPECT_AS_SNPRINTF("%c%c%c %%", 'a', 'b', 'c');
 	EXPECT_AS_SNPRINTF("no arguments at all");
+}
+
+/*
+ * The inline path measures a string by whole aligned 16-byte blocks and
+ * copies it with overlapping moves: every length at every alignment must
+ * come out whole, and a string that ends just before an unmapped page must
+ * be read without touching it (a read past the NUL there would fault).
+ */
+Test(log_args, strings_of_every_length_and_alignment_print_whole_even_before_an_unmapped_page)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	cr_assert_gt(page, 0);
+	unsigned char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	cr_assert_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+	char *guarded_end = (char *)map + page;
+	char want[256];
+	for (int len = 0; len <= 100; len++) {
+		/* Ending at the guard page, then at each of the 16 alignments further from it. */
+		for (int skew = 0; skew <= 16; skew++) {
+			char *str = guarded_end - 1 - len - skew;
+			for (int i = 0; i < len; i++)
+				str[i] = (char)('a' + (i + skew) % 26);
+			str[len] = '\0';
+			memset(str + len + 1, 'x', (size_t)skew);  /* no NUL after the string's own */
+			for (int call = 0; call < 2; call++)
+				SR_INFO(cat, "<%s>", str);
+			snprintf(want, sizeof want, "<%s>", str);
+			cr_expect_str_eq(last_line(), want, "length %d, %d bytes before the unmapped page", len,
+			    skew);
+			cr_expect_str_eq(setup.cap.lines[setup.cap.count - 2], want, "length %d, the first call", len);
+		}
+	}
+	/* Heap blocks of the string's own size: what memcheck checks reads against. */
+	for (int len = 0; len <= 70; len++) {
+		char *str = malloc((size_t)len + 1);
+		cr_assert_not_null(str);
+		memset(str, 'h', (size_t)len);
+		str[len] = '\0';
+		for (int call = 0; call < 2; call++)
+			SR_INFO(cat, "<%s>", str);
+		snprintf(want, sizeof want, "<%s>", str);
+		free(str);
+		cr_expect_str_eq(last_line(), want, "a heap string of length %d", len);
+	}
+	/* Strings side by side in one record: each copy must leave the one before it whole. */
+	for (int a = 0; a <= 40; a += 3) {
+		for (int b = 0; b <= 40; b += 5) {
+			char first[64], second[64];
+			memset(first, 'F', (size_t)a);
+			first[a] = '\0';
+			memset(second, 'S', (size_t)b);
+			second[b] = '\0';
+			for (int call = 0; call < 2; call++)
+				SR_INFO(cat, "%s|%s|%d|%s", first, second, a + b, first + a / 2);
+			snprintf(want, sizeof want, "%s|%s|%d|%s", first, second, a + b, first + a / 2);
+			cr_expect_str_eq(last_line(), want, "lengths %d and %d", a, b);
+		}
+	}
+	cr_assert_eq(munmap(map, (size_t)page * 2), 0);
 }
 
 Test(log_args, a_null_string_prints_as_glibc_prints_it)

@@ -98,6 +98,8 @@ typedef struct options {
 	bool calls_given, runs_given;   /* --quick leaves these alone */
 	sr_log_clock clock;
 	bool clock_set;
+	int64_t thread_ring_slots;  /* 0: as large as the shared ring */
+	int64_t slot_size;          /* 0: the logger's default */
 } options;
 
 /* ------------------------------------------------------------------ timer */
@@ -290,7 +292,9 @@ open_logger(harness *h, int row, int devnull, const options *o, char *err)
 	cfg.immediate_flush = row != ROW_SYNC_BUFFERED;
 	cfg.producer = row == ROW_PER_THREAD ? SR_LOG_PRODUCER_PER_THREAD : SR_LOG_PRODUCER_SHARED;
 	/* The calling thread's ring as large as the shared one: the rows differ in the producer only. */
-	cfg.thread_ring_slots = cfg.ring_slots;
+	cfg.thread_ring_slots = o->thread_ring_slots != 0 ? o->thread_ring_slots : cfg.ring_slots;
+	if (o->slot_size != 0)
+		cfg.slot_size = (size_t)o->slot_size;
 	sr_sink_config sink = sr_sink_fd(devnull);
 	cfg.sinks = &sink;
 	cfg.sink_count = 1;
@@ -516,6 +520,8 @@ usage(FILE *f)
 	    "  --burst N       calls back to back before an untimed drain (default 1000)\n"
 	    "  --runs N        interleaved rounds, median reported (default 5, at most %d)\n"
 	    "  --clock NAME    the loggers' clock (realtime, coarse, tsc, auto; default: the logger's, auto)\n"
+	    "  --thread-ring-slots N  per-thread ring slots (default: as many as the shared ring's)\n"
+	    "  --slot-size N   the loggers' slot size in bytes (default: the logger's)\n"
 	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
 	    "  --truncate      start the CSV afresh (header included)\n"
 	    "  --count MODE N  make N calls of MODE (ring, ring-va, per-thread, bare, disabled;\n"
@@ -579,6 +585,8 @@ parse_args(int argc, char **argv, options *o, char *err)
 		{ BENCH_FLAG("--burst", BENCH_COUNT, &o->burst), .max = 100000000 },
 		{ BENCH_FLAG("--runs", BENCH_INT, &o->runs), .max = MAX_RUNS, .given = &o->runs_given },
 		{ BENCH_FLAG("--clock", BENCH_CUSTOM, o), .parse = parse_clock },
+		{ BENCH_FLAG("--thread-ring-slots", BENCH_COUNT, &o->thread_ring_slots), .max = INT64_C(1) << 30 },
+		{ BENCH_FLAG("--slot-size", BENCH_COUNT, &o->slot_size), .max = 65536 },
 		{ BENCH_FLAG("--out", BENCH_TEXT, &o->out) },
 		{ BENCH_FLAG("--truncate", BENCH_SWITCH, &o->truncate), .switch_to = true },
 		{ BENCH_FLAG("--count", BENCH_CUSTOM, o), .parse = parse_count_mode, .values = 2 },
@@ -596,7 +604,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 }
 
 typedef struct row_result {
-	double p50[MAX_RUNS], p99[MAX_RUNS], p999[MAX_RUNS];
+	double p50[MAX_RUNS], p99[MAX_RUNS], p999[MAX_RUNS], mean[MAX_RUNS];
 } row_result;
 
 static int
@@ -701,8 +709,13 @@ main(int argc, char **argv)
 				continue;
 			bench_progress("caller: run %d of %d, row %s", run + 1, o.runs, row_names[r]);
 			time_row(&h, r, &o, samples);
-			bench_sort_i64(samples, (size_t)o.calls);
 			double scale = r == ROW_DISABLED ? tpn * DISABLED_BLOCK : tpn;
+			/* The mean: finer than the percentiles where the clock reads in coarse steps. */
+			double sum = 0;
+			for (int64_t i = 0; i < o.calls; i++)
+				sum += (double)samples[i];
+			res[r].mean[run] = sum / (double)o.calls / scale;
+			bench_sort_i64(samples, (size_t)o.calls);
 			res[r].p50[run] = (double)bench_percentile(samples, (size_t)o.calls, 50.0) / scale;
 			res[r].p99[run] = (double)bench_percentile(samples, (size_t)o.calls, 99.0) / scale;
 			res[r].p999[run] = (double)bench_percentile(samples, (size_t)o.calls, 99.9) / scale;
@@ -740,19 +753,20 @@ main(int argc, char **argv)
 		}
 	}
 
-	double p50[ROW_COUNT] = { 0 }, p99[ROW_COUNT] = { 0 }, p999[ROW_COUNT] = { 0 };
+	double p50[ROW_COUNT] = { 0 }, p99[ROW_COUNT] = { 0 }, p999[ROW_COUNT] = { 0 }, mean[ROW_COUNT] = { 0 };
 	for (int r = 0; r < ROW_COUNT; r++) {
 		if (!o.rows[r])
 			continue;
 		p50[r] = bench_median(res[r].p50, o.runs);
 		p99[r] = bench_median(res[r].p99, o.runs);
 		p999[r] = bench_median(res[r].p999, o.runs);
+		mean[r] = bench_median(res[r].mean, o.runs);
 	}
 	double timer = o.rows[ROW_EMPTY] ? p50[ROW_EMPTY] : 0.0;
 	FILE *csv = NULL;
 	if (o.out[0] != '\0') {
 		csv = bench_open_csv(o.out, o.truncate,
-		    "mode,call,runs,calls_per_run,p50_ns,p99_ns,p999_ns,timer_p50_ns,ticks_per_ns\n", err, ERR_MAX);
+		    "mode,call,runs,calls_per_run,p50_ns,p99_ns,p999_ns,timer_p50_ns,ticks_per_ns,mean_ns\n", err, ERR_MAX);
 		if (csv == NULL) {
 			fprintf(stderr, PROG ": %s\n", err);
 			status = 1;
@@ -764,9 +778,10 @@ main(int argc, char **argv)
 	    "%d interleaved run(s), median of the runs' percentiles. Consumer: text layout to /dev/null, "
 	    "the logger's default wait strategy (%s).\n", tpn, o.calls, o.burst, o.runs, SR_LOG_DEFAULT_WAIT);
 	printf("- net = the percentile minus the timer's own p50 (the `empty` row). "
-	    "disabled: ns per call over blocks of %d calls.\n\n", DISABLED_BLOCK);
-	printf("| mode | call | p50 ns | p99 ns | p99.9 ns | net p50 ns | net p50 vs bare | ring's net p50 is |\n");
-	printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+	    "disabled: ns per call over blocks of %d calls. mean: of every timed call (the clock "
+	    "reads in coarse steps on some machines; the mean of many readings is finer).\n\n", DISABLED_BLOCK);
+	printf("| mode | call | p50 ns | p99 ns | p99.9 ns | mean ns | net p50 ns | net p50 vs bare | ring's net p50 is |\n");
+	printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
 	double net_bare = p50[ROW_BARE] - timer, net_ring = p50[ROW_RING] - timer;
 	for (int r = 0; r < ROW_COUNT; r++) {
 		if (!o.rows[r])
@@ -777,11 +792,12 @@ main(int argc, char **argv)
 			snprintf(vs_bare, sizeof vs_bare, "%.2fx", net / net_bare);
 		if (o.rows[ROW_RING] && (r == ROW_QUEUE || r == ROW_SYNC || r == ROW_SYNC_BUFFERED) && net_ring > 0)
 			snprintf(ring_is, sizeof ring_is, "%.1fx lower", net / net_ring);
-		printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", row_names[r], row_calls[r],
-		    p50[r], p99[r], p999[r], net, vs_bare, ring_is);
+		printf("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", row_names[r], row_calls[r],
+		    p50[r], p99[r], p999[r], mean[r], net, vs_bare, ring_is);
 		if (csv != NULL)
-			fprintf(csv, "%s,\"%s\",%d,%" PRId64 ",%.1f,%.1f,%.1f,%.1f,%.4f\n", row_names[r], csv_quoted(row_calls[r]),
-			    o.runs, o.calls, p50[r], p99[r], p999[r], r == ROW_DISABLED ? 0.0 : timer, tpn);
+			fprintf(csv, "%s,\"%s\",%d,%" PRId64 ",%.1f,%.1f,%.1f,%.1f,%.4f,%.1f\n", row_names[r],
+			    csv_quoted(row_calls[r]), o.runs, o.calls, p50[r], p99[r], p999[r],
+			    r == ROW_DISABLED ? 0.0 : timer, tpn, mean[r]);
 	}
 	if (csv != NULL && fclose(csv) != 0) {
 		fprintf(stderr, PROG ": cannot write %s: %s\n", o.out, strerror(errno));
