@@ -262,6 +262,7 @@ cache_for_inline_calls(const sr_log *log, sr_log_thread_ring *p)
 	f->buffer_size = p->seq->buffer_size;
 	f->slot_round = ((size_t)1 << f->slot_shift) - 1;
 	f->key = p->owner_id;
+	f->tsc_key = f->clock == SR_LOG__CLOCK_TSC ? f->key : 0;
 }
 
 void

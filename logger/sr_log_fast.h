@@ -78,6 +78,7 @@ typedef struct sr_log__fast_ring {
 	int64_t index_mask;       /* the sequencer's mask: a sequence's slot index */
 	int64_t buffer_size;      /* the sequencer's slots */
 	size_t slot_round;        /* the slot size - 1: a record's bytes round up to slots */
+	uint64_t tsc_key;         /* key where clock is SR_LOG__CLOCK_TSC, else 0 */
 } sr_log__fast_ring;
 
 /*
@@ -266,16 +267,23 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 	 * frontend's decide_copy: str_mask, stored before it, is read after.
 	 * A site that prints a character pointer with %p takes the general path.
 	 */
-	if (__builtin_expect(f->key != cat->fast_key ||
-	    sr_atomic_load_acquire_i32(&site->copy) != SR_SITE_COPY_FAST ||
+	if (__builtin_expect(sr_atomic_load_acquire_i32(&site->copy) != SR_SITE_COPY_FAST ||
 	    (char_pointers != 0 && (uint32_t)sr_atomic_load_relaxed_i32(&site->str_mask) != char_pointers), 0))
 		goto general;
 	/*
 	 * The clock now, before the record's size and the claim: the read (the
 	 * TSC's takes tens of cycles) runs beside them instead of after them.
+	 * The logger's key is cached twice: in tsc_key for a logger on the TSC
+	 * (the default where it is invariant: one compare decides both), in
+	 * key for any logger.
 	 */
 	int64_t now;  /* assigned, not initialised: C++ forbids jumping past an initialisation */
-	now = sr_log__fast_clock(f->clock);
+	if (__builtin_expect(f->tsc_key == cat->fast_key, 1))
+		now = sr_tsc_read();
+	else if (f->key == cat->fast_key)
+		now = sr_log__fast_clock(f->clock);
+	else
+		goto general;
 	/*
 	 * The call in progress, as sr_log__call_enter marks it: odd calls means
 	 * this interrupts another call (a signal handler), which the general
@@ -326,20 +334,20 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		 * The claim, as sr_sequencer_try_claim_single makes it, on the
 		 * fields cached here; a claim that would pass the cached gating
 		 * sequence (the consumer must be read again) or a record that would
-		 * cross the ring's end takes the general path.  Only this thread
-		 * claims on its ring.
+		 * cross the ring's end takes the general path.  The cached gating
+		 * sequence never exceeds the last claim (it is a minimum taken with
+		 * it), so that check of the sequencer's is not needed.  Only this
+		 * thread claims on its ring.
 		 */
 		sr_sequencer *seq = f->seq;
 		const int64_t current = seq->single.next_value;
 		const uint32_t shift = f->slot_shift;
 		const size_t pos = (size_t)((current + 1) & f->index_mask) << shift;
-		const int64_t slots = (int64_t)((size + f->slot_round) >> shift);
-		const int64_t cached = seq->single.cached_gating;
-		if (__builtin_expect(pos + size > f->bytes || current + slots - f->buffer_size > cached ||
-		    cached > current, 0))
+		const int64_t next = current + (int64_t)((size + f->slot_round) >> shift);
+		if (__builtin_expect(pos + size > f->bytes ||
+		    next - f->buffer_size > seq->single.cached_gating, 0))
 			goto leave_general;
-		seq->single.next_value = current + slots;
-		const int64_t first = current + 1;
+		seq->single.next_value = next;
 		unsigned char *rec = f->base + pos;
 		sr_log__thread_rec *h = (sr_log__thread_rec *)(void *)rec;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -391,7 +399,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		 * strategy, so sr_sequencer_publish_range would only store the
 		 * cursor.  Pairs with the consumer's load-acquire of the cursor.
 		 */
-		sr_sequence_set(&seq->cursor, first + slots - 1);
+		sr_sequence_set(&seq->cursor, next);
 		/*
 		 * No fence: a consumer that parks without seeing this record wakes
 		 * by its bound (sr_log_threads_internal.h), so a relaxed look suffices.
