@@ -130,9 +130,22 @@ SR_API void sr_log__fast_wake(void *ring);
 #include <emmintrin.h>
 #endif
 
+/* The length of s, at most max, by the C library (strnlen, or memchr in strict ISO C). */
+static inline uint32_t
+sr_log__fast_strnlen(const char *s, uint32_t max)
+{
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L
+	return (uint32_t)strnlen(s, max);
+#else
+	const char *nul = (const char *)memchr(s, 0, max);
+	return (uint32_t)(nul != NULL ? (size_t)(nul - s) : max);
+#endif
+}
+
 /*
- * The length of s, at most max.  Inline with SSE2: no call, so the caller
- * saves no registers around one; a 16-character string is two blocks.
+ * The length of s, at most max.  Inline with SSE2 for the blocks a short
+ * string spans (no call, so the caller saves no registers around one; a
+ * 16-character string is two blocks), the C library's wider scan past them.
  */
 static inline __attribute__((always_inline)) uint32_t
 sr_log__fast_strlen(const char *s, uint32_t max)
@@ -145,23 +158,19 @@ sr_log__fast_strlen(const char *s, uint32_t max)
 	uint32_t nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(block), zero)) >> skew;
 	uint32_t len = 0;
 	if (nul == 0) {
+		/* The string's bytes in the blocks before the one with its NUL. */
 		len = 16 - (uint32_t)skew;
-		for (;;) {
-			if (len >= max)
-				return max;
-			nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(++block), zero));
-			if (nul != 0)
-				break;
+		nul = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(++block), zero));
+		if (__builtin_expect(nul == 0, 0)) {
 			len += 16;
+			/* Longer than two blocks: the library's scan, wider than these. */
+			return len >= max ? max : len + sr_log__fast_strnlen(s + len, max - len);
 		}
 	}
 	len += (uint32_t)__builtin_ctz(nul);
 	return len < max ? len : max;
-#elif defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200809L
-	return (uint32_t)strnlen(s, max);
 #else
-	const char *nul = (const char *)memchr(s, 0, max);
-	return (uint32_t)(nul != NULL ? (size_t)(nul - s) : max);
+	return sr_log__fast_strnlen(s, max);
 #endif
 }
 

@@ -629,7 +629,9 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	 */
 	sr_log_config defaults;
 	sr_log_config_default(&defaults);
-	int64_t slots = row == ROW_PER_THREAD ? defaults.thread_ring_slots : defaults.ring_slots;
+	/* The ring open_logger made: the thread's as large as the shared one unless --thread-ring-slots. */
+	int64_t slots = row == ROW_PER_THREAD && o->thread_ring_slots != 0 ? o->thread_ring_slots :
+	    defaults.ring_slots;
 	int64_t burst = 1000, room = slots / 4, since_drain = 0;
 	warm_up(h, row);   /* the site's first call parses its format, per-thread's makes its ring */
 	drain(h, row);
