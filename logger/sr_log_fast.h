@@ -130,6 +130,20 @@ SR_API void sr_log__fast_wake(void *ring);
 #include <emmintrin.h>
 #endif
 
+/*
+ * GCC sees a string of known size at a call site, and a scan or a copy
+ * further on that only a longer string would reach (past the inline blocks,
+ * a copy of up to 32 bytes), and warns that it could read past the string;
+ * the scan stops at the NUL and the copy's n is the measured length + 1.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#if __GNUC__ >= 11
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+#endif
+
 /* The length of s, at most max, by the C library (strnlen, or memchr in strict ISO C). */
 static inline uint32_t
 sr_log__fast_strnlen(const char *s, uint32_t max)
@@ -174,18 +188,6 @@ sr_log__fast_strlen(const char *s, uint32_t max)
 #endif
 }
 
-/*
- * GCC sees a constant string at a call site and a copy of up to 32 bytes from
- * it, and warns that the copy could read past the string; n is the string's
- * measured length + 1, so it never does.
- */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#if __GNUC__ >= 11
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-#endif
-#endif
 /*
  * Copies n bytes (n >= 1): inline for up to 32 with two overlapping moves
  * (every byte read and written is inside [src, src + n) and [dst, dst + n)),
