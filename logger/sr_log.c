@@ -343,7 +343,9 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	pthread_mutex_init(&log->life_lock, NULL);
 	sr_log__calls_setup();
 	log->backend = backend_for(r->cfg.mode, r->cfg.producer, &wait);
-	log->fast_key = log->backend->thread_records ? sr_log__threads_new_key() : SR_LOG__NO_FAST_KEY;
+	/* A key for each logger whose calls the macros may write inline (either ring kind). */
+	log->fast_key = log->backend->thread_records || log->backend->cache_inline != NULL ?
+	    sr_log__threads_new_key() : SR_LOG__NO_FAST_KEY;
 	if (open_parts(log, r, err) != SR_OK || log->backend->start(log, &r->cfg, &wait, err) != SR_OK) {
 		/*
 		 * Undo only what this call made: a consumer it started, files it

@@ -54,6 +54,12 @@ struct sr_log_backend {
 	bool (*try_claim)(sr_log *log, size_t size, sr_log_claim *c);
 	/* Publishes what try_claim claimed, once the caller wrote the record through c->w. */
 	void (*commit)(sr_log *log, const sr_log_claim *c);
+	/*
+	 * Caches in the calling thread's sr_log__my_fast what the macros' inline
+	 * calls need to write this logger's records themselves (sr_log_fast.h);
+	 * NULL: the backend has no such path, or fills it itself.
+	 */
+	void (*cache_inline)(sr_log *log);
 	/* sr_log_flush: every record taken before the call is in the sinks.  SR_OK or SR_ESTATE. */
 	int (*flush)(sr_log *log);
 	/* sr_log_thread_prepare: makes the calling thread's room now (NULL: nothing to make). */

@@ -123,6 +123,55 @@ ring_try_claim(sr_log *log, size_t size, sr_log_claim *c)
 	return true;
 }
 
+/*
+ * The macros' inline calls on this logger's shared ring (sr_log_fast.h): what
+ * they need, cached in the calling thread's sr_log__my_fast.sh.  Only where
+ * the closer's membarrier works (the inline call marks itself with plain
+ * stores) and the slots are a power of two in size.  A thread renamed or
+ * exiting forgets it (sr_log_backend_threads.c), as it forgets its own ring.
+ */
+static void
+ring_cache_inline(sr_log *log)
+{
+	sr_log_ring *r = log->state;
+	sr_log__fast_shared *f = &sr_log__my_fast.sh;
+	memset(f, 0, sizeof *f);
+	if (r->ring->slot_shift < 0 || sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0)
+		return;
+	const sr_log_thread *self = sr_log__thread();
+	f->seq = r->seq;
+	f->base = r->ring->slots;
+	f->bytes = r->ring->bytes;
+	f->ring = r->ring;
+	f->index_mask = r->seq->mask;
+	f->slot_shift = (uint32_t)r->ring->slot_shift;
+	f->slot_round = ((size_t)1 << f->slot_shift) - 1;
+	f->max_record = (uint32_t)(log->opt.max_record < SR_LOG__FAST_SHARED_MAX ?
+	    log->opt.max_record : SR_LOG__FAST_SHARED_MAX);
+	f->clock = (int32_t)log->opt.clock;
+	f->tid = self->tid;
+	memcpy(f->name, self->name, sizeof f->name);
+	f->key = log->fast_key;
+	f->tsc_key = f->clock == SR_LOG__CLOCK_TSC ? f->key : 0;
+}
+
+/* A record that crosses the shared ring's end, assembled here by an inline call. */
+static __attribute__((tls_model("initial-exec"))) _Thread_local unsigned char
+    fast_scratch[SR_LOG__FAST_SHARED_MAX];
+
+unsigned char *
+sr_log__fast_scratch(void)
+{
+	return fast_scratch;
+}
+
+void
+sr_log__fast_put_across(const void *ring, int64_t first, const unsigned char *rec, size_t size)
+{
+	sr_ring_writer w = sr_ring_stream_at(ring, first);
+	sr_ring_writer_put(&w, rec, size);
+}
+
 /* With a wait strategy whose publish locks: a nested call goes to ring_emit, which drops it. */
 static bool
 ring_try_claim_unless_nested(sr_log *log, size_t size, sr_log_claim *c)
@@ -315,6 +364,7 @@ const sr_log_backend sr_log__ring_backend = {
 	.emit = ring_emit,
 	.try_claim = ring_try_claim,
 	.commit = ring_commit,
+	.cache_inline = ring_cache_inline,
 	.flush = ring_flush,
 	.dump_backtrace = ring_dump_backtrace,
 	.idle = ring_idle,
@@ -329,6 +379,7 @@ const sr_log_backend sr_log__ring_backend_locking = {
 	.emit = ring_emit,
 	.try_claim = ring_try_claim_unless_nested,
 	.commit = ring_commit,
+	.cache_inline = ring_cache_inline,
 	.flush = ring_flush,
 	.dump_backtrace = ring_dump_backtrace,
 	.idle = ring_idle,

@@ -60,6 +60,25 @@ typedef struct sr_log__thread_rec {
 
 #define SR_LOG__REC_MESSAGE 1
 
+/*
+ * The header of a record in a logger's shared ring.  56 bytes: the thread
+ * record's fields and the caller's id, errno and name (the consumer of a
+ * shared ring cannot tell whose record it reads).  The same layout as the
+ * library's record header (sr_log_record_internal.h checks it).
+ */
+typedef struct sr_log__shared_rec {
+	uint32_t size;
+	uint16_t value_bytes;
+	uint8_t kind;
+	uint8_t level;
+	uint32_t tid;
+	int32_t errno_value;      /* 0 here: an inline call's format has no %m */
+	int64_t ts_ns;
+	sr_site *site;
+	sr_category *cat;
+	char thread[16];
+} sr_log__shared_rec;
+
 /* How the logger reads its clock (sr_log__fast.clock; the values of sr_log_clock). */
 enum { SR_LOG__CLOCK_REALTIME = 0, SR_LOG__CLOCK_COARSE = 1, SR_LOG__CLOCK_TSC = 2 };
 
@@ -82,6 +101,29 @@ typedef struct sr_log__fast_ring {
 } sr_log__fast_ring;
 
 /*
+ * What the calling thread's inline calls need of a logger's shared ring (producer shared);
+ * all zero when none is cached.  Added after 1.0.0.
+ */
+typedef struct sr_log__fast_shared {
+	uint64_t key;             /* the logger's id (sr_category.fast_key), 0: none */
+	uint64_t tsc_key;         /* key where clock is SR_LOG__CLOCK_TSC, else 0 */
+	sr_sequencer *seq;        /* the ring's multi-producer sequencer */
+	unsigned char *base;      /* the ring's slots */
+	size_t bytes;             /* the slots' total size */
+	const void *ring;         /* the ring (sr_ring), for a record that crosses its end */
+	int64_t index_mask;       /* the sequencer's mask */
+	size_t slot_round;        /* the slot size - 1 */
+	uint32_t slot_shift;      /* log2 of the slot size */
+	uint32_t max_record;      /* larger records take the out-of-line path */
+	int32_t clock;            /* SR_LOG__CLOCK_* */
+	uint32_t tid;             /* this thread's id and name, as its records carry them */
+	char name[16];
+} sr_log__fast_shared;
+
+/* The largest record an inline call writes to a shared ring (one that crosses the end is assembled first). */
+#define SR_LOG__FAST_SHARED_MAX 1024
+
+/*
  * The calling thread's: its calls in progress, which a closing or shutting
  * down thread waits for (the protocol is in sr_log_thread_internal.h), and
  * its cached ring.
@@ -92,6 +134,8 @@ typedef struct sr_log__fast {
 	/* The category of the outermost call in progress (NULL: a nested one's, any logger). */
 	sr_atomic_ptr call_cat;
 	sr_log__fast_ring r;
+	/* Added after 1.0.0. */
+	sr_log__fast_shared sh;
 } sr_log__fast;
 
 /*
@@ -111,6 +155,10 @@ extern SR_API sr_atomic_i32 sr_log__callers_fence;
 
 /* Wakes the logger's parked consumer (out of line: only when the flag was seen). */
 SR_API void sr_log__fast_wake(void *ring);
+/* The calling thread's buffer of SR_LOG__FAST_SHARED_MAX bytes for a record that crosses a shared ring's end. */
+SR_API unsigned char *sr_log__fast_scratch(void);
+/* Writes the size bytes at rec (the scratch) to ring from first's slot on, across its end. */
+SR_API void sr_log__fast_put_across(const void *ring, int64_t first, const unsigned char *rec, size_t size);
 
 /*
  * Where the string scan below reads whole aligned 16-byte blocks (SSE2): such
@@ -257,11 +305,166 @@ sr_log__emit_general(sr_category *cat, sr_site *site, const sr_log_arg *args, co
 }
 
 /*
- * The macros' call: inline when the calling thread's ring for cat's logger
- * is cached, the site copies by type and every character pointer is a %s
- * string, else sr_log__emit_args.  n, level and kinds (a static constant
- * array at the call site, args[i].kind) are constants, so the loops below
- * unroll and their switches fold to the arguments' own code.
+ * The record's value area (its size a constant) and each string's length
+ * (SR_FMT_NULL_STRING for a NULL one, recorded as such); returns the string
+ * area's size.  kinds and n are constants: the loop unrolls, the switch folds.
+ */
+static inline __attribute__((always_inline)) size_t
+sr_log__fast_measure(const sr_log_arg *args, const unsigned char *kinds, const int n, uint32_t max,
+    uint32_t *len, size_t *values)
+{
+	size_t value_bytes = 0, text = 0;
+	_Pragma("GCC unroll 33")
+	for (int i = 0; i < n; i++) {
+		switch (kinds[i]) {
+		case SR_FMT_ARG_INT:
+			value_bytes += 4;
+			break;
+		case SR_FMT_ARG_LDOUBLE:
+			value_bytes += 16;
+			break;
+		case SR_FMT_ARG_STR:
+			value_bytes += 4;
+			len[i] = SR_FMT_NULL_STRING;
+			if (__builtin_expect(args[i].v.s != NULL, 1)) {
+				len[i] = sr_log__fast_strlen(args[i].v.s, max);
+				text += (size_t)len[i] + 1;
+			}
+			break;
+		default:
+			value_bytes += 8;
+			break;
+		}
+	}
+	*values = value_bytes;
+	return text;
+}
+
+/* The values at v, then each string with its NUL (s[len] is the NUL: len is below the limit). */
+static inline __attribute__((always_inline)) void
+sr_log__fast_put(unsigned char *v, const sr_log_arg *args, const unsigned char *kinds, const int n,
+    const uint32_t *len)
+{
+	_Pragma("GCC unroll 33")
+	for (int i = 0; i < n; i++) {
+		switch (kinds[i]) {
+		case SR_FMT_ARG_INT:
+			memcpy(v, &args[i].v.i, 4);  /* the low 4 bytes (little-endian, as the codec) */
+			v += 4;
+			break;
+		case SR_FMT_ARG_LDOUBLE:
+			memcpy(v, args[i].v.ld, 16);
+			v += 16;
+			break;
+		case SR_FMT_ARG_STR:
+			memcpy(v, &len[i], 4);
+			v += 4;
+			break;
+		default:
+			memcpy(v, &args[i].v, 8);
+			v += 8;
+			break;
+		}
+	}
+	_Pragma("GCC unroll 33")
+	for (int i = 0; i < n; i++) {
+		if (kinds[i] == SR_FMT_ARG_STR && len[i] != SR_FMT_NULL_STRING) {
+			sr_log__fast_copy(v, args[i].v.s, len[i] + 1);
+			v += len[i] + 1;
+		}
+	}
+}
+
+/*
+ * The call in progress, as sr_log__call_enter marks it: false when this
+ * interrupts another call (a signal handler: odd calls), which the general
+ * path handles.  The store-releases pair with the closer's load-acquires;
+ * the StoreLoad with the level's load after it is the closer's membarrier
+ * (a ring is cached for these calls only where membarrier works).  calls is
+ * read again where it is stored: one register fewer held through the call
+ * (only this thread writes it).
+ */
+static inline __attribute__((always_inline)) bool
+sr_log__fast_enter(sr_log__fast *fc, sr_category *cat)
+{
+	if (__builtin_expect(sr_atomic_load_relaxed_i32(&fc->calls) & 1, 0))
+		return false;
+	sr_atomic_store_release_ptr(&fc->call_cat, cat);
+	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
+	sr_atomic_fence_signal();  /* the store stays before the level's load */
+	return true;
+}
+
+/* Out of the call; pairs with the closer's load-acquire: the record, if any, is published before. */
+static inline __attribute__((always_inline)) void
+sr_log__fast_leave(sr_log__fast *fc)
+{
+	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
+}
+
+/*
+ * The call on a logger's shared ring (producer shared), inside the call
+ * marked in progress: the multi-producer claim (a CAS on the cursor, or a
+ * plain claim where the ring has one producer), the record written in place
+ * (assembled in the thread's scratch and copied across when it crosses the
+ * ring's end), the sequencer's publish with its wait strategy's signal.
+ * False when the record must take the general path (too long, or the ring
+ * full: the general path applies the full-queue policy).
+ */
+static inline __attribute__((always_inline)) bool
+sr_log__emit_fast_shared(const sr_log__fast_shared *f, sr_category *cat, sr_site *site,
+    const sr_log_arg *args, const unsigned char *kinds, const int n, const int32_t level,
+    const int64_t now)
+{
+	uint32_t len[SR_SITE_MAX_ARGS + 1];
+	size_t values;
+	const size_t text = sr_log__fast_measure(args, kinds, n, f->max_record, len, &values);
+	const size_t size = sizeof(sr_log__shared_rec) + values + text;
+	if (__builtin_expect(size > f->max_record, 0))
+		return false;
+	sr_sequencer *seq = f->seq;
+	const int64_t slots = (int64_t)((size + f->slot_round) >> f->slot_shift);
+	int64_t first;
+	if (__builtin_expect(sr_sequencer_try_claim_n(seq, slots, &first) != SR_OK, 0))
+		return false;
+	const size_t pos = (size_t)(first & f->index_mask) << f->slot_shift;
+	const bool in_place = __builtin_expect(pos + size <= f->bytes, 1);
+	unsigned char *rec = in_place ? f->base + pos : sr_log__fast_scratch();
+	sr_log__shared_rec *h = (sr_log__shared_rec *)(void *)rec;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* size, value_bytes, kind and level in one store, tid and errno (0) in another. */
+	const uint64_t head = (uint64_t)size | (uint64_t)values << 32 |
+	    (uint64_t)SR_LOG__REC_MESSAGE << 48 | (uint64_t)(uint8_t)level << 56;
+	const uint64_t who = f->tid;
+	memcpy(h, &head, sizeof head);
+	memcpy(&h->tid, &who, sizeof who);
+#else
+	h->size = (uint32_t)size;
+	h->value_bytes = (uint16_t)values;
+	h->kind = SR_LOG__REC_MESSAGE;
+	h->level = (uint8_t)level;
+	h->tid = f->tid;
+	h->errno_value = 0;
+#endif
+	h->ts_ns = now;
+	h->site = site;
+	h->cat = cat;
+	memcpy(h->thread, f->name, sizeof h->thread);
+	sr_log__fast_put(rec + sizeof *h, args, kinds, n, len);
+	if (__builtin_expect(!in_place, 0))
+		sr_log__fast_put_across(f->ring, first, rec, size);
+	/* Top-down, as the backend's commit: the consumer sees all of the record's slots or none. */
+	sr_sequencer_publish_range(seq, first, first + slots - 1);
+	return true;
+}
+
+/*
+ * The macros' call: inline when the calling thread has cat's logger's ring
+ * cached (its own ring, producer per_thread, or the logger's shared ring),
+ * the site copies by type and every character pointer is a %s string, else
+ * sr_log__emit_args.  n, level and kinds (a static constant array at the
+ * call site, args[i].kind) are constants, so the loops below unroll and
+ * their switches fold to the arguments' own code.
  */
 static inline __attribute__((always_inline)) void
 sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
@@ -284,60 +487,39 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 	/*
 	 * The clock now, before the record's size and the claim: the read (the
 	 * TSC's takes tens of cycles) runs beside them instead of after them.
-	 * The logger's key is cached twice: in tsc_key for a logger on the TSC
-	 * (the default where it is invariant: one compare decides both), in
-	 * key for any logger.
+	 * A logger's key is cached twice per ring kind: in tsc_key for a logger
+	 * on the TSC (the default where it is invariant: one compare decides
+	 * both), in key for any logger.
 	 */
 	int64_t now;  /* assigned, not initialised: C++ forbids jumping past an initialisation */
-	if (__builtin_expect(f->tsc_key == cat->fast_key, 1))
+	if (__builtin_expect(f->tsc_key == cat->fast_key, 1)) {
 		now = sr_tsc_read();
-	else if (f->key == cat->fast_key)
+	} else if (fc->sh.tsc_key == cat->fast_key || fc->sh.key == cat->fast_key) {
+		/* The logger's shared ring. */
+		now = fc->sh.tsc_key == cat->fast_key ? sr_tsc_read() : sr_log__fast_clock(fc->sh.clock);
+		if (!sr_log__fast_enter(fc, cat))
+			goto general;
+		/* The level again: a shutdown or close may have begun after the macro's check. */
+		if (__builtin_expect(level < sr_atomic_load_relaxed_i32(&cat->level) ||
+		    !sr_log__emit_fast_shared(&fc->sh, cat, site, args, kinds, n, level, now), 0))
+			goto leave_general;
+		sr_log__fast_leave(fc);
+		return;
+	} else if (f->key == cat->fast_key) {
 		now = sr_log__fast_clock(f->clock);
-	else
+	} else {
 		goto general;
-	/*
-	 * The call in progress, as sr_log__call_enter marks it: odd calls means
-	 * this interrupts another call (a signal handler), which the general
-	 * path handles.  The store-releases pair with the closer's load-acquires;
-	 * the StoreLoad with the level's load below is the closer's membarrier
-	 * (a ring is cached for these calls only where membarrier works).
-	 * calls is read again where it is stored: one register fewer held
-	 * through the call (only this thread writes it).
-	 */
-	if (__builtin_expect(sr_atomic_load_relaxed_i32(&fc->calls) & 1, 0))
+	}
+	/* The calling thread's own ring. */
+	if (!sr_log__fast_enter(fc, cat))
 		goto general;
-	sr_atomic_store_release_ptr(&fc->call_cat, cat);
-	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
-	sr_atomic_fence_signal();  /* the store stays before the level's load */
 	/* The level again: a shutdown or close may have begun after the macro's check. */
 	if (__builtin_expect(level < sr_atomic_load_relaxed_i32(&cat->level), 0))
 		goto leave_general;
 	{
 		uint32_t len[SR_SITE_MAX_ARGS + 1];
-		size_t values = 0, text = 0;
-		/* The value area's size (a constant), and the strings' (a NULL string is recorded as such). */
-		_Pragma("GCC unroll 33")
-		for (int i = 0; i < n; i++) {
-			switch (kinds[i]) {
-			case SR_FMT_ARG_INT:
-				values += 4;
-				break;
-			case SR_FMT_ARG_LDOUBLE:
-				values += 16;
-				break;
-			case SR_FMT_ARG_STR:
-				values += 4;
-				len[i] = SR_FMT_NULL_STRING;
-				if (__builtin_expect(args[i].v.s != NULL, 1)) {
-					len[i] = sr_log__fast_strlen(args[i].v.s, f->max_record);
-					text += (size_t)len[i] + 1;
-				}
-				break;
-			default:
-				values += 8;
-				break;
-			}
-		}
+		size_t values;
+		const size_t text = sr_log__fast_measure(args, kinds, n, f->max_record, len, &values);
 		const size_t size = sizeof(sr_log__thread_rec) + values + text;
 		if (__builtin_expect(size > f->max_record, 0))
 			goto leave_general;
@@ -375,36 +557,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		h->ts_ns = now;
 		h->site = site;
 		h->cat = cat;
-		unsigned char *v = rec + sizeof *h;
-		_Pragma("GCC unroll 33")
-		for (int i = 0; i < n; i++) {
-			switch (kinds[i]) {
-			case SR_FMT_ARG_INT:
-				memcpy(v, &args[i].v.i, 4);  /* the low 4 bytes (little-endian, as the codec) */
-				v += 4;
-				break;
-			case SR_FMT_ARG_LDOUBLE:
-				memcpy(v, args[i].v.ld, 16);
-				v += 16;
-				break;
-			case SR_FMT_ARG_STR:
-				memcpy(v, &len[i], 4);
-				v += 4;
-				break;
-			default:
-				memcpy(v, &args[i].v, 8);
-				v += 8;
-				break;
-			}
-		}
-		/* Each string with its NUL (s[len] is the NUL: len is below max_record here). */
-		_Pragma("GCC unroll 33")
-		for (int i = 0; i < n; i++) {
-			if (kinds[i] == SR_FMT_ARG_STR && len[i] != SR_FMT_NULL_STRING) {
-				sr_log__fast_copy(v, args[i].v.s, len[i] + 1);
-				v += len[i] + 1;
-			}
-		}
+		sr_log__fast_put(rec + sizeof *h, args, kinds, n, len);
 		/*
 		 * The publish: a thread's ring is single-producer with the busyspin
 		 * strategy, so sr_sequencer_publish_range would only store the
@@ -418,12 +571,11 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		if (__builtin_expect(sr_atomic_load_relaxed_i32(f->parked) != 0, 0))
 			sr_log__fast_wake(f->ring);
 	}
-	/* pairs with the closer's load-acquire: the record is published before */
-	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
+	sr_log__fast_leave(fc);
 	return;
 leave_general:
 	/* Out of the call; the general path marks its own (sr_log__call_enter). */
-	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
+	sr_log__fast_leave(fc);
 general:
 	sr_log__emit_general(cat, site, args, n);
 }

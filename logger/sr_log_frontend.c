@@ -211,8 +211,13 @@ emit_args(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, 
 		bool done = log->backend->thread_records ?
 		    emit_by_type(log, cat, site, sig, args, n, saved_errno, true) :
 		    emit_by_type(log, cat, site, sig, args, n, saved_errno, false);
-		if (__builtin_expect(done, 1))
+		if (__builtin_expect(done, 1)) {
+			/* The site's next calls on this thread may write inline (sr_log_fast.h). */
+			if (copy == SR_SITE_COPY_FAST && log->backend->cache_inline != NULL &&
+			    sr_log__my_fast.sh.key != log->fast_key)
+				log->backend->cache_inline(log);
 			return;
+		}
 	}
 	emit_args_general(log, cat, site, sig, args, n, saved_errno);
 }

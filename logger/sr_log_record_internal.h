@@ -41,6 +41,10 @@ enum {
 	SR_REC_TRUNCATED = 0x80   /* strings were cut to max_message_bytes */
 };
 _Static_assert(SR_REC_MESSAGE == SR_LOG__REC_MESSAGE, "the inline call's record kind");
+/* The inline call writes a shared ring's header as sr_log__shared_rec (sr_log_fast.h). */
+#define SR_LOG__SAME_FIELD(f) \
+	_Static_assert(offsetof(sr_log_rec, f) == offsetof(sr_log__shared_rec, f) && \
+	    sizeof(((sr_log_rec *)0)->f) == sizeof(((sr_log__shared_rec *)0)->f), "inline header: " #f);
 
 /* The header of every record.  56 bytes. */
 typedef struct sr_log_rec {
@@ -55,6 +59,18 @@ typedef struct sr_log_rec {
 	sr_category *cat;
 	char thread[16];          /* the caller's name, "" for none */
 } sr_log_rec;
+SR_LOG__SAME_FIELD(size)
+SR_LOG__SAME_FIELD(value_bytes)
+SR_LOG__SAME_FIELD(kind)
+SR_LOG__SAME_FIELD(level)
+SR_LOG__SAME_FIELD(tid)
+SR_LOG__SAME_FIELD(errno_value)
+SR_LOG__SAME_FIELD(ts_ns)
+SR_LOG__SAME_FIELD(site)
+SR_LOG__SAME_FIELD(cat)
+SR_LOG__SAME_FIELD(thread)
+_Static_assert(sizeof(sr_log_rec) == sizeof(sr_log__shared_rec), "inline header: size");
+#undef SR_LOG__SAME_FIELD
 
 /* Whose records a thread's ring holds: the consumer's view (SR_REC_THREAD_NAME updates it). */
 typedef struct sr_log_writer {

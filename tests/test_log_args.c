@@ -276,6 +276,42 @@ Test(log_args, a_record_too_long_is_cut_with_the_marker_as_before)
 	cr_expect_eq(tl_stats(logger).truncated_records, 1);
 }
 
+/*
+ * A ring of 16 slots of 64 bytes: records of one to five slots keep crossing
+ * its physical end, where the inline call assembles the record first and
+ * copies it across (a shared ring) or leaves it to the general path (a
+ * thread's ring).  Every line must come out whole and in order.
+ */
+Test(log_args, records_that_cross_the_rings_end_print_whole)
+{
+	sr_log_close(&logger);
+	tl_setup_end(&setup);
+	sr_log_config *c = tl_setup_begin(&setup);
+	c->layout = SR_LOG_LAYOUT_MESSAGE;
+	c->ring_slots = 16;
+	c->thread_ring_slots = 16;
+	c->slot_size = 64;
+	c->max_message_bytes = 1024;
+#ifdef TL_PRODUCER_PER_THREAD
+	c->producer = SR_LOG_PRODUCER_PER_THREAD;
+#endif
+	logger = tl_open(c);
+	cat = sr_log_root(logger);
+	char text[300];
+	memset(text, 't', sizeof text - 1);
+	text[sizeof text - 1] = '\0';
+	size_t before = setup.cap.count;
+	for (int i = 0; i < 300; i++)
+		SR_INFO(cat, "%d [%s] %d", i, text + sizeof text - 1 - (size_t)(i * 37 % 250), -i);
+	cr_assert_eq(sr_log_flush(logger), SR_OK);
+	cr_assert_eq(setup.cap.count - before, 300);
+	for (int i = 0; i < 300; i++) {
+		char want[400];
+		snprintf(want, sizeof want, "%d [%s] %d", i, text + sizeof text - 1 - (size_t)(i * 37 % 250), -i);
+		cr_expect_str_eq(setup.cap.lines[before + (size_t)i], want, "call %d", i);
+	}
+}
+
 Test(log_args, a_full_ring_applies_the_policy_to_macro_calls)
 {
 	sr_log_close(&logger);
