@@ -155,9 +155,12 @@ ring_cache_inline(sr_log *log)
 	f->tsc_key = f->clock == SR_LOG__CLOCK_TSC ? f->key : 0;
 }
 
-/* A record that crosses the shared ring's end, assembled here by an inline call. */
-static __attribute__((tls_model("initial-exec"))) _Thread_local unsigned char
-    fast_scratch[SR_LOG__FAST_SHARED_MAX];
+/*
+ * A record that crosses the shared ring's end, assembled here by an inline
+ * call.  The default TLS model: a library loaded with dlopen must not need
+ * this much static TLS, and only that rare call reaches it.
+ */
+static _Thread_local unsigned char fast_scratch[SR_LOG__FAST_SHARED_MAX];
 
 unsigned char *
 sr_log__fast_scratch(void)
