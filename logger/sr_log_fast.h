@@ -472,6 +472,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 {
 	sr_log__fast *fc = &sr_log__my_fast;
 	const sr_log__fast_ring *f = &fc->r;
+	const sr_log__fast_shared *sh = &fc->sh;
 	uint32_t char_pointers = 0;  /* bit i: argument i is a character pointer */
 	_Pragma("GCC unroll 33")
 	for (int i = 0; i < n; i++)
@@ -494,14 +495,14 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 	int64_t now;  /* assigned, not initialised: C++ forbids jumping past an initialisation */
 	if (__builtin_expect(f->tsc_key == cat->fast_key, 1)) {
 		now = sr_tsc_read();
-	} else if (fc->sh.tsc_key == cat->fast_key || fc->sh.key == cat->fast_key) {
+	} else if (sh->tsc_key == cat->fast_key || sh->key == cat->fast_key) {
 		/* The logger's shared ring. */
-		now = fc->sh.tsc_key == cat->fast_key ? sr_tsc_read() : sr_log__fast_clock(fc->sh.clock);
+		now = sh->tsc_key == cat->fast_key ? sr_tsc_read() : sr_log__fast_clock(sh->clock);
 		if (!sr_log__fast_enter(fc, cat))
 			goto general;
 		/* The level again: a shutdown or close may have begun after the macro's check. */
 		if (__builtin_expect(level < sr_atomic_load_relaxed_i32(&cat->level) ||
-		    !sr_log__emit_fast_shared(&fc->sh, cat, site, args, kinds, n, level, now), 0))
+		    !sr_log__emit_fast_shared(sh, cat, site, args, kinds, n, level, now), 0))
 			goto leave_general;
 		sr_log__fast_leave(fc);
 		return;
