@@ -127,8 +127,8 @@ ring_try_claim(sr_log *log, size_t size, sr_log_claim *c)
  * The macros' inline calls on this logger's shared ring (sr_log_fast.h): what
  * they need, cached in the calling thread's sr_log__my_fast.sh.  Only where
  * the closer's membarrier works (the inline call marks itself with plain
- * stores) and the slots are a power of two in size.  A thread renamed or
- * exiting forgets it (sr_log_backend_threads.c), as it forgets its own ring.
+ * stores) and the slots are a power of two in size.  A thread renamed
+ * forgets it (sr_log_thread_name).
  */
 static void
 ring_cache_inline(sr_log *log)

@@ -60,8 +60,6 @@ forget_cached_ring(void)
 	my_last.id = 0;
 	my_last.ring = NULL;
 	memset(&sr_log__my_fast.r, 0, sizeof sr_log__my_fast.r);
-	/* A shared ring's cache holds the thread's name too (sr_log_backend_ring.c). */
-	memset(&sr_log__my_fast.sh, 0, sizeof sr_log__my_fast.sh);
 }
 
 void

@@ -235,4 +235,6 @@ sr_log_thread_name(const char *name)
 	/* A ring of this thread's own tells its consumer the new name with its next record. */
 	t->name_gen++;
 	sr_log__threads_thread_renamed();
+	/* A shared ring's inline calls wrote the old name (sr_log_backend_ring.c caches it). */
+	memset(&sr_log__my_fast.sh, 0, sizeof sr_log__my_fast.sh);
 }

@@ -27,8 +27,9 @@ static tl_setup setup;
 static sr_log *logger;
 static sr_category *cat;
 
-static void
-open_message_logger(sr_log_mode mode)
+/* The suite's config: the message layout, mode, and per-thread rings in the _per_thread build. */
+static sr_log_config *
+message_config(sr_log_mode mode)
 {
 	sr_log_config *c = tl_setup_begin(&setup);
 	c->layout = SR_LOG_LAYOUT_MESSAGE;
@@ -37,8 +38,20 @@ open_message_logger(sr_log_mode mode)
 	if (mode == SR_LOG_MODE_RING)
 		c->producer = SR_LOG_PRODUCER_PER_THREAD;
 #endif
+	return c;
+}
+
+static void
+open_config(const sr_log_config *c)
+{
 	logger = tl_open(c);
 	cat = sr_log_root(logger);
+}
+
+static void
+open_message_logger(sr_log_mode mode)
+{
+	open_config(message_config(mode));
 }
 
 static void
@@ -284,19 +297,13 @@ Test(log_args, a_record_too_long_is_cut_with_the_marker_as_before)
  */
 Test(log_args, records_that_cross_the_rings_end_print_whole)
 {
-	sr_log_close(&logger);
-	tl_setup_end(&setup);
-	sr_log_config *c = tl_setup_begin(&setup);
-	c->layout = SR_LOG_LAYOUT_MESSAGE;
+	close_logger();
+	sr_log_config *c = message_config(SR_LOG_MODE_RING);
 	c->ring_slots = 16;
 	c->thread_ring_slots = 16;
 	c->slot_size = 64;
 	c->max_message_bytes = 1024;
-#ifdef TL_PRODUCER_PER_THREAD
-	c->producer = SR_LOG_PRODUCER_PER_THREAD;
-#endif
-	logger = tl_open(c);
-	cat = sr_log_root(logger);
+	open_config(c);
 	char text[300];
 	memset(text, 't', sizeof text - 1);
 	text[sizeof text - 1] = '\0';
@@ -314,14 +321,12 @@ Test(log_args, records_that_cross_the_rings_end_print_whole)
 
 Test(log_args, a_full_ring_applies_the_policy_to_macro_calls)
 {
-	sr_log_close(&logger);
-	tl_setup_end(&setup);
-	sr_log_config *c = tl_setup_begin(&setup);
-	c->layout = SR_LOG_LAYOUT_MESSAGE;
+	close_logger();
+	sr_log_config *c = message_config(SR_LOG_MODE_RING);
+	c->producer = SR_LOG_PRODUCER_SHARED;  /* in either build: ring_slots sizes the shared ring */
 	c->ring_slots = 64;
 	c->full_policy = SR_LOG_FULL_DROP;
-	logger = tl_open(c);
-	cat = sr_log_root(logger);
+	open_config(c);
 	tl_capture_pause(&setup.cap);
 	SR_INFO(cat, "%s", "stuck");
 	tl_capture_wait_stuck(&setup.cap);
@@ -337,8 +342,7 @@ Test(log_args, a_full_ring_applies_the_policy_to_macro_calls)
 static void
 baseline_mode(sr_log_mode mode)
 {
-	sr_log_close(&logger);
-	tl_setup_end(&setup);
+	close_logger();
 	open_message_logger(mode);
 	EXPECT_AS_SNPRINTF("%s=%d %.2f %p", "queue or sync", 3, 0.5, (void *)&setup);
 }
@@ -351,13 +355,10 @@ Test(log_args, the_queue_and_sync_modes_print_the_same_text)
 
 Test(log_args, a_thread_prepared_for_per_thread_rings_logs_as_any_other)
 {
-	sr_log_close(&logger);
-	tl_setup_end(&setup);
-	sr_log_config *c = tl_setup_begin(&setup);
-	c->layout = SR_LOG_LAYOUT_MESSAGE;
+	close_logger();
+	sr_log_config *c = message_config(SR_LOG_MODE_RING);
 	c->producer = SR_LOG_PRODUCER_PER_THREAD;
-	logger = tl_open(c);
-	cat = sr_log_root(logger);
+	open_config(c);
 	cr_expect_eq(sr_log_thread_prepare(logger), SR_OK);
 	cr_expect_eq(sr_log_thread_prepare(logger), SR_OK, "a second prepare finds the ring made");
 	EXPECT_AS_SNPRINTF("%s %d %f", "per thread", 42, 0.25);
