@@ -313,13 +313,14 @@ SR_API int sr_log_reopen(sr_log *log);
 		static sr_site sr_log__site = SR_SITE__INIT(SR_LOG__FIRST(__VA_ARGS__), __FILE__, \
 		    __func__, __LINE__, (lvl)); \
 		static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__KIND_ITEM, __VA_ARGS__) }; \
+		const int32_t sr_log__lens[] = { -1 SR_LOG__EACH(SR_LOG__LEN_ITEM, __VA_ARGS__) }; \
 		(void)sizeof(sr_log__format_check(__VA_ARGS__)); \
 		sr_log_arg sr_log__args[SR_LOG__NARGS(__VA_ARGS__) + 1]; \
 		SR_LOG__EACH(SR_LOG__ARG_STORE, __VA_ARGS__) \
 		if (SR_LOG__NARGS(__VA_ARGS__) == 0) /* nothing to pass, but defined */ \
 			sr_log__args[0] = sr_log__arg_int(0); \
 		sr_log__emit_fast(sr_log__cat, &sr_log__site, sr_log__args, sr_log__kinds + 1, \
-		    SR_LOG__NARGS(__VA_ARGS__), (lvl)); \
+		    sr_log__lens + 1, SR_LOG__NARGS(__VA_ARGS__), (lvl)); \
 	} \
 } while (0)
 

@@ -166,6 +166,24 @@ sr_log__arg_ptr(const volatile void *x)
 #define SR_LOG__ARG(x) SR_LOG__GENERIC((x), SR_LOG__TYPES(SR_LOG__CONVERTER_OF) default: sr_log__arg_ptr)(x)
 /* The kind of an argument, by its type: a constant; x is not evaluated. */
 #define SR_LOG__KIND(x) SR_LOG__GENERIC((x), SR_LOG__TYPES(SR_LOG__KIND_OF) default: SR_FMT_ARG_PTR)
+/*
+ * The length of a char * argument whose characters the compiler knows (a
+ * string literal; with GCC also a const array), as a C++ logger's constexpr
+ * length: a constant; -1 for any other argument (0 for a null one, which
+ * sr_log__fast_measure tells by the pointer).  x is not evaluated:
+ * __builtin_constant_p is false for an expression with side effects, and
+ * the length is taken only when it is true.
+ */
+#if defined(__GNUC__)
+#define SR_LOG__IS_CHARS(x) SR_LOG__GENERIC((x), char *: 1, const char *: 1, default: 0)
+/* x as a char *, "" for a null one or another type (never a null argument to strlen: GCC warns). */
+#define SR_LOG__CHARS(x) SR_LOG__CHARS_((SR_LOG__GENERIC((x), char *: (x), const char *: (x), default: "")))
+#define SR_LOG__CHARS_(s) (s != NULL ? s : "")
+#define SR_LOG__CONST_LEN(x) (SR_LOG__IS_CHARS(x) && __builtin_constant_p(__builtin_strlen(SR_LOG__CHARS(x))) ? \
+	(int32_t)__builtin_strlen(SR_LOG__CHARS(x)) : -1)
+#else
+#define SR_LOG__CONST_LEN(x) (-1)
+#endif
 
 #else /* __cplusplus */
 
@@ -191,6 +209,8 @@ sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(decltype(nullptr));
 
 #define SR_LOG__ARG(x) sr_log__arg_of(x)
 #define SR_LOG__KIND(x) ((unsigned char)sizeof(sr_log__kind_of(x)))
+/* Measured at run time in C++ (no _Generic to tell a char * without evaluating x). */
+#define SR_LOG__CONST_LEN(x) (-1)
 
 #endif /* __cplusplus */
 
@@ -238,8 +258,9 @@ sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(decltype(nullptr));
 #define SR_LOG__EACH_31(M, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31) M(0, a1) M(1, a2) M(2, a3) M(3, a4) M(4, a5) M(5, a6) M(6, a7) M(7, a8) M(8, a9) M(9, a10) M(10, a11) M(11, a12) M(12, a13) M(13, a14) M(14, a15) M(15, a16) M(16, a17) M(17, a18) M(18, a19) M(19, a20) M(20, a21) M(21, a22) M(22, a23) M(23, a24) M(24, a25) M(25, a26) M(26, a27) M(27, a28) M(28, a29) M(29, a30) M(30, a31)
 #define SR_LOG__EACH_32(M, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32) M(0, a1) M(1, a2) M(2, a3) M(3, a4) M(4, a5) M(5, a6) M(6, a7) M(7, a8) M(8, a9) M(9, a10) M(10, a11) M(11, a12) M(12, a13) M(13, a14) M(14, a15) M(15, a16) M(16, a17) M(17, a18) M(18, a19) M(19, a20) M(20, a21) M(21, a22) M(22, a23) M(23, a24) M(24, a25) M(25, a26) M(26, a27) M(27, a28) M(28, a29) M(29, a30) M(30, a31) M(31, a32)
 
-/* ", kind" and "args[i] = value;" for each argument (SR_LOG__EACH's M). */
+/* ", kind", ", constant length" and "args[i] = value;" for each argument (SR_LOG__EACH's M). */
 #define SR_LOG__KIND_ITEM(i, x) , SR_LOG__KIND(x)
+#define SR_LOG__LEN_ITEM(i, x) , SR_LOG__CONST_LEN(x)
 #define SR_LOG__ARG_STORE(i, x) sr_log__args[i] = SR_LOG__ARG(x);
 
 /* Never defined nor called: the macros name it in sizeof so that the compiler checks the format. */

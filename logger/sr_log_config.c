@@ -6,6 +6,7 @@
  * is valid.  The reference is docs/configuration.md.
  */
 #include "sr_log_config_internal.h"
+#include "sr_log_fast.h"
 #include "sr_log_reopen_internal.h"
 
 #include <fcntl.h>
@@ -271,10 +272,11 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 	if ((unsigned)c->level > SR_LOG_OFF)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_OFF (6)", (int)c->level);
-	if (c->max_message_bytes < 1024 || c->max_message_bytes > (1u << 20))
+	/* The inline calls leave out the record limit's check where a record cannot exceed this bound. */
+	if (c->max_message_bytes < SR_LOG__MIN_RECORD || c->max_message_bytes > (1u << 20))
 		return sr_error_set(err, SR_EINVAL,
-		    "config.max_message_bytes %zu is out of range: expected 1024 to %u",
-		    c->max_message_bytes, 1u << 20);
+		    "config.max_message_bytes %zu is out of range: expected %d to %u",
+		    c->max_message_bytes, SR_LOG__MIN_RECORD, 1u << 20);
 	/* A record must fit the ring it goes into: the shared one, or each thread's. */
 	bool per_thread = c->producer == SR_LOG_PRODUCER_PER_THREAD;
 	int64_t slots = per_thread ? c->thread_ring_slots : c->ring_slots;

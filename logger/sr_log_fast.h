@@ -122,6 +122,13 @@ typedef struct sr_log__fast_shared {
 
 /* The largest record an inline call writes to a shared ring (one that crosses the end is assembled first). */
 #define SR_LOG__FAST_SHARED_MAX 1024
+/*
+ * The smallest record limit a logger has (max_message_bytes' lower bound; sr_log_config.c
+ * checks it): a record no larger needs no check against its logger's.
+ */
+#define SR_LOG__MIN_RECORD 1024
+/* A string measured by the inline blocks (sr_log__fast_strlen) takes at most this, with its NUL. */
+#define SR_LOG__FAST_INLINE_STRING 32
 
 /*
  * The calling thread's: its calls in progress, which a closing or shutting
@@ -229,8 +236,8 @@ sr_log__fast_strlen(const char *s, uint32_t max)
 			return len >= max ? max : len + sr_log__fast_strnlen(s + len, max - len);
 		}
 	}
-	len += (uint32_t)__builtin_ctz(nul);
-	return len < max ? len : max;
+	/* At most 31: below every record limit (SR_LOG__MIN_RECORD), so no clamp. */
+	return len + (uint32_t)__builtin_ctz(nul);
 #else
 	return sr_log__fast_strnlen(s, max);
 #endif
@@ -245,6 +252,11 @@ static inline __attribute__((always_inline)) void
 sr_log__fast_copy(unsigned char *dst, const char *src, uint32_t n)
 {
 	uint64_t a, b;
+	if (__builtin_constant_p(n)) {
+		/* A string the compiler measured: its moves, of a known size. */
+		memcpy(dst, src, n);
+		return;
+	}
 	if (n >= 16) {
 		if (n > 32) {
 			memcpy(dst, src, n);
@@ -306,14 +318,16 @@ sr_log__emit_general(sr_category *cat, sr_site *site, const sr_log_arg *args, co
 
 /*
  * The record's value area (its size a constant) and each string's length
- * (SR_FMT_NULL_STRING for a NULL one, recorded as such); returns the string
- * area's size.  kinds and n are constants: the loop unrolls, the switch folds.
+ * (SR_FMT_NULL_STRING for a NULL one, recorded as such; lens[i] where the
+ * compiler knew it, SR_LOG__CONST_LEN); returns the string area's size and
+ * the strings' count.  kinds, lens and n are constants: the loop unrolls,
+ * the switch folds.
  */
 static inline __attribute__((always_inline)) size_t
-sr_log__fast_measure(const sr_log_arg *args, const unsigned char *kinds, const int n, uint32_t max,
-    uint32_t *len, size_t *values)
+sr_log__fast_measure(const sr_log_arg *args, const unsigned char *kinds, const int32_t *lens,
+    const int n, uint32_t max, uint32_t *len, size_t *values, size_t *strings)
 {
-	size_t value_bytes = 0, text = 0;
+	size_t value_bytes = 0, text = 0, count = 0;
 	_Pragma("GCC unroll 33")
 	for (int i = 0; i < n; i++) {
 		switch (kinds[i]) {
@@ -325,6 +339,13 @@ sr_log__fast_measure(const sr_log_arg *args, const unsigned char *kinds, const i
 			break;
 		case SR_FMT_ARG_STR:
 			value_bytes += 4;
+			count++;
+			if (lens[i] >= 0 && lens[i] < SR_LOG__MIN_RECORD && args[i].v.s != NULL) {
+				/* Known at compile time (so is the pointer: no test is made): below every limit. */
+				len[i] = (uint32_t)lens[i];
+				text += (size_t)len[i] + 1;
+				break;
+			}
 			len[i] = SR_FMT_NULL_STRING;
 			if (__builtin_expect(args[i].v.s != NULL, 1)) {
 				len[i] = sr_log__fast_strlen(args[i].v.s, max);
@@ -337,7 +358,23 @@ sr_log__fast_measure(const sr_log_arg *args, const unsigned char *kinds, const i
 		}
 	}
 	*values = value_bytes;
+	*strings = count;
 	return text;
+}
+
+/*
+ * Whether a record of header + values + text bytes, strings of them, may
+ * exceed its logger's limit max.  Every string of at most 31 characters
+ * (the inline blocks' and every constant one's) keeps a record of a few
+ * arguments below the smallest limit: a constant then, so the check costs
+ * nothing; otherwise one compare of text, and max's only past it.
+ */
+static inline __attribute__((always_inline)) bool
+sr_log__fast_too_long(size_t header, size_t values, size_t strings, size_t text, uint32_t max)
+{
+	const size_t bound = SR_LOG__FAST_INLINE_STRING * strings;
+	const bool bounded = header + values + bound <= SR_LOG__MIN_RECORD;
+	return (!bounded || text > bound) && header + values + text > max;
 }
 
 /* The values at v, then each string with its NUL (s[len] is the NUL: len is below the limit). */
@@ -376,6 +413,33 @@ sr_log__fast_put(unsigned char *v, const sr_log_arg *args, const unsigned char *
 }
 
 /*
+ * calls + 1 stored with release, by the only thread that writes it.  On x86
+ * one add to memory: its store is a release there (TSO), a closer reads the
+ * old value or the new (an aligned 4-byte store), and the asm's clobber
+ * keeps the compiler's accesses on their side (an atomic load then store
+ * would be three instructions: the compiler does not merge them).  A thread
+ * sanitizer sees no asm: there, and elsewhere, the atomic form.
+ */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SR_LOG__FAST_ATOMIC_BUMP 1
+#endif
+#endif
+#else
+#define SR_LOG__FAST_ATOMIC_BUMP 1
+#endif
+static inline __attribute__((always_inline)) void
+sr_log__fast_bump(sr_atomic_i32 *calls)
+{
+#if defined(SR_LOG__FAST_ATOMIC_BUMP)
+	sr_atomic_store_release_i32(calls, sr_atomic_load_relaxed_i32(calls) + 1);
+#else
+	__asm__ volatile("addl $1, %0" : "+m"(*(int32_t *)(void *)calls) : : "memory");
+#endif
+}
+
+/*
  * The call in progress, as sr_log__call_enter marks it: false when this
  * interrupts another call (a signal handler: odd calls), which the general
  * path handles.  The store-releases pair with the closer's load-acquires;
@@ -390,7 +454,7 @@ sr_log__fast_enter(sr_log__fast *fc, sr_category *cat)
 	if (__builtin_expect(sr_atomic_load_relaxed_i32(&fc->calls) & 1, 0))
 		return false;
 	sr_atomic_store_release_ptr(&fc->call_cat, cat);
-	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
+	sr_log__fast_bump(&fc->calls);
 	sr_atomic_fence_signal();  /* the store stays before the level's load */
 	return true;
 }
@@ -399,7 +463,7 @@ sr_log__fast_enter(sr_log__fast *fc, sr_category *cat)
 static inline __attribute__((always_inline)) void
 sr_log__fast_leave(sr_log__fast *fc)
 {
-	sr_atomic_store_release_i32(&fc->calls, sr_atomic_load_relaxed_i32(&fc->calls) + 1);
+	sr_log__fast_bump(&fc->calls);
 }
 
 /*
@@ -413,14 +477,15 @@ sr_log__fast_leave(sr_log__fast *fc)
  */
 static inline __attribute__((always_inline)) bool
 sr_log__emit_fast_shared(const sr_log__fast_shared *f, sr_category *cat, sr_site *site,
-    const sr_log_arg *args, const unsigned char *kinds, const int n, const int32_t level,
-    const int64_t now)
+    const sr_log_arg *args, const unsigned char *kinds, const int32_t *lens, const int n,
+    const int32_t level, const int64_t now)
 {
 	uint32_t len[SR_SITE_MAX_ARGS + 1];
-	size_t values;
-	const size_t text = sr_log__fast_measure(args, kinds, n, f->max_record, len, &values);
+	size_t values, strings;
+	const size_t text = sr_log__fast_measure(args, kinds, lens, n, f->max_record, len, &values, &strings);
 	const size_t size = sizeof(sr_log__shared_rec) + values + text;
-	if (__builtin_expect(size > f->max_record, 0))
+	if (__builtin_expect(sr_log__fast_too_long(sizeof(sr_log__shared_rec), values, strings, text,
+	    f->max_record), 0))
 		return false;
 	sr_sequencer *seq = f->seq;
 	const int64_t slots = (int64_t)((size + f->slot_round) >> f->slot_shift);
@@ -468,22 +533,19 @@ sr_log__emit_fast_shared(const sr_log__fast_shared *f, sr_category *cat, sr_site
  */
 static inline __attribute__((always_inline)) void
 sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
-    const unsigned char *kinds, const int n, const int32_t level)
+    const unsigned char *kinds, const int32_t *lens, const int n, const int32_t level)
 {
 	sr_log__fast *fc = &sr_log__my_fast;
 	const sr_log__fast_ring *f = &fc->r;
 	const sr_log__fast_shared *sh = &fc->sh;
-	uint32_t char_pointers = 0;  /* bit i: argument i is a character pointer */
-	_Pragma("GCC unroll 33")
-	for (int i = 0; i < n; i++)
-		char_pointers |= (uint32_t)(kinds[i] == SR_FMT_ARG_STR) << i;
 	/*
 	 * The load-acquire of copy pairs with the store-release in the
-	 * frontend's decide_copy: str_mask, stored before it, is read after.
-	 * A site that prints a character pointer with %p takes the general path.
+	 * frontend's decide_copy.  FAST says the site's arguments copy by C
+	 * type and each character pointer is a %s string (one printed with %p
+	 * takes the general path): the site's types are this expansion's, the
+	 * same at every call.
 	 */
-	if (__builtin_expect(sr_atomic_load_acquire_i32(&site->copy) != SR_SITE_COPY_FAST ||
-	    (char_pointers != 0 && (uint32_t)sr_atomic_load_relaxed_i32(&site->str_mask) != char_pointers), 0))
+	if (__builtin_expect(sr_atomic_load_acquire_i32(&site->copy) != SR_SITE_COPY_FAST, 0))
 		goto general;
 	/*
 	 * The clock now, before the record's size and the claim: the read (the
@@ -502,7 +564,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 			goto general;
 		/* The level again: a shutdown or close may have begun after the macro's check. */
 		if (__builtin_expect(level < sr_atomic_load_relaxed_i32(&cat->level) ||
-		    !sr_log__emit_fast_shared(sh, cat, site, args, kinds, n, level, now), 0))
+		    !sr_log__emit_fast_shared(sh, cat, site, args, kinds, lens, n, level, now), 0))
 			goto leave_general;
 		sr_log__fast_leave(fc);
 		return;
@@ -519,10 +581,11 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		goto leave_general;
 	{
 		uint32_t len[SR_SITE_MAX_ARGS + 1];
-		size_t values;
-		const size_t text = sr_log__fast_measure(args, kinds, n, f->max_record, len, &values);
+		size_t values, strings;
+		const size_t text = sr_log__fast_measure(args, kinds, lens, n, f->max_record, len, &values, &strings);
 		const size_t size = sizeof(sr_log__thread_rec) + values + text;
-		if (__builtin_expect(size > f->max_record, 0))
+		if (__builtin_expect(sr_log__fast_too_long(sizeof(sr_log__thread_rec), values, strings, text,
+		    f->max_record), 0))
 			goto leave_general;
 		/*
 		 * The claim, as sr_sequencer_try_claim_single makes it, on the

@@ -99,10 +99,16 @@ decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 		if (want == SR_FMT_ARG_STR)
 			mask |= UINT32_C(1) << i;
 	}
-	/* Inline (sr_log_fast.h) when no string has a precision and no record needs errno. */
+	/*
+	 * Inline (sr_log_fast.h) when no string has a precision, no record needs
+	 * errno and every character pointer is a %s string: the site's arguments
+	 * have the same C types at every call (the macro's expansion gives them),
+	 * so the inline call checks this decision alone.
+	 */
 	bool inline_ok = by_type && !sig->uses_errno;
 	for (int i = 0; inline_ok && i < n; i++)
-		inline_ok = !(mask >> i & 1) || sig->precision[i] == SR_FMT_PREC_NONE;
+		inline_ok = (args[i].kind == SR_FMT_ARG_STR) == (bool)(mask >> i & 1) &&
+		    (!(mask >> i & 1) || sig->precision[i] == SR_FMT_PREC_NONE);
 	int copy = inline_ok ? SR_SITE_COPY_FAST : by_type ? SR_SITE_COPY_BY_TYPE : SR_SITE_COPY_CONVERTED;
 	if (!by_type)
 		mask = 0;

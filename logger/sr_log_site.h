@@ -103,7 +103,7 @@ enum {
 	SR_SITE_COPY_UNKNOWN = 0,
 	SR_SITE_COPY_BY_TYPE = 1,    /**< by C type (a string may have a precision, the format a %m) */
 	SR_SITE_COPY_CONVERTED = 2,  /**< converted to the format's types (the general path) */
-	SR_SITE_COPY_FAST = 3        /**< by C type, no string precision, no %m: inline (sr_log_fast.h) */
+	SR_SITE_COPY_FAST = 3        /**< by C type, every char * a %s without precision, no %m: inline (sr_log_fast.h) */
 };
 
 /**

@@ -205,6 +205,74 @@ Test(log_args, strings_of_every_length_and_alignment_print_whole_even_before_an_
 	cr_assert_eq(munmap(map, (size_t)page * 2), 0);
 }
 
+#define TEN "0123456789"
+#define HUNDRED TEN TEN TEN TEN TEN TEN TEN TEN TEN TEN
+
+/*
+ * A string literal or a const array is measured by the compiler (its length
+ * a constant at the call site) and copied by moves of that size: every such
+ * length must print whole, a null constant as "(null)", and one longer than
+ * the smallest record limit is measured and cut at run time as any other.
+ */
+Test(log_args, strings_the_compiler_knows_print_whole_at_every_length)
+{
+	static const char sixteen[] = "sixteen chars ok";
+	static const char forty[] = "forty characters, a const array, measured";
+	EXPECT_AS_SNPRINTF("[%s]", "");
+	EXPECT_AS_SNPRINTF("[%s]", "a");
+	EXPECT_AS_SNPRINTF("[%s]", "abc");
+	EXPECT_AS_SNPRINTF("[%s]", "seven c");
+	EXPECT_AS_SNPRINTF("[%s]", "eight ch");
+	EXPECT_AS_SNPRINTF("[%s]", "fifteen charact");
+	EXPECT_AS_SNPRINTF("[%s]", sixteen);
+	EXPECT_AS_SNPRINTF("[%s]", "seventeen charact");
+	EXPECT_AS_SNPRINTF("[%s]", TEN TEN TEN "1");
+	EXPECT_AS_SNPRINTF("[%s]", TEN TEN TEN "12");
+	EXPECT_AS_SNPRINTF("[%s]", TEN TEN TEN "123");
+	EXPECT_AS_SNPRINTF("[%s]", forty);
+	EXPECT_AS_SNPRINTF("[%s]", HUNDRED);
+	EXPECT_AS_SNPRINTF("[%s|%s|%d|%s]", "ab", sixteen, 7, HUNDRED HUNDRED HUNDRED);
+	EXPECT_AS_SNPRINTF("[%s]", "embedded\0nul");
+	const char *runtime = forty + 10;
+	EXPECT_AS_SNPRINTF("[%s %s %s]", "known", runtime, "known again");
+	/* glibc prints "(null)" for a NULL %s. */
+	SR_INFO(cat, "[%s] [%s]", (const char *)NULL, "after");
+	cr_expect_str_eq(last_line(), "[(null)] [after]");
+	/* Longer than the smallest record limit (1,024): measured at run time, whole below this logger's. */
+	static char want[1300];
+	snprintf(want, sizeof want, "<%s>", HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED
+	    HUNDRED HUNDRED HUNDRED HUNDRED);
+	for (int call = 0; call < 2; call++)
+		SR_INFO(cat, "<%s>", HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED
+		    HUNDRED HUNDRED HUNDRED HUNDRED);
+	cr_expect_str_eq(last_line(), want);
+	cr_expect_str_eq(setup.cap.lines[setup.cap.count - 2], want);
+	cr_expect_eq(tl_stats(logger).truncated_records, 0);
+}
+
+/* With the smallest limit, a known string that fits no record of it is cut, measured or not. */
+Test(log_args, a_string_the_compiler_knows_is_cut_to_the_records_limit)
+{
+	close_logger();
+	sr_log_config *c = message_config(SR_LOG_MODE_RING);
+	c->max_message_bytes = 1024;
+	open_config(c);
+	for (int call = 0; call < 2; call++) {
+		/* 1,000 characters: measured at compile time, below the smallest limit, the record above it. */
+		SR_INFO(cat, "<%s>", HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED);
+		const char *line = last_line();
+		cr_expect(strstr(line, SR_FMT_TRUNCATION_MARKER ">") != NULL, "call %d: %.80s...", call, line);
+		/* 1,100: measured at run time. */
+		SR_INFO(cat, "<%s>", HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED
+		    HUNDRED);
+		line = last_line();
+		cr_expect(strstr(line, SR_FMT_TRUNCATION_MARKER ">") != NULL, "call %d: %.80s...", call, line);
+	}
+	cr_expect_eq(tl_stats(logger).truncated_records, 4);
+	/* 900 characters fit. */
+	EXPECT_AS_SNPRINTF("<%s>", HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED HUNDRED);
+}
+
 Test(log_args, a_null_string_prints_as_glibc_prints_it)
 {
 	const char *none = NULL;
