@@ -309,7 +309,8 @@ SR_API int sr_log_reopen(sr_log *log);
  */
 #define SR_LOG(cat, lvl, ...) do { \
 	sr_category *const sr_log__cat = (cat); \
-	if (SR_LOG_ENABLED(sr_log__cat, lvl)) { \
+	/* No branch hint (SR_LOG_ENABLED has one): the call in line, a disabled level jumps over it. */ \
+	if ((int32_t)(lvl) >= sr_atomic_load_relaxed_i32(&sr_log__cat->level)) { \
 		static sr_site sr_log__site = SR_SITE__INIT(SR_LOG__FIRST(__VA_ARGS__), __FILE__, \
 		    __func__, __LINE__, (lvl)); \
 		static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__KIND_ITEM, __VA_ARGS__) }; \

@@ -153,14 +153,14 @@ my_ring_list(void)
 
 /* Makes the calling thread's ring for t: allocated, touched, gated; NULL when it cannot. */
 static sr_log_thread_ring *
-ring_make(sr_log *log, sr_log_threads *t)
+ring_make(sr_log_threads *t)
 {
 	sr_log_thread_ring *p = aligned_alloc(SR_CACHELINE, (sizeof *p + SR_CACHELINE - 1) / SR_CACHELINE * SR_CACHELINE);
 	if (p == NULL)
 		return NULL;
 	memset(p, 0, sizeof *p);
 	/* sr_ring_create touches every page now, not on the ring's first lap. */
-	p->ring = sr_ring_create(t->slots, log->opt.slot_size, NULL, NULL, NULL);
+	p->ring = sr_ring_create(t->slots, SR_LOG__THREAD_SLOT, NULL, NULL, NULL);
 	sr_sequencer_config sc;
 	sr_sequencer_config_default(&sc, t->slots, SR_PRODUCER_SINGLE);
 	/* busyspin: publishers never signal; the consumer's waking is this backend's own. */
@@ -235,6 +235,28 @@ tell_new_name(sr_log *log, sr_log_thread_ring *p)
 	p->name_gen = self->name_gen;
 }
 
+/*
+ * The inline calls' claim limit on s (sr_log__fast_ring.claim_limit): the
+ * last slot of the next claim's lap before the ring's end, or the last slot
+ * the cached gating sequence frees, whichever comes first.
+ */
+static int64_t
+inline_claim_limit(const sr_sequencer *s)
+{
+	int64_t lap_end = (s->single.next_value + 1) | s->mask;
+	int64_t freed = s->single.cached_gating + s->buffer_size;
+	return lap_end < freed ? lap_end : freed;
+}
+
+/* After a claim out of line on p: the inline calls' limit again, if p is the cached ring. */
+static inline void
+refresh_inline_limit(const sr_log_thread_ring *p)
+{
+	sr_log__fast_ring *f = &sr_log__my_fast.r;
+	if (f->ring == p)
+		f->claim_limit = inline_claim_limit(p->seq);
+}
+
 /* Fills sr_log__my_fast from p, when the inline call can write p's records (sr_log_fast.h). */
 static void
 cache_for_inline_calls(const sr_log *log, sr_log_thread_ring *p)
@@ -247,7 +269,7 @@ cache_for_inline_calls(const sr_log *log, sr_log_thread_ring *p)
 	 * membarrier (sr_log_fast.h): where that is unavailable, calls take the
 	 * general path, which fences.  The flag only ever goes from 1 to 0.
 	 */
-	if (p->ring->slot_shift < 0 || log->fast_key != p->owner_id ||
+	if (p->ring->slot_shift != SR_LOG__THREAD_SLOT_SHIFT || log->fast_key != p->owner_id ||
 	    sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0)
 		return;
 	f->seq = p->seq;
@@ -263,6 +285,7 @@ cache_for_inline_calls(const sr_log *log, sr_log_thread_ring *p)
 	f->slot_round = ((size_t)1 << f->slot_shift) - 1;
 	f->key = p->owner_id;
 	f->tsc_key = f->clock == SR_LOG__CLOCK_TSC ? f->key : 0;
+	f->claim_limit = inline_claim_limit(p->seq);
 }
 
 void
@@ -286,7 +309,7 @@ my_ring_slow(sr_log *log, sr_log_threads *t)
 	pthread_mutex_unlock(&rings_lock);
 	if (p == NULL) {
 		sr_log_ring_list *mine = my_ring_list();
-		if (mine == NULL || (p = ring_make(log, t)) == NULL)
+		if (mine == NULL || (p = ring_make(t)) == NULL)
 			return NULL;
 		if (!ring_register(t, p)) {
 			sr_log__thread_ring_free(p);
@@ -386,6 +409,7 @@ threads_commit(sr_log *log, const sr_log_claim *c)
 	sr_log_thread_ring *p = c->ring;
 	/* Single producer: one store-release of the cursor (busyspin: no signal). */
 	sr_sequencer_publish_range(p->seq, c->first, c->last);
+	refresh_inline_limit(p);
 	wake_if_parked(p->owner);
 }
 
@@ -422,6 +446,7 @@ threads_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 	sr_ring_writer w = sr_ring_stream_at(p->ring, first);
 	sr_log__thread_record_encode(&w, h, g);
 	sr_sequencer_publish_range(p->seq, first, first + k - 1);
+	refresh_inline_limit(p);
 	wake_if_parked(p->owner);
 }
 
@@ -531,7 +556,8 @@ threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, s
 	log->state = t;
 	/* The key sr_log_open chose (sr_log__threads_new_key): categories carry it too. */
 	t->hot.id = log->fast_key;
-	t->slots = c->thread_ring_slots;
+	/* thread_ring_slots x slot_size bytes, in slots of a cache line (sr_log_fast.h); the config checked the count. */
+	t->slots = c->thread_ring_slots * (int64_t)(c->slot_size / SR_LOG__THREAD_SLOT);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->park_lock, NULL);
 	int e = sr_log__cond_init_monotonic(&t->park_cond);

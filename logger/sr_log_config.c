@@ -279,6 +279,13 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		    c->max_message_bytes, SR_LOG__MIN_RECORD, 1u << 20);
 	/* A record must fit the ring it goes into: the shared one, or each thread's. */
 	bool per_thread = c->producer == SR_LOG_PRODUCER_PER_THREAD;
+	/* A thread's ring is thread_ring_slots x slot_size bytes in slots of SR_LOG__THREAD_SLOT (sr_log_fast.h). */
+	uint64_t thread_ring_bytes = (uint64_t)c->thread_ring_slots * c->slot_size;
+	if (per_thread && thread_ring_bytes / SR_LOG__THREAD_SLOT > (uint64_t)SR_RING_MAX_SLOT_COUNT)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.thread_ring_slots %" PRId64 " x slot_size %zu is too large: a thread's ring of %" PRIu64
+		    " bytes, expected at most %" PRIu64, c->thread_ring_slots, c->slot_size, thread_ring_bytes,
+		    (uint64_t)SR_RING_MAX_SLOT_COUNT * SR_LOG__THREAD_SLOT);
 	int64_t slots = per_thread ? c->thread_ring_slots : c->ring_slots;
 	if (c->mode == SR_LOG_MODE_RING && c->max_message_bytes > (uint64_t)slots * c->slot_size)
 		return sr_error_set(err, SR_EINVAL,

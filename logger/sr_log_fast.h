@@ -61,6 +61,16 @@ typedef struct sr_log__thread_rec {
 #define SR_LOG__REC_MESSAGE 1
 
 /*
+ * A thread's ring has slots of one cache line, whatever the logger's
+ * slot_size (which, with thread_ring_slots, sizes the ring's bytes): a
+ * record starts on its own line (the consumer reading one record never
+ * shares its line with the thread writing the next), and an inline call's
+ * slot arithmetic is constants.
+ */
+#define SR_LOG__THREAD_SLOT_SHIFT 6
+#define SR_LOG__THREAD_SLOT (1 << SR_LOG__THREAD_SLOT_SHIFT)
+
+/*
  * The header of a record in a logger's shared ring.  56 bytes: the thread
  * record's fields and the caller's id, errno and name (the consumer of a
  * shared ring cannot tell whose record it reads).  The same layout as the
@@ -90,7 +100,7 @@ typedef struct sr_log__fast_ring {
 	size_t bytes;             /* the slots' total size: a record must end by here */
 	const sr_atomic_i32 *parked; /* the logger's consumer is parked: wake it */
 	void *ring;               /* the backend's ring (for the wake) */
-	uint32_t slot_shift;      /* log2 of the slot size */
+	uint32_t slot_shift;      /* log2 of the slot size (SR_LOG__THREAD_SLOT_SHIFT) */
 	uint32_t max_record;      /* larger records take the out-of-line path (cut there) */
 	int32_t clock;            /* SR_LOG__CLOCK_* */
 	/* Added after 1.0.0 (at the end: calls compiled against 1.0.0 still find the fields above). */
@@ -98,6 +108,13 @@ typedef struct sr_log__fast_ring {
 	int64_t buffer_size;      /* the sequencer's slots */
 	size_t slot_round;        /* the slot size - 1: a record's bytes round up to slots */
 	uint64_t tsc_key;         /* key where clock is SR_LOG__CLOCK_TSC, else 0 */
+	/*
+	 * The largest last sequence an inline claim may take: the ring's last
+	 * slot before its end in the current lap, or the last slot the cached
+	 * gating sequence frees, whichever comes first (the library sets it
+	 * after each of its own claims on the ring).
+	 */
+	int64_t claim_limit;
 } sr_log__fast_ring;
 
 /*
@@ -588,24 +605,20 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		    f->max_record), 0))
 			goto leave_general;
 		/*
-		 * The claim, as sr_sequencer_try_claim_single makes it, on the
-		 * fields cached here; a claim that would pass the cached gating
+		 * The claim, as sr_sequencer_try_claim_single makes it, against
+		 * one limit cached here: a claim that would pass the cached gating
 		 * sequence (the consumer must be read again) or a record that would
-		 * cross the ring's end takes the general path.  The cached gating
-		 * sequence never exceeds the last claim (it is a minimum taken with
-		 * it), so that check of the sequencer's is not needed.  Only this
-		 * thread claims on its ring.
+		 * cross the ring's end takes the general path, which sets the limit
+		 * again.  Only this thread claims on its ring.
 		 */
 		sr_sequencer *seq = f->seq;
 		const int64_t current = seq->single.next_value;
-		const uint32_t shift = f->slot_shift;
-		const size_t pos = (size_t)((current + 1) & f->index_mask) << shift;
-		const int64_t next = current + (int64_t)((size + f->slot_round) >> shift);
-		if (__builtin_expect(pos + size > f->bytes ||
-		    next - f->buffer_size > seq->single.cached_gating, 0))
+		const int64_t next = current +
+		    (int64_t)((size + SR_LOG__THREAD_SLOT - 1) >> SR_LOG__THREAD_SLOT_SHIFT);
+		if (__builtin_expect(next > f->claim_limit, 0))
 			goto leave_general;
 		seq->single.next_value = next;
-		unsigned char *rec = f->base + pos;
+		unsigned char *rec = f->base + ((size_t)((current + 1) & f->index_mask) << SR_LOG__THREAD_SLOT_SHIFT);
 		sr_log__thread_rec *h = (sr_log__thread_rec *)(void *)rec;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		/* size, value_bytes, kind and level in one store: all but size are constants. */

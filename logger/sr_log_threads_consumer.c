@@ -172,7 +172,9 @@ run_pass(sr_log *log, sr_log_threads *t, bool *more)
 	}
 	int64_t taken = 0;
 	if (t->heap_len > 0) {
-		sr_log__consumer_batch_start(log, depth);
+		/* In the configuration's slots (slot_size bytes), as capacity is: the ring's are cache lines. */
+		int64_t lines_per_slot = (int64_t)(log->opt.slot_size / SR_LOG__THREAD_SLOT);
+		sr_log__consumer_batch_start(log, (depth + lines_per_slot - 1) / lines_per_slot);
 		while (t->heap_len > 0 && taken < SR_LOG_THREADS_MAX_BATCH) {
 			sr_log_thread_ring *p = t->heap[0];
 			consume_head(log, t, p);
