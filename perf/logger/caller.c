@@ -100,6 +100,7 @@ typedef struct options {
 	bool clock_set;
 	int64_t thread_ring_slots;  /* 0: as large as the shared ring */
 	int64_t slot_size;          /* 0: the logger's default */
+	bool runtime_string;        /* --string runtime: s read through a volatile pointer */
 } options;
 
 /* ------------------------------------------------------------------ timer */
@@ -136,6 +137,13 @@ timer_ticks_per_ns(char *err)
 /* ------------------------------------------------------------- the call */
 
 static const char call_string[] = "0123456789abcdef";  /* 16 bytes */
+/*
+ * --string runtime: the same characters through a pointer the compiler cannot
+ * see through, as a program's strings mostly are (a name, a path): measured
+ * and copied at run time.  By default the compiler knows the string (a const
+ * array, as a literal), as the C++ loggers' harnesses give theirs.
+ */
+static const char *volatile runtime_string = call_string;
 
 /* A ring alone: what the logger's ring mode is built on (rows bare and bare-eager). */
 typedef struct bare_ring {
@@ -232,6 +240,15 @@ log_call(harness *h, sr_category *c)
 {
 	int i = h->value++;
 	SR_INFO(c, CALL_FORMAT, i, i * 0.5, call_string);
+}
+
+/* log_call with the string read at run time (--string runtime). */
+static inline __attribute__((always_inline)) void
+log_call_runtime_string(harness *h, sr_category *c)
+{
+	int i = h->value++;
+	const char *s = runtime_string;
+	SR_INFO(c, CALL_FORMAT, i, i * 0.5, s);
 }
 
 /* ring-va's call: the variadic entry, as every macro call was before arguments were typed. */
@@ -407,6 +424,7 @@ static void
 time_row(harness *h, int row, const options *o, int64_t *samples)
 {
 	sr_category *c = h->cat[row];
+	const bool runtime = o->runtime_string;
 	for (int64_t done = 0; done < o->calls;) {
 		int64_t n = o->calls - done < o->burst ? o->calls - done : o->burst;
 		for (int64_t i = 0; i < n; i++) {
@@ -426,7 +444,10 @@ time_row(harness *h, int row, const options *o, int64_t *samples)
 				log_call_va(h, c);
 				break;
 			default:
-				log_call(h, c);
+				if (runtime)
+					log_call_runtime_string(h, c);
+				else
+					log_call(h, c);
 				break;
 			}
 			uint64_t t1 = timer_read();
@@ -456,6 +477,7 @@ time_row(harness *h, int row, const options *o, int64_t *samples)
 	}
 
 COUNTED_CALLS(ring, sr_category *, log_call)
+COUNTED_CALLS(ring_runtime_string, sr_category *, log_call_runtime_string)
 COUNTED_CALLS(ring_va, sr_category *, log_call_va)
 COUNTED_CALLS(bare, bare_ring *, bare_call)
 COUNTED_CALLS(disabled, sr_category *, disabled_call)
@@ -470,7 +492,7 @@ counted_calls_loop(int64_t n)
 
 /* One call of the row outside counted_calls_*: callgrind does not count it. */
 __attribute__((noinline)) static void
-warm_up(harness *h, int row)
+warm_up(harness *h, int row, bool runtime_string)
 {
 	if (row == ROW_BARE)
 		bare_call(h, h->bare[row]);
@@ -478,17 +500,21 @@ warm_up(harness *h, int row)
 		disabled_call(h, h->cat[row]);
 	else if (row == ROW_RING_VA)
 		log_call_va(h, h->cat[row]);
+	else if (row != ROW_EMPTY && runtime_string)
+		log_call_runtime_string(h, h->cat[row]);
 	else if (row != ROW_EMPTY)
 		log_call(h, h->cat[row]);
 }
 
 static void
-counted_calls(harness *h, int row, int64_t n)
+counted_calls(harness *h, int row, int64_t n, bool runtime_string)
 {
 	if (row == ROW_BARE)
 		counted_calls_bare(h, h->bare[row], n);
 	else if (row == ROW_DISABLED)
 		counted_calls_disabled(h, h->cat[row], n);
+	else if ((row == ROW_RING || row == ROW_PER_THREAD) && runtime_string)
+		counted_calls_ring_runtime_string(h, h->cat[row], n);
 	else if (row == ROW_RING || row == ROW_PER_THREAD)
 		counted_calls_ring(h, h->cat[row], n);
 	else if (row == ROW_RING_VA)
@@ -529,6 +555,8 @@ usage(FILE *f)
 	    "  --clock NAME    the loggers' clock (realtime, coarse, tsc, auto; default: the logger's, auto)\n"
 	    "  --thread-ring-slots N  per-thread ring slots (default: as many as the shared ring's)\n"
 	    "  --slot-size N   the loggers' slot size in bytes (default: the logger's)\n"
+	    "  --string KIND   constant (default: s a const array the compiler sees) or runtime\n"
+	    "                  (s read through a volatile pointer: measured and copied at run time)\n"
 	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
 	    "  --truncate      start the CSV afresh (header included)\n"
 	    "  --count MODE N  make N calls of MODE (ring, ring-va, per-thread, bare, disabled;\n"
@@ -556,6 +584,19 @@ parse_clock(void *dest, char **values, char *err, size_t errsize)
 		return false;
 	}
 	o->clock_set = true;
+	return true;
+}
+
+/* --string constant|runtime: a bench_flag parser. */
+static bool
+parse_string_kind(void *dest, char **values, char *err, size_t errsize)
+{
+	options *o = dest;
+	if (strcmp(values[0], "constant") != 0 && strcmp(values[0], "runtime") != 0) {
+		snprintf(err, errsize, "--string: unknown kind '%.64s': expected constant or runtime", values[0]);
+		return false;
+	}
+	o->runtime_string = strcmp(values[0], "runtime") == 0;
 	return true;
 }
 
@@ -597,6 +638,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 		{ BENCH_FLAG("--out", BENCH_TEXT, &o->out) },
 		{ BENCH_FLAG("--truncate", BENCH_SWITCH, &o->truncate), .switch_to = true },
 		{ BENCH_FLAG("--count", BENCH_CUSTOM, o), .parse = parse_count_mode, .values = 2 },
+		{ BENCH_FLAG("--string", BENCH_CUSTOM, o), .parse = parse_string_kind },
 	};
 	bool quick = false;
 	enum bench_parsed parsed = bench_parse_flags(argc, argv, flags, (int)(sizeof flags / sizeof flags[0]),
@@ -640,7 +682,7 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	int64_t slots = row == ROW_PER_THREAD && o->thread_ring_slots != 0 ? o->thread_ring_slots :
 	    defaults.ring_slots;
 	int64_t burst = 1000, room = slots / 4, since_drain = 0;
-	warm_up(h, row);   /* the site's first call parses its format, per-thread's makes its ring */
+	warm_up(h, row, o->runtime_string);   /* the site's first call parses its format, per-thread's makes its ring */
 	drain(h, row);
 	/* A marker for strace: the calls' system calls are the ones between two getppid(). */
 	(void)getppid();
@@ -650,7 +692,7 @@ run_count(harness *h, const options *o, int devnull, char *err)
 			drain(h, row);
 			since_drain = 0;
 		}
-		counted_calls(h, row, n);
+		counted_calls(h, row, n, o->runtime_string);
 		since_drain += n;
 	}
 	(void)getppid();
@@ -785,7 +827,9 @@ main(int argc, char **argv)
 	printf("- Each call timed alone with the TSC (%.3f ticks/ns, lfence;rdtsc;lfence), %" PRId64
 	    " calls per row per run in bursts of %" PRId64 " with an untimed drain between bursts; "
 	    "%d interleaved run(s), median of the runs' percentiles. Consumer: text layout to /dev/null, "
-	    "the logger's default wait strategy (%s).\n", tpn, o.calls, o.burst, o.runs, SR_LOG_DEFAULT_WAIT);
+	    "the logger's default wait strategy (%s). The string: %s.\n", tpn, o.calls, o.burst, o.runs,
+	    SR_LOG_DEFAULT_WAIT, o.runtime_string ? "read at run time (--string runtime)" :
+	    "a const array the compiler sees (--string runtime: read at run time)");
 	printf("- net = the percentile minus the timer's own p50 (the `empty` row). "
 	    "disabled: ns per call over blocks of %d calls. mean: of every timed call (the clock "
 	    "reads in coarse steps on some machines; the mean of many readings is finer).\n\n", DISABLED_BLOCK);
