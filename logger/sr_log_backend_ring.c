@@ -136,7 +136,9 @@ ring_cache_inline(sr_log *log)
 	sr_log_ring *r = log->state;
 	sr_log__fast_shared *f = &sr_log__my_fast.sh;
 	memset(f, 0, sizeof *f);
-	if (r->ring->slot_shift < 0 || sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0)
+	/* The inline call claims and publishes as a multi-producer sequencer's (sr_log_fast.h). */
+	if (r->ring->slot_shift < 0 || r->seq->mode != SR_PRODUCER_MULTI ||
+	    sr_atomic_load_relaxed_i32(&sr_log__callers_fence) != 0)
 		return;
 	const sr_log_thread *self = sr_log__thread();
 	f->seq = r->seq;

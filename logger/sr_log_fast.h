@@ -307,6 +307,34 @@ sr_log__fast_copy(unsigned char *dst, const char *src, uint32_t n)
 #pragma GCC diagnostic pop
 #endif
 
+/*
+ * The TSC's reading in its two halves, as rdtsc gives them: stored as two
+ * 4-byte halves (sr_log__fast_put_ts), they need no shift and or to be one.
+ */
+static inline __attribute__((always_inline)) void
+sr_log__fast_tsc(uint32_t *lo, uint32_t *hi)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+	__asm__ volatile("rdtsc" : "=a"(*lo), "=d"(*hi));
+#else
+	uint64_t t = (uint64_t)sr_tsc_read();
+	*lo = (uint32_t)t;
+	*hi = (uint32_t)(t >> 32);
+#endif
+}
+
+/* Stores a reading given in halves as the int64_t at ts. */
+static inline __attribute__((always_inline)) void
+sr_log__fast_put_ts(int64_t *ts, uint32_t lo, uint32_t hi)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(ts, &lo, sizeof lo);
+	memcpy((unsigned char *)ts + sizeof lo, &hi, sizeof hi);
+#else
+	*ts = (int64_t)((uint64_t)hi << 32 | lo);
+#endif
+}
+
 /* The clock's raw reading, as sr_log__clock_read makes it. */
 static inline int64_t
 sr_log__fast_clock(int32_t clock)
@@ -485,8 +513,8 @@ sr_log__fast_leave(sr_log__fast *fc)
 
 /*
  * The call on a logger's shared ring (producer shared), inside the call
- * marked in progress: the multi-producer claim (a CAS on the cursor, or a
- * plain claim where the ring has one producer), the record written in place
+ * marked in progress: the multi-producer claim (a CAS on the cursor), the
+ * record written in place
  * (assembled in the thread's scratch and copied across when it crosses the
  * ring's end), the sequencer's publish with its wait strategy's signal.
  * False when the record must take the general path (too long, or the ring
@@ -507,7 +535,8 @@ sr_log__emit_fast_shared(const sr_log__fast_shared *f, sr_category *cat, sr_site
 	sr_sequencer *seq = f->seq;
 	const int64_t slots = (int64_t)((size + f->slot_round) >> f->slot_shift);
 	int64_t first;
-	if (__builtin_expect(sr_sequencer_try_claim_n(seq, slots, &first) != SR_OK, 0))
+	/* The ring is multi-producer (ring_cache_inline checked); slots is 1 to its size (a record fits). */
+	if (__builtin_expect(sr_sequencer_try_claim_multi(seq, slots, &first) != SR_OK, 0))
 		return false;
 	const size_t pos = (size_t)(first & f->index_mask) << f->slot_shift;
 	const bool in_place = __builtin_expect(pos + size <= f->bytes, 1);
@@ -536,7 +565,7 @@ sr_log__emit_fast_shared(const sr_log__fast_shared *f, sr_category *cat, sr_site
 	if (__builtin_expect(!in_place, 0))
 		sr_log__fast_put_across(f->ring, first, rec, size);
 	/* Top-down, as the backend's commit: the consumer sees all of the record's slots or none. */
-	sr_sequencer_publish_range(seq, first, first + slots - 1);
+	sr_sequencer_publish_multi(seq, first, first + slots - 1);
 	return true;
 }
 
@@ -572,8 +601,9 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 	 * both), in key for any logger.
 	 */
 	int64_t now;  /* assigned, not initialised: C++ forbids jumping past an initialisation */
+	uint32_t now_lo, now_hi;  /* the thread ring's: the reading's halves, stored as they come */
 	if (__builtin_expect(f->tsc_key == cat->fast_key, 1)) {
-		now = sr_tsc_read();
+		sr_log__fast_tsc(&now_lo, &now_hi);
 	} else if (sh->tsc_key == cat->fast_key || sh->key == cat->fast_key) {
 		/* The logger's shared ring. */
 		now = sh->tsc_key == cat->fast_key ? sr_tsc_read() : sr_log__fast_clock(sh->clock);
@@ -587,6 +617,8 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		return;
 	} else if (f->key == cat->fast_key) {
 		now = sr_log__fast_clock(f->clock);
+		now_lo = (uint32_t)(uint64_t)now;
+		now_hi = (uint32_t)((uint64_t)now >> 32);
 	} else {
 		goto general;
 	}
@@ -631,7 +663,7 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		h->kind = SR_LOG__REC_MESSAGE;
 		h->level = (uint8_t)level;
 #endif
-		h->ts_ns = now;
+		sr_log__fast_put_ts(&h->ts_ns, now_lo, now_hi);
 		h->site = site;
 		h->cat = cat;
 		sr_log__fast_put(rec + sizeof *h, args, kinds, n, len);

@@ -283,15 +283,14 @@ sr_sequencer_next_single(const sr_sequencer *s)
  * @retval SR_ESYS The timed lock of the synchronized enqueue failed (multi producer,
  *         synchronize_enqueue_when_full, a deadline other than SR_DEADLINE_NONE).
  */
+/*
+ * The multi-producer claim (the caller checked the mode and 1 <= n <=
+ * buffer_size): a CAS on the cursor, the gating sequences read only when
+ * the shared cached minimum no longer leaves room.
+ */
 static inline int
-sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
+sr_sequencer__claim_multi(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
 {
-	/* Defined even on failure, so callers' compilers see no uninitialised use. */
-	*first = INT64_MIN;
-	if (n < 1 || n > s->buffer_size)
-		return SR_EINVAL;
-	if (s->mode == SR_PRODUCER_SINGLE)
-		return sr_sequencer__claim_single(s, n, deadline_ns, first);
 	for (;;) {
 		/* The CAS below orders the claim; this load needs no ordering. */
 		int64_t current = sr_sequence_get_relaxed(&s->cursor);
@@ -321,6 +320,18 @@ sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_
 			return SR_OK;
 		}
 	}
+}
+
+static inline int
+sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
+{
+	/* Defined even on failure, so callers' compilers see no uninitialised use. */
+	*first = INT64_MIN;
+	if (n < 1 || n > s->buffer_size)
+		return SR_EINVAL;
+	if (s->mode == SR_PRODUCER_SINGLE)
+		return sr_sequencer__claim_single(s, n, deadline_ns, first);
+	return sr_sequencer__claim_multi(s, n, deadline_ns, first);
 }
 
 /**
@@ -378,6 +389,24 @@ sr_sequencer_try_claim_n(sr_sequencer *s, int64_t n, int64_t *first)
 }
 
 /**
+ * @brief Claims n sequences on a sequencer known to be multi-producer, or returns SR_EFULL at once.
+ *
+ * For a hot path that made the sequencer itself: the mode and n are not
+ * checked.  Publish with sr_sequencer_publish_multi (or
+ * sr_sequencer_publish_range).
+ * @param s A SR_PRODUCER_MULTI sequencer; not NULL.
+ * @param n How many sequences, 1 <= n <= buffer_size.
+ * @param first Receives the first claimed sequence.
+ * @retval SR_OK Claimed *first .. *first + n - 1.
+ * @retval SR_EFULL Not enough space now.
+ */
+static inline int
+sr_sequencer_try_claim_multi(sr_sequencer *s, int64_t n, int64_t *first)
+{
+	return sr_sequencer__claim_multi(s, n, SR_DEADLINE_NOW, first);
+}
+
+/**
  * @brief Claims n sequences, giving up with SR_ETIMEDOUT after timeout_ns.
  * @param s The sequencer; not NULL.
  * @param n How many sequences, 1 to buffer_size.
@@ -410,6 +439,16 @@ sr_sequencer_claim_timeout(sr_sequencer *s, int64_t n, int64_t timeout_ns, int64
  * @param lo The first sequence of the range.
  * @param hi The last, at least lo.
  */
+/* The multi-producer publish's availability flags, hi down to lo. */
+static inline void
+sr_sequencer__publish_flags(sr_sequencer *s, int64_t lo, int64_t hi)
+{
+	for (int64_t seq = hi; seq >= lo; seq--) {
+		/* pairs with the load-acquire in sr_sequencer_is_available */
+		sr_atomic_store_release_i64(&s->available[seq & s->mask], seq);
+	}
+}
+
 static inline void
 sr_sequencer_publish_range(sr_sequencer *s, int64_t lo, int64_t hi)
 {
@@ -417,11 +456,24 @@ sr_sequencer_publish_range(sr_sequencer *s, int64_t lo, int64_t hi)
 		/* pairs with the load-acquire of the cursor in sr_wait_for */
 		sr_sequence_set(&s->cursor, hi);
 	} else {
-		for (int64_t seq = hi; seq >= lo; seq--) {
-			/* pairs with the load-acquire in sr_sequencer_is_available */
-			sr_atomic_store_release_i64(&s->available[seq & s->mask], seq);
-		}
+		sr_sequencer__publish_flags(s, lo, hi);
 	}
+	sr_wait_signal(&s->wait);
+}
+
+/**
+ * @brief Publishes sequences lo..hi on a sequencer known to be multi-producer.
+ *
+ * As sr_sequencer_publish_range, without its look at the mode: for the
+ * claims of sr_sequencer_try_claim_multi.
+ * @param s A SR_PRODUCER_MULTI sequencer; not NULL.
+ * @param lo The first sequence of the range.
+ * @param hi The last, at least lo.
+ */
+static inline void
+sr_sequencer_publish_multi(sr_sequencer *s, int64_t lo, int64_t hi)
+{
+	sr_sequencer__publish_flags(s, lo, hi);
 	sr_wait_signal(&s->wait);
 }
 

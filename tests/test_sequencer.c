@@ -426,6 +426,31 @@ Test(sequencer, out_of_order_multi_producer_publish_stops_at_the_gap)
 	sr_sequencer_destroy(s);
 }
 
+/* The hot paths' multi-producer pair: the same claims and EFULL as try_claim_n, the same publish. */
+Test(sequencer, try_claim_multi_and_publish_multi_behave_as_the_checked_calls)
+{
+	sr_sequence gate;
+	sr_sequencer *s = make_gated(8, SR_PRODUCER_MULTI, -1, true, &gate);
+	int64_t first;
+	cr_assert_eq(sr_sequencer_try_claim_multi(s, 3, &first), SR_OK);
+	cr_assert_eq(first, 0);
+	cr_assert_not(sr_sequencer_is_available(s, 0), "claimed, not yet published");
+	sr_sequencer_publish_multi(s, first, first + 2);
+	for (int64_t q = 0; q < 3; q++)
+		cr_assert(sr_sequencer_is_available(s, q), "%lld published", (long long)q);
+	cr_assert_eq(sr_sequencer_try_claim_multi(s, 5, &first), SR_OK);
+	cr_assert_eq(first, 3, "consecutive with the first claim");
+	cr_assert_eq(sr_sequencer_try_claim_multi(s, 1, &first), SR_EFULL, "eight of eight claimed");
+	sr_sequencer_publish_multi(s, 3, 7);
+	cr_assert_eq(sr_sequencer_highest_published(s, 0, sr_sequencer_cursor(s)), 7);
+	/* The consumer releases 0..1: two slots, and no more. */
+	sr_sequence_set(&gate, 1);
+	cr_assert_eq(sr_sequencer_try_claim_multi(s, 3, &first), SR_EFULL);
+	cr_assert_eq(sr_sequencer_try_claim_multi(s, 2, &first), SR_OK);
+	cr_assert_eq(first, 8);
+	sr_sequencer_destroy(s);
+}
+
 Test(sequencer, publish_range_makes_the_whole_range_visible)
 {
 	for (int m = 0; m < 2; m++) {
