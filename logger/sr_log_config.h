@@ -493,7 +493,9 @@ typedef struct sr_log_config {
 	 * Producer per_thread: slots of each thread's ring, a power of two from
 	 * 2 to 2^30.  Default 16,384: 2 MiB per logging thread with 128-byte
 	 * slots, allocated and touched on the thread's first call.  ring_slots
-	 * is not used then.
+	 * is not used then.  thread_ring_slots x slot_size is the ring's size
+	 * in bytes (at most 64 GiB); the ring keeps its records in slots of one
+	 * cache line (64 bytes), whatever slot_size.
 	 */
 	int64_t thread_ring_slots;
 	/**
