@@ -128,8 +128,9 @@ say "caller cost: $CALLER ${CALLER_ARGS[*]}"
 # minus the empty loop, over COUNT_CALLS calls.
 count_instructions() {
   local mode=$1 calls=$2 out
+  shift 2
   out=$(valgrind --tool=callgrind --toggle-collect='counted_calls_*' --callgrind-out-file=/dev/null \
-        "$CALLER" --count "$mode" "$calls" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,)
+        "$CALLER" --count "$mode" "$calls" "$@" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,)
   echo "${out:-0}"
 }
 if command -v valgrind >/dev/null 2>&1; then
@@ -138,8 +139,12 @@ if command -v valgrind >/dev/null 2>&1; then
   loop_ir=$(count_instructions loop "$COUNT_CALLS")
   {
     echo "mode,calls,instructions_per_call"
-    for mode in disabled bare ring; do
-      ir=$(count_instructions "$mode" "$COUNT_CALLS")
+    # per-thread: a thread ring that holds every call (no wrap, no drain in between);
+    # -runtime: the string read at run time (--string runtime) instead of one the compiler knows.
+    for mode in disabled bare ring per-thread ring-runtime per-thread-runtime; do
+      args=(--thread-ring-slots 524288)
+      case $mode in *-runtime) args+=(--string runtime) ;; esac
+      ir=$(count_instructions "${mode%-runtime}" "$COUNT_CALLS" "${args[@]}")
       awk -v m="$mode" -v n="$COUNT_CALLS" -v ir="$ir" -v l="$loop_ir" \
         'BEGIN { printf "%s,%d,%.1f\n", m, n, (ir - l) / n }'
     done
@@ -150,7 +155,11 @@ if command -v valgrind >/dev/null 2>&1; then
     echo
     echo "| call | instructions |"
     echo "|---|---:|"
-    awk -F, 'NR > 1 { name = $1 == "disabled" ? "disabled SR_DEBUG" : $1 == "bare" ? "bare ring claim + copy + publish" : "SR_INFO into the ring"; printf "| %s | %s |\n", name, $3 }' "$RESULTS/instructions.csv"
+    awk -F, 'NR > 1 { name = $1 == "disabled" ? "disabled SR_DEBUG" : $1 == "bare" ? "bare ring claim + copy + publish" :
+      $1 == "ring" ? "SR_INFO into the shared ring (producer shared, the default)" :
+      $1 == "per-thread" ? "SR_INFO into the thread'"'"'s own ring (producer per_thread)" :
+      $1 == "ring-runtime" ? "the same, shared ring, the string read at run time" :
+      "the same, own ring, the string read at run time"; printf "| %s | %s |\n", name, $3 }' "$RESULTS/instructions.csv"
   } >> "$RESULTS/caller.md"
 else
   say "no valgrind: skipping the instruction counts (apt-get install valgrind)"
