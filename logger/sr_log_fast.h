@@ -409,10 +409,10 @@ sr_log__fast_measure(const sr_log_arg *args, const unsigned char *kinds, const i
 
 /*
  * Whether a record of header + values + text bytes, strings of them, may
- * exceed its logger's limit max.  Every string of at most 31 characters
- * (the inline blocks' and every constant one's) keeps a record of a few
- * arguments below the smallest limit: a constant then, so the check costs
- * nothing; otherwise one compare of text, and max's only past it.
+ * exceed its logger's limit max.  Strings of at most 31 characters each (as
+ * the inline blocks find them) keep a record of a few arguments below the
+ * smallest limit: one compare of text, and max's only past it; with every
+ * length known at compile time, a constant.
  */
 static inline __attribute__((always_inline)) bool
 sr_log__fast_too_long(size_t header, size_t values, size_t strings, size_t text, uint32_t max)
@@ -573,9 +573,10 @@ sr_log__emit_fast_shared(const sr_log__fast_shared *f, sr_category *cat, sr_site
  * The macros' call: inline when the calling thread has cat's logger's ring
  * cached (its own ring, producer per_thread, or the logger's shared ring),
  * the site copies by type and every character pointer is a %s string, else
- * sr_log__emit_args.  n, level and kinds (a static constant array at the
- * call site, args[i].kind) are constants, so the loops below unroll and
- * their switches fold to the arguments' own code.
+ * sr_log__emit_args.  n, level, kinds (a static constant array at the call
+ * site, args[i].kind) and lens (each string's length where the compiler
+ * knows it, else -1: SR_LOG__CONST_LEN) are constants, so the loops below
+ * unroll and their switches fold to the arguments' own code.
  */
 static inline __attribute__((always_inline)) void
 sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
