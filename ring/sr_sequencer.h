@@ -269,20 +269,6 @@ sr_sequencer_next_single(const sr_sequencer *s)
 	return s->single.next_value + 1;
 }
 
-/**
- * @brief Claims n consecutive sequences, waiting for space until a deadline.
- * @param s The sequencer; not NULL.
- * @param n How many sequences, 1 to buffer_size.
- * @param deadline_ns A CLOCK_MONOTONIC time (sr_monotonic_ns() + timeout),
- *        SR_DEADLINE_NONE or SR_DEADLINE_NOW.
- * @param first Receives the first of them (the last is *first + n - 1); INT64_MIN on failure.
- * @retval SR_OK Claimed: publish every one of them.
- * @retval SR_EFULL SR_DEADLINE_NOW and not enough space.
- * @retval SR_ETIMEDOUT The deadline passed first.
- * @retval SR_EINVAL n < 1 or n > buffer_size.
- * @retval SR_ESYS The timed lock of the synchronized enqueue failed (multi producer,
- *         synchronize_enqueue_when_full, a deadline other than SR_DEADLINE_NONE).
- */
 /*
  * The multi-producer claim (the caller checked the mode and 1 <= n <=
  * buffer_size): a CAS on the cursor, the gating sequences read only when
@@ -322,6 +308,20 @@ sr_sequencer__claim_multi(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64
 	}
 }
 
+/**
+ * @brief Claims n consecutive sequences, waiting for space until a deadline.
+ * @param s The sequencer; not NULL.
+ * @param n How many sequences, 1 to buffer_size.
+ * @param deadline_ns A CLOCK_MONOTONIC time (sr_monotonic_ns() + timeout),
+ *        SR_DEADLINE_NONE or SR_DEADLINE_NOW.
+ * @param first Receives the first of them (the last is *first + n - 1); INT64_MIN on failure.
+ * @retval SR_OK Claimed: publish every one of them.
+ * @retval SR_EFULL SR_DEADLINE_NOW and not enough space.
+ * @retval SR_ETIMEDOUT The deadline passed first.
+ * @retval SR_EINVAL n < 1 or n > buffer_size.
+ * @retval SR_ESYS The timed lock of the synchronized enqueue failed (multi producer,
+ *         synchronize_enqueue_when_full, a deadline other than SR_DEADLINE_NONE).
+ */
 static inline int
 sr_sequencer_claim_until(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
 {
@@ -428,6 +428,16 @@ sr_sequencer_claim_timeout(sr_sequencer *s, int64_t n, int64_t timeout_ns, int64
 	return sr_sequencer_claim_until(s, n, deadline, first);
 }
 
+/* The multi-producer publish's availability flags, hi down to lo. */
+static inline void
+sr_sequencer__publish_flags(sr_sequencer *s, int64_t lo, int64_t hi)
+{
+	for (int64_t seq = hi; seq >= lo; seq--) {
+		/* pairs with the load-acquire in sr_sequencer_is_available */
+		sr_atomic_store_release_i64(&s->available[seq & s->mask], seq);
+	}
+}
+
 /**
  * @brief Publishes sequences lo..hi (claimed by this thread and written).
  *
@@ -439,16 +449,6 @@ sr_sequencer_claim_timeout(sr_sequencer *s, int64_t n, int64_t timeout_ns, int64
  * @param lo The first sequence of the range.
  * @param hi The last, at least lo.
  */
-/* The multi-producer publish's availability flags, hi down to lo. */
-static inline void
-sr_sequencer__publish_flags(sr_sequencer *s, int64_t lo, int64_t hi)
-{
-	for (int64_t seq = hi; seq >= lo; seq--) {
-		/* pairs with the load-acquire in sr_sequencer_is_available */
-		sr_atomic_store_release_i64(&s->available[seq & s->mask], seq);
-	}
-}
-
 static inline void
 sr_sequencer_publish_range(sr_sequencer *s, int64_t lo, int64_t hi)
 {
