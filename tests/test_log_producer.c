@@ -267,6 +267,16 @@ Test(log_producer, defaults_and_ranges)
 	cr_expect_null(sr_log_open(&c, &err));
 	c.thread_ring_slots = INT64_C(1) << 31;
 	cr_expect_null(sr_log_open(&c, &err));
+	/* A ring in 64-byte slots: at most 2^30 of them, 64 GiB (a shared ring's config is not refused for it). */
+	c.thread_ring_slots = INT64_C(1) << 30;
+	cr_expect_null(sr_log_open(&c, &err));
+	cr_expect_str_eq(err.message, "config.thread_ring_slots 1073741824 x slot_size 128 is too large: a "
+	    "thread's ring of 137438953472 bytes, expected at most 68719476736");
+	c.producer = SR_LOG_PRODUCER_SHARED;
+	c.ring_slots = 1024;
+	sr_log *shared = tl_open(&c);
+	sr_log_close(&shared);
+	c.producer = SR_LOG_PRODUCER_PER_THREAD;
 
 	/* A record must fit each thread's ring (and only that: ring_slots is not used). */
 	c.thread_ring_slots = 8;
