@@ -408,18 +408,23 @@ sr_log__fast_measure(const sr_log_arg *args, const unsigned char *kinds, const i
 }
 
 /*
- * Whether a record of header + values + text bytes, strings of them, may
- * exceed its logger's limit max.  Strings of at most 31 characters each (as
- * the inline blocks find them) keep a record of a few arguments below the
- * smallest limit: one compare of text, and max's only past it; with every
- * length known at compile time, a constant.
+ * The record's size behind a header of header bytes, its value area and its
+ * strings measured (sr_log__fast_measure); false when it may exceed its
+ * logger's limit max (the general path cuts it).  Strings of at most 31
+ * characters each (as the inline blocks find them) keep a record of a few
+ * arguments below the smallest limit: one compare of the text, and max's
+ * only past it; with every length known at compile time, a constant.
  */
 static inline __attribute__((always_inline)) bool
-sr_log__fast_too_long(size_t header, size_t values, size_t strings, size_t text, uint32_t max)
+sr_log__fast_size(size_t header, const sr_log_arg *args, const unsigned char *kinds, const int32_t *lens,
+    const int n, uint32_t max, uint32_t *len, size_t *values, size_t *size)
 {
+	size_t strings;
+	const size_t text = sr_log__fast_measure(args, kinds, lens, n, max, len, values, &strings);
 	const size_t bound = SR_LOG__FAST_INLINE_STRING * strings;
-	const bool bounded = header + values + bound <= SR_LOG__MIN_RECORD;
-	return (!bounded || text > bound) && header + values + text > max;
+	const bool bounded = header + *values + bound <= SR_LOG__MIN_RECORD;
+	*size = header + *values + text;
+	return !((!bounded || text > bound) && *size > max);
 }
 
 /* The values at v, then each string with its NUL (s[len] is the NUL: len is below the limit). */
@@ -526,11 +531,9 @@ sr_log__emit_fast_shared(const sr_log__fast_shared *f, sr_category *cat, sr_site
     const int32_t level, const int64_t now)
 {
 	uint32_t len[SR_SITE_MAX_ARGS + 1];
-	size_t values, strings;
-	const size_t text = sr_log__fast_measure(args, kinds, lens, n, f->max_record, len, &values, &strings);
-	const size_t size = sizeof(sr_log__shared_rec) + values + text;
-	if (__builtin_expect(sr_log__fast_too_long(sizeof(sr_log__shared_rec), values, strings, text,
-	    f->max_record), 0))
+	size_t values, size;
+	if (__builtin_expect(!sr_log__fast_size(sizeof(sr_log__shared_rec), args, kinds, lens, n,
+	    f->max_record, len, &values, &size), 0))
 		return false;
 	sr_sequencer *seq = f->seq;
 	const int64_t slots = (int64_t)((size + f->slot_round) >> f->slot_shift);
@@ -631,11 +634,9 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		goto leave_general;
 	{
 		uint32_t len[SR_SITE_MAX_ARGS + 1];
-		size_t values, strings;
-		const size_t text = sr_log__fast_measure(args, kinds, lens, n, f->max_record, len, &values, &strings);
-		const size_t size = sizeof(sr_log__thread_rec) + values + text;
-		if (__builtin_expect(sr_log__fast_too_long(sizeof(sr_log__thread_rec), values, strings, text,
-		    f->max_record), 0))
+		size_t values, size;
+		if (__builtin_expect(!sr_log__fast_size(sizeof(sr_log__thread_rec), args, kinds, lens, n,
+		    f->max_record, len, &values, &size), 0))
 			goto leave_general;
 		/*
 		 * The claim, as sr_sequencer_try_claim_single makes it, against

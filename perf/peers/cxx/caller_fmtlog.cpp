@@ -10,6 +10,8 @@
 #define LOGGER_DESC "logi(\"x={} y={} s={}\", i, i * 0.5, s)"
 #define COUNTED_CALLS counted_calls_fmtlog
 #define COUNTED_NAME "counted_calls_fmtlog"
+#define EXTRA_FLAG "--poll-ns"
+#define EXTRA_DEFAULT 0
 #define EXTRA_USAGE "[--poll-ns N (startPollingThread interval; default 0: busy poll)]"
 #include "harness.h"
 
@@ -36,33 +38,16 @@ static void drain()
     sched_yield();
 }
 
-extern "C" __attribute__((noinline)) void counted_calls_fmtlog(int64_t n)
-{
-  for (int64_t i = 0; i < n; i++)
-  {
-    log_call();
-    __asm__ volatile("" ::: "memory");
-  }
-}
-
-static long long g_poll_ns = 0;
-static bool extra(char const* f, char const* v)
-{
-  if (strcmp(f, "--poll-ns") || v == nullptr)
-    return false;
-  g_poll_ns = atoll(v);
-  return true;
-}
-
 int main(int argc, char** argv)
 {
-  options o = parse(argc, argv, extra);
+  options o = parse(argc, argv);
+  const long long poll_ns = o.extra;
   fmtlog::setLogFile("/dev/null");
   fmtlog::setLogCB(on_log, fmtlog::INF);
   fmtlog::preallocate();
-  fmtlog::startPollingThread(g_poll_ns);
-  std::string desc = "fmtlog polling thread, startPollingThread(" + std::to_string(g_poll_ns) +
-    " ns)" + (g_poll_ns == 0 ? " (busy poll, never sleeps)" : "") +
+  fmtlog::startPollingThread(poll_ns);
+  std::string desc = "fmtlog polling thread, startPollingThread(" + std::to_string(poll_ns) +
+    " ns)" + (poll_ns == 0 ? " (busy poll, never sleeps)" : "") +
     ", setLogFile(\"/dev/null\") (fmtlog's default 1 MiB queue, 8 KiB write buffer, default header)"
     ", setLogCB counter for the drain";
   int rc = bench_main(o, desc.c_str());

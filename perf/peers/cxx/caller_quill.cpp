@@ -12,6 +12,8 @@
 #define LOGGER_DESC "LOG_INFO(logger, \"x={} y={} s={}\", i, i * 0.5, s)"
 #define COUNTED_CALLS counted_calls_quill
 #define COUNTED_NAME "counted_calls_quill"
+#define EXTRA_FLAG "--backend-sleep-ns"
+#define EXTRA_DEFAULT -1
 #define EXTRA_USAGE "[--backend-sleep-ns N (default: Quill's BackendOptions default)]"
 #include "harness.h"
 
@@ -27,30 +29,13 @@ static inline void log_call()
  * (every earlier record formatted and handed to the sink, the sink flushed). */
 static void drain() { g_logger->flush_log(); }
 
-extern "C" __attribute__((noinline)) void counted_calls_quill(int64_t n)
-{
-  for (int64_t i = 0; i < n; i++)
-  {
-    log_call();
-    __asm__ volatile("" ::: "memory");
-  }
-}
-
-static long long g_sleep_ns = -1;
-static bool extra(char const* f, char const* v)
-{
-  if (strcmp(f, "--backend-sleep-ns") || v == nullptr)
-    return false;
-  g_sleep_ns = atoll(v);
-  return true;
-}
-
 int main(int argc, char** argv)
 {
-  options o = parse(argc, argv, extra);
+  options o = parse(argc, argv);
+  const long long sleep_ns = o.extra;
   quill::BackendOptions bo; /* defaults */
-  if (g_sleep_ns >= 0)
-    bo.sleep_duration = std::chrono::nanoseconds{g_sleep_ns};
+  if (sleep_ns >= 0)
+    bo.sleep_duration = std::chrono::nanoseconds{sleep_ns};
   quill::Backend::start(bo);
   auto sink = quill::Frontend::create_or_get_sink<quill::FileSink>("/dev/null");
   g_logger = quill::Frontend::create_or_get_logger("root", std::move(sink));

@@ -5,7 +5,9 @@
 //   static void log_call();            one INFO call "x={} y={} s={}", i, i*0.5, call_string
 //   static void drain();               untimed: wait until the consumer handled every call so far
 //   extern "C" void counted_calls_NAME(int64_t n);  n log_call()s, asm barrier after each
-// and LOGGER_NAME ("quill"/"fmtlog"), LOGGER_DESC, COUNTED_CALLS (the function's name).
+// and LOGGER_NAME ("quill"/"fmtlog"), LOGGER_DESC, COUNTED_CALLS (the function's name, which
+// this header defines), and the logger's one flag of its own: EXTRA_FLAG ("--poll-ns"), its
+// EXTRA_DEFAULT and EXTRA_USAGE (its value in options::extra).
 #pragma once
 #include <algorithm>
 #include <cinttypes>
@@ -98,6 +100,16 @@ static double median(std::vector<double> v)
   return bench_median(v.data(), (int)v.size());
 }
 
+/* n log_call()s, nothing else: what callgrind counts per call is the call and the loop's 3. */
+extern "C" __attribute__((noinline)) void COUNTED_CALLS(int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+  {
+    log_call();
+    __asm__ volatile("" ::: "memory");
+  }
+}
+
 /* The empty loop: what counted_calls_* costs without the calls. */
 extern "C" __attribute__((noinline)) void counted_calls_loop(int64_t n)
 {
@@ -108,6 +120,7 @@ extern "C" __attribute__((noinline)) void counted_calls_loop(int64_t n)
 struct options
 {
   int64_t calls = 200000, burst = 1000, count = -1;
+  long long extra = EXTRA_DEFAULT; /* EXTRA_FLAG's value */
   int runs = 5;
   bool count_loop = false;
 };
@@ -144,8 +157,8 @@ static int64_t parse_i64(char const* flag, char const* v)
   return x;
 }
 
-/* Parses the common flags; the logger's own flags (extra) are handled by the caller. */
-static options parse(int argc, char** argv, bool (*extra)(char const*, char const*))
+/* Parses the common flags and the logger's own (EXTRA_FLAG). */
+static options parse(int argc, char** argv)
 {
   options o;
   for (int a = 1; a < argc; a++)
@@ -162,8 +175,8 @@ static options parse(int argc, char** argv, bool (*extra)(char const*, char cons
       o.count = parse_i64(f, v), a++;
     else if (!strcmp(f, "--count-loop"))
       o.count = parse_i64(f, v), o.count_loop = true, a++;
-    else if (extra && extra(f, v))
-      a++;
+    else if (!strcmp(f, EXTRA_FLAG) && v != nullptr)
+      o.extra = atoll(v), a++;
     else
     {
       fprintf(stderr,
