@@ -10,6 +10,9 @@
  * Rows, run interleaved (one batch of each per round, --runs rounds):
  *   empty     two timer reads with nothing between: the timer's own cost,
  *             which every other row includes (the "net" columns subtract its p50)
+ *   clock     the timer around one read of the TSC as a log call makes it
+ *             (rdtsc, its two halves stored): the floor of any call that
+ *             stamps its record with the TSC, whatever else it does
  *   bare      the ring alone: multi-producer claim of one 128-byte slot, a
  *             copy of the same number of bytes the logger's record takes,
  *             publish; a consumer thread with the logger's default wait
@@ -69,12 +72,13 @@
 #define DISABLED_BLOCK 1000
 #define CALL_FORMAT "x=%d y=%f s=%s"
 
-enum row { ROW_EMPTY, ROW_BARE, ROW_BARE_EAGER, ROW_RING_VA, ROW_RING, ROW_PER_THREAD, ROW_QUEUE,
+enum row { ROW_EMPTY, ROW_CLOCK, ROW_BARE, ROW_BARE_EAGER, ROW_RING_VA, ROW_RING, ROW_PER_THREAD, ROW_QUEUE,
 	ROW_SYNC, ROW_SYNC_BUFFERED, ROW_DISABLED, ROW_COUNT };
-static const char *const row_names[ROW_COUNT] = { "empty", "bare", "bare-eager", "ring-va", "ring",
+static const char *const row_names[ROW_COUNT] = { "empty", "clock", "bare", "bare-eager", "ring-va", "ring",
 	"per-thread", "queue", "sync", "sync-buffered", "disabled" };
 static const char *const row_calls[ROW_COUNT] = {
 	"(timer only)",
+	"rdtsc, its halves stored (a log call's clock read)",
 	"claim 1 slot + copy record bytes + publish",
 	"the same, consumer only reads",
 	"sr_log_emit(c, site, \"" "x=%d y=%f s=%s" "\", i, d, s): va_list path",
@@ -165,6 +169,7 @@ typedef struct harness {
 	unsigned char record[256];
 	size_t record_bytes;
 	int value;
+	uint32_t clock_lo, clock_hi;  /* the clock row's reading (stored: it is not optimised out) */
 } harness;
 
 /*
@@ -432,6 +437,9 @@ time_row(harness *h, int row, const options *o, int64_t *samples)
 			switch (row) {
 			case ROW_EMPTY:
 				break;
+			case ROW_CLOCK:
+				sr_log__fast_tsc(&h->clock_lo, &h->clock_hi);
+				break;
 			case ROW_BARE:
 			case ROW_BARE_EAGER:
 				bare_call(h, h->bare[row]);
@@ -547,7 +555,7 @@ usage(FILE *f)
 	    "usage: caller [options]\n"
 	    "  Per-call cost on the caller's thread, timed call by call with the TSC:\n"
 	    "  SR_INFO(c, \"x=%%d y=%%f s=%%s\", i, d, s) (16-byte s), consumer writing to /dev/null.\n"
-	    "  --rows LIST     empty,bare,bare-eager,ring-va,ring,per-thread,queue,sync,sync-buffered,\n"
+	    "  --rows LIST     empty,clock,bare,bare-eager,ring-va,ring,per-thread,queue,sync,sync-buffered,\n"
 	    "                  disabled or all (default all)\n"
 	    "  --calls N       timed calls per row per run (default 200000)\n"
 	    "  --burst N       calls back to back before an untimed drain (default 1000)\n"
