@@ -356,12 +356,15 @@ sr_log__threads_wake(sr_log_threads *t)
 
 /*
  * After a publish: a relaxed load, no fence.  A caller that reads 0 while
- * the consumer is parking without having seen its record costs that record
- * at most the park's bound (SR_LOG_THREADS_PARK_MAX_NS, sr_log_threads_internal.h).
+ * the consumer is parking shallow without having seen its record costs that
+ * record at most the park's bound (SR_LOG_THREADS_PARK_MAX_NS); a deep park
+ * cannot miss it (sr_log_threads_internal.h).
  */
 static inline void
 wake_if_parked(sr_log_threads *t)
 {
+	/* The publish stays before the load: pairs with the deep park's membarrier. */
+	sr_atomic_fence_signal();
 	if (__builtin_expect(sr_atomic_load_relaxed_i32(&t->hot.parked) != 0, 0))
 		sr_log__threads_wake(t);
 }

@@ -62,8 +62,9 @@ typedef enum sr_log_producer {
 	 * consumer merges the rings in timestamp order; a record published
 	 * after the consumer began a pass may come out after records stamped
 	 * later, by at most the time between its own clock read and its
-	 * publish.  A consumer that missed a wake-up sleeps at most 10 ms
-	 * (1 ms just after work).  A site's calls after its first are
+	 * publish.  A consumer that missed a wake-up sleeps at most 8 ms
+	 * (1 ms just after work; none is missed after about 15 ms of quiet,
+	 * where membarrier(2) works).  A site's calls after its first are
 	 * written inline at the call site (sr_log_fast.h).
 	 * docs/configuration.md has both bounds.  Mode ring only (an error at
 	 * open otherwise).

@@ -676,9 +676,12 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 		 */
 		sr_sequence_set(&seq->cursor, next);
 		/*
-		 * No fence: a consumer that parks without seeing this record wakes
-		 * by its bound (sr_log_threads_internal.h), so a relaxed look suffices.
+		 * No fence: a consumer in a shallow park that missed this record
+		 * wakes by its bound, and a deep park's membarrier is the fence
+		 * (sr_log_threads_internal.h), so a relaxed look suffices.  The
+		 * compiler barrier keeps the publish before it.
 		 */
+		sr_atomic_fence_signal();
 		if (__builtin_expect(sr_atomic_load_relaxed_i32(f->parked) != 0, 0))
 			sr_log__fast_wake(f->ring);
 	}

@@ -92,6 +92,13 @@ sr_log__calls_setup(void)
 	pthread_once(&calls_once, setup_membarrier);
 }
 
+bool
+sr_log__callers_barrier(void)
+{
+	sr_log__calls_setup();
+	return membarrier_ok && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
 /* A thread found inside a call on the closing logger: who, and the count it showed then. */
 typedef struct waited_call {
 	const sr_log_thread *t;
@@ -119,7 +126,7 @@ sr_log__calls_quiesce(const sr_log *log, int64_t deadline_ns)
 	 * are seen by every caller that enters after it, and every caller that
 	 * entered before it is seen below.  pairs with sr_log__call_enter
 	 */
-	if (!membarrier_ok || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+	if (!sr_log__callers_barrier())
 		sr_atomic_fence_seq_cst();
 	/*
 	 * The calls to wait for, listed under the lock, then polled with the

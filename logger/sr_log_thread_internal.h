@@ -151,6 +151,15 @@ sr_log__call_leave(sr_log_thread *self)
 /* Once per process, at the first open: chooses membarrier or the callers' fence. */
 void sr_log__calls_setup(void);
 /*
+ * The slow side's barrier of a Dekker hand-off whose fast side (the callers)
+ * has only a compiler barrier between its store and its load: every running
+ * thread of the process passes a full barrier (membarrier(2),
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED).  False where membarrier is unavailable
+ * or failed: the caller must then not rely on it (nor has anything been
+ * ordered).
+ */
+bool sr_log__callers_barrier(void);
+/*
  * Waits until every other thread that was inside a log call through one of
  * log's categories when this was called has left it, or until deadline_ns
  * (sr_monotonic_ns; INT64_MAX: no bound).  Call it after changing the

@@ -17,6 +17,7 @@
  */
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_thread_internal.h"
 #include "sr_log_threads_internal.h"
 
 #include <stdlib.h>
@@ -277,23 +278,34 @@ sr_log__threads_work_visible(sr_log_threads *t)
 }
 
 /*
- * Parks for at most bound_ns.  The flag is set with an
- * exchange (a full barrier) before the last look at the rings; a caller
- * that publishes and then reads the flag without a fence may miss it, and
- * the timed wait is what bounds that.
+ * Parks for at most bound_ns.  The flag is set with an exchange (a full
+ * barrier) before the last look at the rings.  A caller publishes and then
+ * reads the flag with only a compiler barrier between: a shallow park may
+ * miss that caller's record, and its timed wait is what bounds the cost.  A
+ * deep park makes the miss impossible: membarrier makes every running caller
+ * pass a full barrier between the exchange and the look, so a caller either
+ * published before its barrier (the look sees the record) or reads the flag
+ * after it (and wakes us).  Returns whether the park was deep: false where
+ * membarrier is unavailable, and then it was shallow.
  */
-static void
-park(sr_log_threads *t, int64_t bound_ns)
+static bool
+park(sr_log_threads *t, int64_t bound_ns, bool deep)
 {
 	pthread_mutex_lock(&t->park_lock);
 	/* pairs with the callers' load of parked and the exchange in sr_log__threads_wake */
 	sr_atomic_exchange_i32(&t->hot.parked, 1);
+	/* pairs with the compiler barrier between each caller's publish and its load of parked */
+	if (deep && !sr_log__callers_barrier()) {
+		deep = false;
+		bound_ns = SR_LOG_THREADS_PARK_MAX_NS;
+	}
 	if (!sr_log__threads_work_visible(t)) {
 		struct timespec deadline = sr_timespec_from_ns(sr_monotonic_ns() + bound_ns);
 		pthread_cond_timedwait(&t->park_cond, &t->park_lock, &deadline);
 	}
 	sr_atomic_store_relaxed_i32(&t->hot.parked, 0);
 	pthread_mutex_unlock(&t->park_lock);
+	return deep;
 }
 
 /*
@@ -345,7 +357,10 @@ sr_log__threads_consumer_main(void *arg)
 	bool idling = false, ladder_done = false;
 	int64_t last_housekeeping = sr_monotonic_ns(), last_reclaim = last_housekeeping;
 	uint32_t idle_steps = 0;
-	/* The park's bound: doubles while parks find nothing, back to the least on work. */
+	/*
+	 * The shallow park's bound: doubles while parks find nothing, back to
+	 * the least on work; past the largest, parks are deep.
+	 */
 	int64_t park_ns = SR_LOG_THREADS_PARK_NS;
 	for (;;) {
 		bool more;
@@ -382,8 +397,14 @@ sr_log__threads_consumer_main(void *arg)
 				continue;
 		} else {
 			ladder_done = true;
-			park(t, park_ns);
-			park_ns = park_ns * 2 < SR_LOG_THREADS_PARK_MAX_NS ? park_ns * 2 : SR_LOG_THREADS_PARK_MAX_NS;
+			if (park_ns > SR_LOG_THREADS_PARK_MAX_NS) {
+				/* Idle for a while: woken by the next call, else at the next housekeeping. */
+				if (!park(t, SR_LOG_THREADS_HOUSEKEEPING_NS, true))
+					park_ns = SR_LOG_THREADS_PARK_MAX_NS;
+			} else {
+				park(t, park_ns, false);
+				park_ns *= 2;
+			}
 		}
 		int64_t now = sr_monotonic_ns();
 		if (now - last_housekeeping >= SR_LOG_THREADS_HOUSEKEEPING_NS) {

@@ -32,15 +32,23 @@
  * r's own time between its clock read and its publish.
  *
  * Waking: when a pass finds nothing, the consumer spins and yields as the
- * logger's wait strategy says, then parks on a condition variable for at
- * most SR_LOG_THREADS_PARK_NS, doubling to SR_LOG_THREADS_PARK_MAX_NS while
- * it stays idle.  A caller reads the "parked" flag with a
- * plain (relaxed) load after its publish and wakes the consumer only when
- * it is set: no fence on the call.  Without a StoreLoad fence the caller may
- * read the flag before its publish is visible and the consumer may park
- * without seeing the record: that record then waits at most the park's
- * bound (SR_LOG_THREADS_PARK_MAX_NS).  Flush, dump and a caller facing a full ring
- * fence before they look, so they never wait on that bound.
+ * logger's wait strategy says, then parks on a condition variable: shallow
+ * parks first, for at most SR_LOG_THREADS_PARK_NS, doubling to
+ * SR_LOG_THREADS_PARK_MAX_NS while it stays idle, then deep parks of
+ * SR_LOG_THREADS_HOUSEKEEPING_NS.  A caller reads the "parked" flag with a
+ * plain (relaxed) load after its publish, with only a compiler barrier
+ * between, and wakes the consumer only when it is set: no fence on the
+ * call.  Without a StoreLoad fence the caller may read the flag before its
+ * publish is visible, and a consumer in a shallow park may then sleep
+ * without seeing the record: that record waits at most the park's bound
+ * (SR_LOG_THREADS_PARK_MAX_NS, and only within about twice that of idle).
+ * A deep park supplies the callers' half of the fence itself: after setting
+ * the flag it calls membarrier(2), which makes every running thread of the
+ * process pass a full barrier, so no record is missed (where membarrier is
+ * unavailable, every park is shallow).  The membarrier costs each running
+ * thread an interrupt, once per idle spell of SR_LOG_THREADS_PARK_MAX_NS
+ * or more.  Flush, dump and a caller facing a full ring fence before they
+ * look, so they never wait on a bound.
  */
 #ifndef SR_LOG_THREADS_INTERNAL_H
 #define SR_LOG_THREADS_INTERNAL_H
@@ -58,15 +66,16 @@
 #include "sr_wait.h"
 
 /*
- * A parked consumer wakes after at most SR_LOG_THREADS_PARK_NS, and while
- * its parks keep finding nothing the bound doubles up to
- * SR_LOG_THREADS_PARK_MAX_NS (the wait of Log4j 2's Timeout strategy): the
- * cost of a missed wake-up is at most the first after work, the second after
- * an idle spell of a few milliseconds, and an idle consumer wakes about a
- * hundred times a second.
+ * A consumer in a shallow park wakes after at most SR_LOG_THREADS_PARK_NS,
+ * and while its parks keep finding nothing the bound doubles up to
+ * SR_LOG_THREADS_PARK_MAX_NS (1, 2, 4, 8 ms: about the wait of Log4j 2's
+ * Timeout strategy): the cost of a missed wake-up is at most the first
+ * after work, the last within 15 ms of idle.  Then its parks are deep (no
+ * wake-up is missed) and last until the next housekeeping: an idle consumer
+ * wakes about ten times a second.
  */
 #define SR_LOG_THREADS_PARK_NS (1000 * INT64_C(1000))
-#define SR_LOG_THREADS_PARK_MAX_NS (10 * INT64_C(1000000))
+#define SR_LOG_THREADS_PARK_MAX_NS (8 * INT64_C(1000000))
 /* Records one pass takes at most, across rings, before it writes and frees room. */
 #define SR_LOG_THREADS_MAX_BATCH 4096
 /* While idle, drop reports and the clock's refresh run this often. */

@@ -9,8 +9,9 @@
  * never waits; flush and dump across rings; shutdown while threads log;
  * crash flush across rings (a child process, as test_log_crash.c); the
  * timestamp order across threads, exact when every record is published
- * before the next is stamped, and within the stated bound otherwise; the
- * caller's try_claim and commit.
+ * before the next is stamped, and within the stated bound otherwise; a call
+ * after a long quiet wakes the consumer's deep park; the caller's try_claim
+ * and commit.
  *
  * The logger suites' helpers (tests/support/test_log_support.h) and a few of
  * its own: the per-thread order check, a slow capture, the rings' count.
@@ -21,8 +22,12 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/membarrier.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "sr_log_backend_internal.h"
 #include <seqring/sr_time.h>
@@ -664,6 +669,89 @@ Test(log_producer, the_consumer_never_waits_on_its_own_ring, .timeout = 30)
 	/* Its ring is new and nothing consumes it while the sink runs: 16 fit, 84 dropped, no wait. */
 	cr_expect_eq(st.dropped, 84, "%" PRIu64, st.dropped);
 	cr_expect_eq(st.written, 1 + 16, "echo and 16 of the consumer's: %" PRIu64, st.written);
+	sr_log_close(&log);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Waking an idle consumer                                                                  */
+
+/* A sink that keeps the time of its last line. */
+typedef struct stamp_sink {
+	sr_atomic_i64 seen_at;
+} stamp_sink;
+
+static int
+stamp_write(void *ctx, sr_log_level level, const char *line, size_t len)
+{
+	(void)level;
+	(void)line;
+	(void)len;
+	/* pairs with the test's load-acquire */
+	sr_atomic_store_release_i64(&((stamp_sink *)ctx)->seen_at, sr_monotonic_ns());
+	return 0;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Whether membarrier(2) can make every thread of this process pass a barrier (the deep park's). */
+static bool
+membarrier_expedited(void)
+{
+	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	return cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0;
+}
+
+/*
+ * After 40 ms of quiet the consumer is in a deep park (its shallow ones end
+ * after 15 ms) that lasts until the next housekeeping, 100 ms: a call must
+ * wake it, or its line would wait tens of milliseconds.  And an idle
+ * consumer in deep parks wakes about ten times a second, not the hundred
+ * and more of shallow parks alone.
+ */
+Test(log_producer, a_call_after_a_long_quiet_wakes_the_consumer_at_once, .timeout = 60)
+{
+	stamp_sink st = { 0 };
+	sr_log_config c;
+	per_thread_config(&c);
+	sr_sink_config s = sr_sink_callback(stamp_write, &st);
+	c.sinks = &s;
+	c.sink_count = 1;
+	sr_log *log = tl_open(&c);
+	sr_category *cat = sr_log_category(log, "t");
+	SR_INFO(cat, "first");
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+
+	enum { SAMPLES = 15 };
+	int64_t lat[SAMPLES];
+	for (int i = 0; i < SAMPLES; i++) {
+		sr_sleep_ns(40 * 1000000);
+		int64_t before = sr_monotonic_ns();
+		SR_INFO(cat, "wake %d", i);
+		/* pairs with the sink's store-release */
+		while (sr_atomic_load_acquire_i64(&st.seen_at) < before)
+			sched_yield();
+		lat[i] = sr_atomic_load_acquire_i64(&st.seen_at) - before;
+	}
+	qsort(lat, SAMPLES, sizeof lat[0], cmp_i64);
+	cr_expect_lt(lat[SAMPLES / 2], 20 * 1000000, "call to line after 40 ms of quiet: median %" PRId64
+	    " ns, expected the call to wake the consumer (well below the deep park's 100 ms)", lat[SAMPLES / 2]);
+
+	if (membarrier_expedited()) {
+		/* This thread sleeps for the second: the voluntary switches are the consumer's wake-ups. */
+		sr_sleep_ns(50 * 1000000);
+		struct rusage r0, r1;
+		getrusage(RUSAGE_SELF, &r0);
+		sr_sleep_ns(1000 * 1000000);
+		getrusage(RUSAGE_SELF, &r1);
+		long wakeups = r1.ru_nvcsw - r0.ru_nvcsw;
+		cr_expect_lt(wakeups, 40, "an idle consumer woke %ld times in 1 s: expected about 10 (deep parks)",
+		    wakeups);
+	}
 	sr_log_close(&log);
 }
 
