@@ -316,38 +316,16 @@ run_shutdown(void)
 /* ---------------------------------------------------------------------------------------- */
 /* --idle                                                                                   */
 
-typedef struct stamp_sink {
-	sr_atomic_i64 seen_at;
-} stamp_sink;
-
-static int
-stamp_write(void *ctx, sr_log_level level, const char *line, size_t len)
-{
-	(void)level;
-	(void)line;
-	(void)len;
-	/* pairs with the measuring thread's load-acquire */
-	sr_atomic_store_release_i64(&((stamp_sink *)ctx)->seen_at, sr_monotonic_ns());
-	return 0;
-}
-
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void
 measure_idle(sr_log_producer producer, const char *wait)
 {
-	stamp_sink st = { 0 };
+	tl_stamp_sink st = { 0 };
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.ignore_environment = true;
 	c.producer = producer;
 	c.wait_strategy = wait;
-	sr_sink_config sink = sr_sink_callback(stamp_write, &st);
+	sr_sink_config sink = sr_sink_callback(tl_stamp_write, &st);
 	c.sinks = &sink;
 	c.sink_count = 1;
 	sr_log *log = sr_log_open(&c, NULL);
@@ -372,16 +350,7 @@ measure_idle(sr_log_producer producer, const char *wait)
 	/* Call to line after 20 ms of quiet, 100 times. */
 	enum { SAMPLES = 100 };
 	int64_t lat[SAMPLES];
-	for (int i = 0; i < SAMPLES; i++) {
-		sr_sleep_ns(20 * 1000000);
-		int64_t before = sr_monotonic_ns();
-		SR_INFO(cat, "wake %d", i);
-		/* pairs with the sink's store-release */
-		while (sr_atomic_load_acquire_i64(&st.seen_at) < before)
-			sched_yield();
-		lat[i] = sr_atomic_load_acquire_i64(&st.seen_at) - before;
-	}
-	qsort(lat, SAMPLES, sizeof lat[0], cmp_i64);
+	tl_call_to_line(cat, &st, 20 * 1000000, SAMPLES, lat);
 	printf("| %s | %s | %.2f%% | %ld | %.1f | %.1f | %.1f |\n", producer == SR_LOG_PRODUCER_SHARED ? "shared" :
 	    "per_thread", wait, cpu_us / ((double)(t1 - t0) / 1e3) * 100.0,
 	    wakeups, lat[SAMPLES / 2] / 1e3, lat[SAMPLES * 9 / 10] / 1e3, lat[SAMPLES - 1] / 1e3);

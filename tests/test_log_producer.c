@@ -675,29 +675,6 @@ Test(log_producer, the_consumer_never_waits_on_its_own_ring, .timeout = 30)
 /* ---------------------------------------------------------------------------------------- */
 /* Waking an idle consumer                                                                  */
 
-/* A sink that keeps the time of its last line. */
-typedef struct stamp_sink {
-	sr_atomic_i64 seen_at;
-} stamp_sink;
-
-static int
-stamp_write(void *ctx, sr_log_level level, const char *line, size_t len)
-{
-	(void)level;
-	(void)line;
-	(void)len;
-	/* pairs with the test's load-acquire */
-	sr_atomic_store_release_i64(&((stamp_sink *)ctx)->seen_at, sr_monotonic_ns());
-	return 0;
-}
-
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Whether membarrier(2) can make every thread of this process pass a barrier (the deep park's). */
 static bool
 membarrier_expedited(void)
@@ -715,10 +692,10 @@ membarrier_expedited(void)
  */
 Test(log_producer, a_call_after_a_long_quiet_wakes_the_consumer_at_once, .timeout = 60)
 {
-	stamp_sink st = { 0 };
+	tl_stamp_sink st = { 0 };
 	sr_log_config c;
 	per_thread_config(&c);
-	sr_sink_config s = sr_sink_callback(stamp_write, &st);
+	sr_sink_config s = sr_sink_callback(tl_stamp_write, &st);
 	c.sinks = &s;
 	c.sink_count = 1;
 	sr_log *log = tl_open(&c);
@@ -728,16 +705,7 @@ Test(log_producer, a_call_after_a_long_quiet_wakes_the_consumer_at_once, .timeou
 
 	enum { SAMPLES = 15 };
 	int64_t lat[SAMPLES];
-	for (int i = 0; i < SAMPLES; i++) {
-		sr_sleep_ns(40 * 1000000);
-		int64_t before = sr_monotonic_ns();
-		SR_INFO(cat, "wake %d", i);
-		/* pairs with the sink's store-release */
-		while (sr_atomic_load_acquire_i64(&st.seen_at) < before)
-			sched_yield();
-		lat[i] = sr_atomic_load_acquire_i64(&st.seen_at) - before;
-	}
-	qsort(lat, SAMPLES, sizeof lat[0], cmp_i64);
+	tl_call_to_line(cat, &st, 40 * 1000000, SAMPLES, lat);
 	cr_expect_lt(lat[SAMPLES / 2], 20 * 1000000, "call to line after 40 ms of quiet: median %" PRId64
 	    " ns, expected the call to wake the consumer (well below the deep park's 100 ms)", lat[SAMPLES / 2]);
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <seqring/sr_log.h>
+#include "sr_atomic.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* A test's configuration (log_config.c)                                                    */
@@ -108,6 +109,21 @@ typedef struct tl_tally {
 	int bad;                  /* numbers out of range */
 } tl_tally;
 tl_tally tl_tally_lines(const char *path, const char *tag, int n);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Waking an idle consumer (log_wake.c)                                                     */
+
+/* A callback sink's context that keeps the time (sr_monotonic_ns) of its last line. */
+typedef struct tl_stamp_sink {
+	sr_atomic_i64 seen_at;    /* written by the sink, read by tl_call_to_line */
+} tl_stamp_sink;
+/* The sink's write function (sr_sink_callback(tl_stamp_write, &stamp)). */
+int tl_stamp_write(void *ctx, sr_log_level level, const char *line, size_t len);
+/*
+ * n times: sleeps quiet_ns, logs one line through cat, waits until st has
+ * seen it; lat gets the n call-to-line times in ns, sorted ascending.
+ */
+void tl_call_to_line(sr_category *cat, tl_stamp_sink *st, int64_t quiet_ns, int n, int64_t *lat);
 
 /* Sleeps about ms milliseconds (clock.c). */
 void tl_sleep_ms(int ms);
