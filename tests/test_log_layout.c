@@ -584,15 +584,19 @@ reference_escape(unsigned char b, char *out)
 	return 1;
 }
 
-/* Every byte at every position of a 24-byte message, so that the 8-byte scan meets each in each lane. */
+/*
+ * Every byte at every position of a 59-byte message, so that each scan
+ * meets each in each lane: a step of two 16-byte blocks and one of a
+ * single block (SSE2), an 8-byte word, the byte loop's tail.
+ */
 Test(log_layout, every_byte_in_every_lane)
 {
-	char data[128], want[128];
+	char data[512], want[512];
 	for (int b = 0; b < 256; b++) {
 		if (b == 0xc2)
 			continue;  /* a C1 control's first byte: its own cases above */
-		for (size_t pos = 0; pos < 24; pos++) {
-			char text[24];
+		for (size_t pos = 0; pos < 59; pos++) {
+			char text[59];
 			memset(text, 'a', sizeof text);
 			text[pos] = (char)b;
 			size_t w = 0;
@@ -600,7 +604,7 @@ Test(log_layout, every_byte_in_every_lane)
 				w += reference_escape((unsigned char)text[i], want + w);
 			want[w] = '\0';
 			sr_fmt_buf buf;
-			escaped("", text, sizeof text, 100, &buf, data);
+			escaped("", text, sizeof text, 400, &buf, data);
 			cr_assert_eq(buf.len, w, "byte 0x%02x at %zu", b, pos);
 			cr_assert_eq(memcmp(data, want, w), 0, "byte 0x%02x at %zu", b, pos);
 		}
