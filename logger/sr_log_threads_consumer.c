@@ -371,7 +371,8 @@ sr_log__threads_consumer_main(void *arg)
 			/*
 			 * Busy: rings of exited threads are freed at most every
 			 * housekeeping period (freeing a large ring unmaps it: that
-			 * time would stall every other ring's records), else when idle.
+			 * time would stall every other ring's records), else before a
+			 * park.
 			 */
 			int64_t now = sr_monotonic_ns();
 			if (now - last_reclaim >= SR_LOG_THREADS_HOUSEKEEPING_NS) {
@@ -380,8 +381,6 @@ sr_log__threads_consumer_main(void *arg)
 			}
 			continue;
 		}
-		reclaim_finished(t);
-		last_reclaim = sr_monotonic_ns();
 		/* pairs with stop's store-release */
 		if (sr_atomic_load_acquire_i32(&t->stopping))
 			break;
@@ -397,6 +396,14 @@ sr_log__threads_consumer_main(void *arg)
 				continue;
 		} else {
 			ladder_done = true;
+			/*
+			 * About to sleep: the rings of exited threads are freed now,
+			 * not at the first pass that finds nothing.  Unmapping a large
+			 * ring takes milliseconds, which a record or a flush's notice
+			 * published just after the last batch would otherwise wait.
+			 */
+			reclaim_finished(t);
+			last_reclaim = sr_monotonic_ns();
 			if (park_ns > SR_LOG_THREADS_PARK_MAX_NS) {
 				/* Idle for a while: woken by the next call, else at the next housekeeping. */
 				if (!park(t, SR_LOG_THREADS_HOUSEKEEPING_NS, true))
@@ -407,6 +414,11 @@ sr_log__threads_consumer_main(void *arg)
 			}
 		}
 		int64_t now = sr_monotonic_ns();
+		/* The polling kinds never park: their idle consumer frees rings every housekeeping period. */
+		if (now - last_reclaim >= SR_LOG_THREADS_HOUSEKEEPING_NS) {
+			reclaim_finished(t);
+			last_reclaim = now;
+		}
 		if (now - last_housekeeping >= SR_LOG_THREADS_HOUSEKEEPING_NS) {
 			/* Drop reports, counters, the clock's refresh, as the shared ring's timeout does. */
 			sr_log__crash_checkpoint(&t->crash);
