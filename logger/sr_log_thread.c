@@ -120,9 +120,9 @@ still_in_call(const waited_call *w)
 bool
 sr_log__calls_quiesce(const sr_log *log, int64_t deadline_ns)
 {
-	sr_log__calls_setup();
 	/*
-	 * The StoreLoad barrier of the hand-off: the levels stored before this
+	 * The StoreLoad barrier of the hand-off (sr_log__callers_barrier sets
+	 * membarrier up first): the levels stored before this
 	 * are seen by every caller that enters after it, and every caller that
 	 * entered before it is seen below.  pairs with sr_log__call_enter
 	 */

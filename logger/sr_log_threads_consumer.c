@@ -256,6 +256,21 @@ reclaim_finished(sr_log_threads *t)
 	/* reclaim() changed the list: the next refresh rereads it (already without them). */
 }
 
+/*
+ * reclaim_finished, when it last ran (*last) a housekeeping period or more
+ * before now: freeing a large ring unmaps it, time that every other ring's
+ * records would wait, so a busy or a polling consumer frees only that often
+ * (one that parks frees before each park as well).
+ */
+static void
+reclaim_when_due(sr_log_threads *t, int64_t now, int64_t *last)
+{
+	if (now - *last < SR_LOG_THREADS_HOUSEKEEPING_NS)
+		return;
+	reclaim_finished(t);
+	*last = now;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Idling                                                                                   */
 
@@ -285,27 +300,24 @@ sr_log__threads_work_visible(sr_log_threads *t)
  * deep park makes the miss impossible: membarrier makes every running caller
  * pass a full barrier between the exchange and the look, so a caller either
  * published before its barrier (the look sees the record) or reads the flag
- * after it (and wakes us).  Returns whether the park was deep: false where
- * membarrier is unavailable, and then it was shallow.
+ * after it (and wakes us).  Where membarrier is unavailable a deep park is
+ * a shallow one of the largest bound.
  */
-static bool
+static void
 park(sr_log_threads *t, int64_t bound_ns, bool deep)
 {
 	pthread_mutex_lock(&t->park_lock);
 	/* pairs with the callers' load of parked and the exchange in sr_log__threads_wake */
 	sr_atomic_exchange_i32(&t->hot.parked, 1);
 	/* pairs with the compiler barrier between each caller's publish and its load of parked */
-	if (deep && !sr_log__callers_barrier()) {
-		deep = false;
+	if (deep && !sr_log__callers_barrier())
 		bound_ns = SR_LOG_THREADS_PARK_MAX_NS;
-	}
 	if (!sr_log__threads_work_visible(t)) {
 		struct timespec deadline = sr_timespec_from_ns(sr_monotonic_ns() + bound_ns);
 		pthread_cond_timedwait(&t->park_cond, &t->park_lock, &deadline);
 	}
 	sr_atomic_store_relaxed_i32(&t->hot.parked, 0);
 	pthread_mutex_unlock(&t->park_lock);
-	return deep;
 }
 
 /*
@@ -368,17 +380,7 @@ sr_log__threads_consumer_main(void *arg)
 		if (taken > 0 || more) {
 			idling = false;
 			park_ns = SR_LOG_THREADS_PARK_NS;
-			/*
-			 * Busy: rings of exited threads are freed at most every
-			 * housekeeping period (freeing a large ring unmaps it: that
-			 * time would stall every other ring's records), else before a
-			 * park.
-			 */
-			int64_t now = sr_monotonic_ns();
-			if (now - last_reclaim >= SR_LOG_THREADS_HOUSEKEEPING_NS) {
-				reclaim_finished(t);
-				last_reclaim = now;
-			}
+			reclaim_when_due(t, sr_monotonic_ns(), &last_reclaim);
 			continue;
 		}
 		/* pairs with stop's store-release */
@@ -406,19 +408,15 @@ sr_log__threads_consumer_main(void *arg)
 			last_reclaim = sr_monotonic_ns();
 			if (park_ns > SR_LOG_THREADS_PARK_MAX_NS) {
 				/* Idle for a while: woken by the next call, else at the next housekeeping. */
-				if (!park(t, SR_LOG_THREADS_HOUSEKEEPING_NS, true))
-					park_ns = SR_LOG_THREADS_PARK_MAX_NS;
+				park(t, SR_LOG_THREADS_HOUSEKEEPING_NS, true);
 			} else {
 				park(t, park_ns, false);
 				park_ns *= 2;
 			}
 		}
 		int64_t now = sr_monotonic_ns();
-		/* The polling kinds never park: their idle consumer frees rings every housekeeping period. */
-		if (now - last_reclaim >= SR_LOG_THREADS_HOUSEKEEPING_NS) {
-			reclaim_finished(t);
-			last_reclaim = now;
-		}
+		/* The polling kinds never park. */
+		reclaim_when_due(t, now, &last_reclaim);
 		if (now - last_housekeeping >= SR_LOG_THREADS_HOUSEKEEPING_NS) {
 			/* Drop reports, counters, the clock's refresh, as the shared ring's timeout does. */
 			sr_log__crash_checkpoint(&t->crash);

@@ -59,14 +59,21 @@ tiny_rings_config(sr_log_config *c)
 	c->max_message_bytes = 1024;
 }
 
+/* Opens c with one sink, *s, that hands each line to write with ctx. */
+static sr_log *
+open_to_callback(sr_log_config *c, sr_sink_config *s, sr_sink_write_fn write, void *ctx)
+{
+	*s = sr_sink_callback(write, ctx);
+	c->sinks = s;
+	c->sink_count = 1;
+	return tl_open(c);
+}
+
 /* Opens c with one sink, *s, that captures its lines in cap. */
 static sr_log *
 open_to_capture(sr_log_config *c, sr_sink_config *s, tl_capture *cap)
 {
-	*s = sr_sink_callback(tl_capture_write, cap);
-	c->sinks = s;
-	c->sink_count = 1;
-	return tl_open(c);
+	return open_to_callback(c, s, tl_capture_write, cap);
 }
 
 /* The "per-thread rings" line of describe: live, made, freed. */
@@ -202,10 +209,7 @@ open_slow(sr_log_config *c, sr_sink_config *sink, slow_capture *slow, int slow_u
 	tl_capture_init(&slow->cap);
 	slow->slow_us = slow_us;
 	slow->by_caller = 0;
-	*sink = sr_sink_callback(slow_write, slow);
-	c->sinks = sink;
-	c->sink_count = 1;
-	sr_log *log = tl_open(c);
+	sr_log *log = open_to_callback(c, sink, slow_write, slow);
 	*cat = sr_log_category(log, "t");
 	return log;
 }
@@ -656,10 +660,8 @@ Test(log_producer, the_consumer_never_waits_on_its_own_ring, .timeout = 30)
 	echo e = { NULL, false };
 	sr_log_config c;
 	tiny_rings_config(&c);
-	sr_sink_config s = sr_sink_callback(echo_write, &e);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
+	sr_sink_config s;
+	sr_log *log = open_to_callback(&c, &s, echo_write, &e);
 	e.cat = sr_log_category(log, "t");
 	SR_INFO(e.cat, "echo");
 	cr_assert_eq(sr_log_flush(log), SR_OK);
@@ -695,10 +697,8 @@ Test(log_producer, a_call_after_a_long_quiet_wakes_the_consumer_at_once, .timeou
 	tl_stamp_sink st = { 0 };
 	sr_log_config c;
 	per_thread_config(&c);
-	sr_sink_config s = sr_sink_callback(tl_stamp_write, &st);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_log *log = tl_open(&c);
+	sr_sink_config s;
+	sr_log *log = open_to_callback(&c, &s, tl_stamp_write, &st);
 	sr_category *cat = sr_log_category(log, "t");
 	SR_INFO(cat, "first");
 	cr_assert_eq(sr_log_flush(log), SR_OK);
