@@ -21,6 +21,7 @@
  * a logger's close, which takes its rings off their threads' lists before
  * freeing them: neither side then reaches memory the other freed.
  */
+#include "sr_cache_internal.h"
 #include "sr_log_backend_internal.h"
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
@@ -573,6 +574,7 @@ threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, s
 	if (t->scratch == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the consumer's record buffer");
 	t->seen_changes = -1;
+	t->evict = sr_cache__can_evict();
 	/* pairs with the crash handler's load-acquire; before the thread exists */
 	sr_atomic_store_release_i32(&t->running, 1);
 	e = pthread_create(&t->thread, NULL, sr_log__threads_consumer_main, log);

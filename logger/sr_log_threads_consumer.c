@@ -15,6 +15,7 @@
  * wait along the wait strategy's ladders), over many single-producer rings,
  * taking the earliest head first (a binary min-heap on the heads' times).
  */
+#include "sr_cache_internal.h"
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
 #include "sr_log_thread_internal.h"
@@ -125,6 +126,20 @@ heap_push(sr_log_thread_ring **heap, int *len, sr_log_thread_ring *p)
 /* ---------------------------------------------------------------------------------------- */
 /* A pass                                                                                   */
 
+/* Evicts the lines of p's slots [first, first + count), which may wrap past the ring's end. */
+static void
+evict_slots(const sr_log_thread_ring *p, int64_t first, int64_t count)
+{
+	size_t bytes = (size_t)count * p->ring->slot_size;
+	size_t to_end = sr_ring_contiguous_bytes(p->ring, first);
+	if (bytes <= to_end) {
+		sr_cache__evict(sr_ring_slot(p->ring, first), bytes);
+	} else {
+		sr_cache__evict(sr_ring_slot(p->ring, first), to_end);
+		sr_cache__evict(p->ring->slots, bytes - to_end);
+	}
+}
+
 /* Handles the record at p's next sequence and steps past it. */
 static void
 consume_head(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p)
@@ -143,6 +158,13 @@ consume_head(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p)
 	/* A new name for the ring's writer was taken by the read itself. */
 	if ((h.kind & SR_REC_KIND_MASK) != SR_REC_THREAD_NAME)
 		sr_log__consume_record(log, &h, body, body_len);
+	/*
+	 * The lines read, out of this core's caches: the producer writes them
+	 * again a lap later, and would otherwise wait for this copy to be
+	 * invalidated (sr_cache_internal.h).
+	 */
+	if (t->evict)
+		evict_slots(p, p->c.next, k);
 	p->c.next += k;
 	/* pairs with the crash handler's load-acquire: the record's line is in the sinks' buffers */
 	sr_atomic_store_release_i64(&p->crash.handled_seq, p->c.next - 1);
