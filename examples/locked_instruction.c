@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * locked_instruction.c: what a locked instruction costs the caller of a log
- * call.  With the logger's shared ring (producer shared, the default) every
+ * call.  With the logger's shared ring (producer shared) every
  * call claims its slots with a CAS on the ring's one cursor (lock cmpxchg)
  * and publishes behind a StoreLoad fence (a locked add, to see whether the
  * consumer sleeps); with a ring per thread (producer per_thread,

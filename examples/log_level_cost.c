@@ -62,8 +62,11 @@ static int threads = 4;
 static double window_s = 1, warmup_s = 0.5, reader_rate_mib = 0;
 /*
  * The request loops' ring, and the enabled calls timed on their own (their
- * ring holds them all).  Smaller in --quick mode: closing a logger writes
- * what its ring still holds, which takes long under the sanitizers.
+ * ring holds them all): each thread's (thread_ring_slots, the default
+ * producer), and the shared one's (ring_slots) should the environment row
+ * be given SEQRING_LOG_PRODUCER=shared.  Smaller in --quick mode: closing a
+ * logger writes what its rings still hold, which takes long under the
+ * sanitizers.
  */
 static int64_t loop_slots = 65536, enabled_n = 100000, item_passes = 2000;
 #define MAX_ROUNDS 9
@@ -84,6 +87,7 @@ open_as_a_program(int fd, int64_t slots)
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.ring_slots = slots;
+	c.thread_ring_slots = slots;
 	sr_error err = { 0 };
 	sr_log *log = fd >= 0 ? rl_log_open(&c, fd, &err) : rl_log_open_devnull(&c, &err);
 	if (log == NULL)
@@ -101,6 +105,7 @@ open_at(sr_log_level level, int fd, int64_t slots)
 	sr_log_config c;
 	sr_log_config_default(&c);
 	c.ring_slots = slots;
+	c.thread_ring_slots = slots;
 	c.level = level;
 	c.ignore_environment = true;
 	sr_error err = { 0 };

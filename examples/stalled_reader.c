@@ -4,10 +4,11 @@
  * The request loop of reader_speed_limit (N threads, ~2 us of work and five
  * log messages per request) runs with a reader that keeps up, then the reader
  * is stopped (SIGSTOP: a stuck terminal, a log shipper that hangs) for 5 s and
- * continued.  The pipe (64 KiB) and the ring (4,096 slots) fill within
- * milliseconds; then, with the block policy, every thread waits in its next
- * log call until the reader comes back, and with drop they carry on and the
- * messages are thrown away and counted.
+ * continued.  The pipe (64 KiB) and the ring (one of 4,096 slots shared by
+ * the threads: producer shared) fill within milliseconds; then, with the
+ * block policy, every thread waits in its next log call until the reader
+ * comes back, and with drop they carry on and the messages are thrown away
+ * and counted.
  *
  * Completions are counted in 10 ms buckets: an empty quarter-second interval
  * is 25 empty buckets in a row, aligned on the run's start.
@@ -96,6 +97,7 @@ run(sr_log_full_policy policy, struct result *res)
 		return -1;
 	sr_log_config c;
 	sr_log_config_default(&c);
+	c.producer = SR_LOG_PRODUCER_SHARED; /* the one ring of 4,096 slots that the threads fill */
 	c.ring_slots = 4096;
 	c.full_policy = policy;
 	c.layout = SR_LOG_LAYOUT_MESSAGE;

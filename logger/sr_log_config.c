@@ -128,7 +128,7 @@ sr_log_config_default(sr_log_config *c)
 {
 	memset(c, 0, sizeof *c);
 	c->mode = SR_LOG_MODE_RING;
-	c->producer = SR_LOG_PRODUCER_SHARED;
+	c->producer = SR_LOG_PRODUCER_PER_THREAD;
 	c->ring_slots = 262144;
 	c->slot_size = 128;
 	c->thread_ring_slots = 16384;
@@ -247,10 +247,6 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.producer %d is invalid: expected SR_LOG_PRODUCER_SHARED (0) or "
 		    "SR_LOG_PRODUCER_PER_THREAD (1)", (int)c->producer);
-	if (c->producer == SR_LOG_PRODUCER_PER_THREAD && c->mode != SR_LOG_MODE_RING)
-		return sr_error_set(err, SR_EINVAL,
-		    "config.producer per_thread needs mode ring (mode is %s): the other modes have no ring",
-		    sr_log_mode_name(c->mode));
 	if (c->thread_ring_slots < 2 || c->thread_ring_slots > SR_RING_MAX_SLOT_COUNT ||
 	    !is_pow2((uint64_t)c->thread_ring_slots))
 		return sr_error_set(err, SR_EINVAL,
@@ -278,7 +274,7 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		    "config.max_message_bytes %zu is out of range: expected %d to %u",
 		    c->max_message_bytes, SR_LOG__MIN_RECORD, 1u << 20);
 	/* A record must fit the ring it goes into: the shared one, or each thread's. */
-	bool per_thread = c->producer == SR_LOG_PRODUCER_PER_THREAD;
+	bool per_thread = c->mode == SR_LOG_MODE_RING && c->producer == SR_LOG_PRODUCER_PER_THREAD;
 	/* A thread's ring is thread_ring_slots x slot_size bytes in slots of SR_LOG__THREAD_SLOT (sr_log_fast.h). */
 	uint64_t thread_ring_bytes = (uint64_t)c->thread_ring_slots * c->slot_size;
 	if (per_thread && thread_ring_bytes / SR_LOG__THREAD_SLOT > (uint64_t)SR_RING_MAX_SLOT_COUNT)

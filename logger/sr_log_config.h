@@ -49,14 +49,15 @@ typedef enum sr_log_mode {
  */
 typedef enum sr_log_producer {
 	/**
-	 * One multi-producer ring of ring_slots shared by every calling thread
-	 * (default): a call claims its slots with one CAS on the shared cursor.
+	 * One multi-producer ring of ring_slots shared by every calling thread:
+	 * a call claims its slots with one CAS on the shared cursor.  The
+	 * ring's memory is allocated at open, whatever the number of threads.
 	 */
 	SR_LOG_PRODUCER_SHARED = 0,
 	/**
-	 * One single-producer ring of thread_ring_slots per calling thread,
-	 * made (allocated and touched) on the thread's first call and freed
-	 * once the thread has exited and its ring is drained.  A call claims
+	 * One single-producer ring of thread_ring_slots per calling thread
+	 * (default), made (allocated and touched) on the thread's first call
+	 * and freed once the thread has exited and its ring is drained.  A call claims
 	 * with plain arithmetic and publishes with one store: no locked
 	 * instruction, no system call while the consumer is awake.  The
 	 * consumer merges the rings in timestamp order; a record published
@@ -66,8 +67,8 @@ typedef enum sr_log_producer {
 	 * (1 ms just after work; none is missed after about 15 ms of quiet,
 	 * where membarrier(2) works).  A site's calls after its first are
 	 * written inline at the call site (sr_log_fast.h).
-	 * docs/configuration.md has both bounds.  Mode ring only (an error at
-	 * open otherwise).
+	 * docs/configuration.md has both bounds.  Mode ring only: the queue
+	 * and sync modes ignore the producer.
 	 */
 	SR_LOG_PRODUCER_PER_THREAD = 1
 } sr_log_producer;
@@ -475,19 +476,23 @@ SR_API sr_sink_config sr_sink_syslog(sr_syslog_transport transport, const char *
 typedef struct sr_log_config {
 	/** SR_LOG_MODE_RING (default), SR_LOG_MODE_QUEUE or SR_LOG_MODE_SYNC. */
 	sr_log_mode mode;
-	/** Mode ring: SR_LOG_PRODUCER_SHARED (default) or SR_LOG_PRODUCER_PER_THREAD. */
+	/**
+	 * Mode ring: SR_LOG_PRODUCER_PER_THREAD (default) or
+	 * SR_LOG_PRODUCER_SHARED; ignored by the other modes.
+	 */
 	sr_log_producer producer;
 	/**
-	 * Ring slots: a power of two from 2 to 2^30.  Default 262,144 (as Log4j
-	 * 2's ring).  In queue mode, the queue's capacity in messages.
+	 * The shared ring's slots (producer shared): a power of two from 2 to
+	 * 2^30.  Default 262,144 (as Log4j 2's ring).  In queue mode, the
+	 * queue's capacity in messages.  Not used with producer per_thread.
 	 */
 	int64_t ring_slots;
 	/**
 	 * Bytes per slot: a power of two from 64 to 65,536.  Default 128: the
 	 * 56-byte record header plus a typical message's arguments (three
 	 * numbers and a 40-byte string) fit one slot; longer records take
-	 * consecutive slots.  Ring memory is ring_slots x slot_size (32 MiB by
-	 * default), allocated and touched at open.
+	 * consecutive slots.  The shared ring's memory is ring_slots x
+	 * slot_size (32 MiB by default), allocated and touched at open.
 	 */
 	size_t slot_size;
 	/**

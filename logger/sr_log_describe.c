@@ -52,7 +52,13 @@ sr_log_describe(sr_log *log, FILE *out)
 	if (runtime)
 		fprintf(out, "  %-30s %-36s %s\n", "", "(changed at run time since open)", "run time");
 	row(out, log, SR_SET_MODE, sr_log_mode_name(log->opt.mode));
-	row(out, log, SR_SET_PRODUCER, sr_log__producer_name(log->opt.producer));
+	/* The queue and sync modes have no ring: the setting is kept, and said to be unused. */
+	if (log->opt.mode == SR_LOG_MODE_RING)
+		snprintf(v, sizeof v, "%s", sr_log__producer_name(log->opt.producer));
+	else
+		snprintf(v, sizeof v, "%s (unused: mode %s)", sr_log__producer_name(log->opt.producer),
+		    sr_log_mode_name(log->opt.mode));
+	row(out, log, SR_SET_PRODUCER, v);
 	int64_t live, made, freed;
 	if (sr_log__threads_counts(log, &live, &made, &freed))
 		fprintf(out, "  %-30s %" PRId64 " live (%" PRId64 " made, %" PRId64 " freed)\n", "per-thread rings",

@@ -4,10 +4,12 @@
  *
  * Each iteration opens a logger on a file, logs numbered messages from three
  * threads at once, and closes it; then it reads the file back and checks
- * every line.  Iterations rotate through the modes (ring, queue, sync), the
- * ring's wait strategies, ring sizes down to 8 slots (so callers meet a full
- * ring), the block and drop policies, and closing with or without a flush
- * first.  Checked each iteration:
+ * every line.  Iterations rotate through the modes (ring, on per-thread
+ * rings or the shared ring, queue, sync), the ring's wait strategies, ring
+ * sizes down to 8 slots (so callers meet a full ring: the shared ring's
+ * ring_slots and each thread's thread_ring_slots alike), the block and drop
+ * policies, and closing with or without a flush first.  Checked each
+ * iteration:
  *   - block: every message is in the file exactly once and intact
  *     (accepted = attempted, written = accepted, lines = written);
  *   - drop: every message at most once, accepted + dropped = attempted,
@@ -92,6 +94,7 @@ fail(int iteration, const char *fmt, ...)
 
 typedef struct variant {
 	sr_log_mode mode;
+	sr_log_producer producer;     /* mode ring's: per-thread rings (the default) or the shared one */
 	const char *wait;
 	int64_t slots;
 	sr_log_full_policy policy;
@@ -108,10 +111,17 @@ static const int64_t slot_counts[] = { 8, 64, 1024 };
 static variant
 variant_of(int i)
 {
-	static const sr_log_mode modes[] = { SR_LOG_MODE_RING, SR_LOG_MODE_RING, SR_LOG_MODE_RING,
-	    SR_LOG_MODE_QUEUE, SR_LOG_MODE_SYNC };
+	static const struct {
+		sr_log_mode mode;
+		sr_log_producer producer;     /* the default for queue and sync, which ignore it */
+	} modes[] = {
+		{ SR_LOG_MODE_RING, SR_LOG_PRODUCER_PER_THREAD }, { SR_LOG_MODE_RING, SR_LOG_PRODUCER_SHARED },
+		{ SR_LOG_MODE_RING, SR_LOG_PRODUCER_PER_THREAD }, { SR_LOG_MODE_QUEUE, SR_LOG_PRODUCER_PER_THREAD },
+		{ SR_LOG_MODE_SYNC, SR_LOG_PRODUCER_PER_THREAD },
+	};
 	variant v;
-	v.mode = modes[i % 5];
+	v.mode = modes[i % 5].mode;
+	v.producer = modes[i % 5].producer;
 	v.wait = waits[(i / 5) % 7];
 	v.slots = slot_counts[(i / 35) % 3];
 	v.policy = (i / 2) % 3 == 2 ? SR_LOG_FULL_DROP : SR_LOG_FULL_BLOCK;
@@ -264,7 +274,10 @@ main(int argc, char **argv)
 		sr_log_config c;
 		sr_log_config_default(&c);
 		c.mode = v.mode;
+		c.producer = v.producer;
+		/* Whichever ring a caller writes into is this small. */
 		c.ring_slots = v.slots;
+		c.thread_ring_slots = v.slots;
 		c.slot_size = 128;
 		c.max_message_bytes = 1024;          /* 8 slots x 128 bytes is the smallest ring */
 		c.wait_strategy = v.wait;
@@ -343,8 +356,8 @@ main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	unlink(path);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("stress_churn: %ld open/log/close iterations (modes ring/queue/sync, %zu wait strategies, "
-	    "rings of 8-1024 slots, block/drop), %" PRIu64 " messages attempted, %" PRIu64
+	printf("stress_churn: %ld open/log/close iterations (modes ring per_thread/shared, queue, sync, %zu wait "
+	    "strategies, rings of 8-1024 slots, block/drop), %" PRIu64 " messages attempted, %" PRIu64
 	    " lines verified, %" PRIu64 " dropped and reported, %.2f s\n",
 	    iterations, sizeof waits / sizeof *waits, attempted, written, dropped_total, secs);
 	return 0;

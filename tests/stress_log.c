@@ -5,8 +5,10 @@
  * A plain program (Criterion cannot run under ThreadSanitizer): several
  * threads log numbered messages, with strings of varying length so that
  * records span several slots of a small ring and wrap at its physical end,
- * while another thread changes levels and creates categories.  A callback
- * sink parses every line and checks it:
+ * while another thread changes levels and creates categories.  Mode ring
+ * runs on both producers: the shared ring (claimed by every thread at once)
+ * and per-thread rings, each as small.  A callback sink parses every line
+ * and checks it:
  *   - block policy (ring, queue and sync modes): each message exactly once,
  *     its string intact, in order per thread;
  *   - drop policy: each message at most once, accepted + dropped = attempted,
@@ -15,6 +17,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,13 +113,15 @@ meddle(void *arg)
 	return NULL;
 }
 
+/* shared: the shared ring of 256 slots, else each thread's ring of 256 (mode ring only). */
 static sr_log *
-open_log(sr_log_mode mode, sr_log_full_policy policy, seen *s)
+open_log(sr_log_mode mode, bool shared, sr_log_full_policy policy, seen *s)
 {
 	sr_sink_config sink = sr_sink_callback(sink_write, s);
 	sr_log_config c;
-	tl_configure(&c, &sink, (tl_settings){ .mode = mode, .full_policy = policy, .ring_slots = 256,
-	    .slot_size = 64, .max_message_bytes = 1024, .layout = SR_LOG_LAYOUT_MESSAGE,
+	tl_configure(&c, &sink, (tl_settings){ .mode = mode, .full_policy = policy, .shared_ring = shared,
+	    .ring_slots = 256, .thread_ring_slots = 256, .slot_size = 64, .max_message_bytes = 1024,
+	    .layout = SR_LOG_LAYOUT_MESSAGE,
 	    .wait_strategy = "phased:spin=5us,yield=20us,fallback=timeout,timeout=2ms" });
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
@@ -128,12 +133,12 @@ open_log(sr_log_mode mode, sr_log_full_policy policy, seen *s)
 }
 
 static void
-run(const char *title, sr_log_mode mode, sr_log_full_policy policy)
+run(const char *title, sr_log_mode mode, bool shared, sr_log_full_policy policy)
 {
 	seen *s = calloc(1, sizeof *s);
 	for (int t = 0; t < THREADS; t++)
 		s->last[t] = -1;
-	sr_log *log = open_log(mode, policy, s);
+	sr_log *log = open_log(mode, shared, policy, s);
 	pthread_t threads[THREADS], meddler;
 	worker w[THREADS];
 	sr_atomic_store_release_i32(&stop_meddling, 0);
@@ -179,7 +184,7 @@ run(const char *title, sr_log_mode mode, sr_log_full_policy policy)
 		    title, s->reported_drops, (unsigned long)st.dropped);
 	}
 	SC_EXPECT(st.format_errors == 0 && st.sink_errors == 0, "%s: errors", title);
-	printf("stress_log: %-22s %ld attempted, %lu accepted, %lu dropped (%ld reports), "
+	printf("stress_log: %-32s %ld attempted, %lu accepted, %lu dropped (%ld reports), "
 	    "max occupancy %ld of %ld, %lu batches\n", title, attempted, (unsigned long)st.accepted,
 	    (unsigned long)st.dropped, s->reports, (long)st.max_occupancy, (long)st.capacity,
 	    (unsigned long)st.batches);
@@ -194,12 +199,19 @@ main(void)
 	for (int i = 0; i < MAX_STRING; i++)
 		pattern[i] = (char)('A' + i % 58);
 	pattern[MAX_STRING] = '\0';
-	run("ring, block", SR_LOG_MODE_RING, SR_LOG_FULL_BLOCK);
-	run("ring, drop", SR_LOG_MODE_RING, SR_LOG_FULL_DROP);
-	run("ring, discard (error)", SR_LOG_MODE_RING, SR_LOG_FULL_DISCARD);
-	run("queue, block", SR_LOG_MODE_QUEUE, SR_LOG_FULL_BLOCK);
-	run("queue, drop", SR_LOG_MODE_QUEUE, SR_LOG_FULL_DROP);
-	run("sync", SR_LOG_MODE_SYNC, SR_LOG_FULL_BLOCK);
+	for (int shared = 0; shared < 2; shared++) {
+		char title[64];
+		const char *ring = shared ? "ring shared" : "ring per_thread";
+		snprintf(title, sizeof title, "%s, block", ring);
+		run(title, SR_LOG_MODE_RING, shared, SR_LOG_FULL_BLOCK);
+		snprintf(title, sizeof title, "%s, drop", ring);
+		run(title, SR_LOG_MODE_RING, shared, SR_LOG_FULL_DROP);
+		snprintf(title, sizeof title, "%s, discard (error)", ring);
+		run(title, SR_LOG_MODE_RING, shared, SR_LOG_FULL_DISCARD);
+	}
+	run("queue, block", SR_LOG_MODE_QUEUE, false, SR_LOG_FULL_BLOCK);
+	run("queue, drop", SR_LOG_MODE_QUEUE, false, SR_LOG_FULL_DROP);
+	run("sync", SR_LOG_MODE_SYNC, false, SR_LOG_FULL_BLOCK);
 	if (sc_expect_failures() != 0) {
 		fprintf(stderr, "stress_log: %d check(s) failed\n", sc_expect_failures());
 		return 1;

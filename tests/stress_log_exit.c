@@ -35,8 +35,13 @@ open_logger(sr_sink_config *sink, const char *mode, const char *producer)
 	c.thread_ring_slots = 1024;
 	if (mode != NULL && sr_log_mode_parse(mode, &c.mode, NULL) != SR_OK)
 		return NULL;
-	if (producer != NULL && strcmp(producer, "per_thread") == 0)
+	/* Named either way: "shared" must not fall to the default, per_thread. */
+	if (producer != NULL && strcmp(producer, "shared") == 0)
+		c.producer = SR_LOG_PRODUCER_SHARED;
+	else if (producer != NULL && strcmp(producer, "per_thread") == 0)
 		c.producer = SR_LOG_PRODUCER_PER_THREAD;
+	else
+		return NULL;
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL)
@@ -86,6 +91,7 @@ stuck_child(char **argv)
 	tl_config_sink(&c, &sink);
 	c.ignore_environment = true;
 	c.ring_slots = 1024;
+	c.thread_ring_slots = 1024;
 	c.full_policy = SR_LOG_FULL_DROP;
 	c.exit_timeout_ms = 300;
 	sr_log *log = sr_log_open(&c, NULL);

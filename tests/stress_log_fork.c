@@ -55,8 +55,13 @@ run_mode(char **argv)
 	c.thread_ring_slots = 1024;
 	if (sr_log_mode_parse(argv[1], &c.mode, NULL) != SR_OK)
 		return 3;
-	if (strcmp(argv[2], "per_thread") == 0)
+	/* Named either way: "shared" must not fall to the default, per_thread. */
+	if (strcmp(argv[2], "shared") == 0)
+		c.producer = SR_LOG_PRODUCER_SHARED;
+	else if (strcmp(argv[2], "per_thread") == 0)
 		c.producer = SR_LOG_PRODUCER_PER_THREAD;
+	else
+		return 3;
 	bool drop = strcmp(argv[4], "drop") == 0;
 	if (drop)
 		c.fork_policy = SR_LOG_FORK_DROP;

@@ -10,10 +10,12 @@
  *      the refreshes at 50 ms, 250 ms and 1.25 s; every message once, each
  *      thread's timestamps never going backwards, all within 1 ms of
  *      CLOCK_REALTIME readings around the call;
- *   2. the same in ring mode with policy sync and a tiny ring, so that
- *      callers and the consumer both convert and write;
- *   3. a rotating file sink written by the consumer and, under policy sync,
- *      by callers at once: every line in the files exactly once, none split;
+ *   2. the same in ring mode with policy sync and a tiny shared ring, so
+ *      that callers and the consumer both convert and write (checked: some
+ *      callers wrote);
+ *   3. a rotating file sink written by the consumer and, under policy sync
+ *      with small rings per thread, by callers at once (checked: some
+ *      callers wrote): every line in the files exactly once, none split;
  *   4. level spec reloads and sr_log_describe from one thread while others
  *      log, with a backtrace: the messages at warn and above (never
  *      filtered by any of the specs) all arrive, once.
@@ -95,6 +97,7 @@ clock_writer(void *p)
 	return NULL;
 }
 
+/* slots: the queue's capacity, or the shared ring's in mode ring. */
 static void
 clock_scenario(sr_log_mode mode, sr_log_full_policy policy, int64_t slots)
 {
@@ -102,8 +105,13 @@ clock_scenario(sr_log_mode mode, sr_log_full_policy policy, int64_t slots)
 	cs.bad = 0;
 	sr_sink_config s = sr_sink_callback(clock_sink, NULL);
 	sr_log_config c;
+	/*
+	 * The shared ring: the threads' bursts of 16 records together fill its
+	 * 16 slots.  A thread's own ring is at least max_message_bytes (1 KiB):
+	 * it holds a whole burst, which the consumer drains in the 3 ms between.
+	 */
 	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = mode, .full_policy = policy,
-	    .ring_slots = slots, .max_message_bytes = 1024, .layout = SR_LOG_LAYOUT_PATTERN,
+	    .shared_ring = true, .ring_slots = slots, .max_message_bytes = 1024, .layout = SR_LOG_LAYOUT_PATTERN,
 	    .wait_strategy = "timeout:timeout=2ms" });
 	c.clock = SR_LOG_CLOCK_TSC;
 	c.pattern = "%d{%s.%9f} %m";
@@ -123,8 +131,13 @@ clock_scenario(sr_log_mode mode, sr_log_full_policy policy, int64_t slots)
 	}
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
+	sr_log_counters st;
+	sr_log_flush(log);
+	sr_log_stats(log, &st);
 	sr_log_close(&log);
 	SC_EXPECT(cs.bad == 0, "%ld bad lines", cs.bad);
+	if (policy == SR_LOG_FULL_SYNC)
+		SC_EXPECT(st.written_by_caller > 0, "mode %d: no caller found its ring full and wrote", (int)mode);
 	int64_t worst = 0;
 	for (int t = 0; t < THREADS; t++) {
 		int64_t prev = INT64_MIN;
@@ -141,8 +154,8 @@ clock_scenario(sr_log_mode mode, sr_log_full_policy policy, int64_t slots)
 		}
 	}
 	SC_EXPECT(worst <= 1000000, "mode %d: a tsc timestamp is %" PRId64 " ns off CLOCK_REALTIME", (int)mode, worst);
-	printf("stress_log_ops: tsc mode %s policy %s: worst offset %" PRId64 " ns\n", sr_log_mode_name(mode),
-	    sr_log_full_policy_name(policy), worst);
+	printf("stress_log_ops: tsc mode %s policy %s: worst offset %" PRId64 " ns, %" PRIu64 " written by callers\n",
+	    sr_log_mode_name(mode), sr_log_full_policy_name(policy), worst, st.written_by_caller);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -169,7 +182,8 @@ rotation_scenario(void)
 	snprintf(base, sizeof base, "/tmp/seqring_stress_rot_%d", (int)getpid());
 	sr_sink_config s = sr_sink_rotating(base, 16384, 1000);
 	sr_log_config c;
-	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .ring_slots = 64,
+	/* Rings of 8 KiB per thread, which the writers fill: then they write themselves. */
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .ring_slots = 64, .thread_ring_slots = 64,
 	    .full_policy = SR_LOG_FULL_SYNC, .layout = SR_LOG_LAYOUT_MESSAGE,
 	    .wait_strategy = "timeout:timeout=2ms" });
 	sr_error err;
@@ -226,6 +240,7 @@ rotation_scenario(void)
 		for (int n = 0; n < EACH; n++)
 			SC_EXPECT(seen[t][n] == 1, "rotation: thread %d line %d seen %d times", t, n, seen[t][n]);
 	SC_EXPECT(st.sinks[0].rotations > 5, "only %" PRIu64 " rotations", st.sinks[0].rotations);
+	SC_EXPECT(st.written_by_caller > 0, "rotation: no caller found its ring full and wrote");
 	printf("stress_log_ops: rotation: %ld lines over %" PRIu64 " rotations, %" PRIu64 " written by callers\n",
 	    lines, st.sinks[0].rotations, st.written_by_caller);
 }

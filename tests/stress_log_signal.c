@@ -61,11 +61,18 @@ child(char **argv)
 	sr_log_config c;
 	tl_config_sink(&c, &sink);
 	c.ignore_environment = true;
+	/* The same room whichever ring main writes into. */
 	c.ring_slots = 4096;
+	c.thread_ring_slots = 4096;
 	if (sr_log_mode_parse(argv[1], &c.mode, NULL) != SR_OK)
 		return 3;
-	if (strcmp(argv[2], "per_thread") == 0)
+	/* Named either way: "shared" must not fall to the default, per_thread. */
+	if (strcmp(argv[2], "shared") == 0)
+		c.producer = SR_LOG_PRODUCER_SHARED;
+	else if (strcmp(argv[2], "per_thread") == 0)
 		c.producer = SR_LOG_PRODUCER_PER_THREAD;
+	else
+		return 3;
 	if (strcmp(argv[3], "-") != 0)
 		c.wait_strategy = argv[3];
 	/* The logger's threads inherit this mask: SIGALRM lands on the main thread only. */

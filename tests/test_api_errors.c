@@ -179,12 +179,13 @@ Test(api_errors, ring_create_out_of_memory)
 	cr_expect_null(sr_ring_create(SR_RING_MAX_SLOT_COUNT, SR_RING_MAX_SLOT_SIZE, NULL, NULL, &err));
 	EXPECT_ERR(err, SR_ENOMEM, "1073741824");
 
-	/* The logger's ring: the error names what sized it, variables or fields. */
+	/* The logger's shared ring, made at open: the error names what sized it, variables or fields. */
 	tl_clear_env();
 	setenv("SEQRING_LOG_RING_SLOTS", "1073741824", 1);
 	setenv("SEQRING_LOG_SLOT_SIZE", "65536", 1);
 	sr_log_config c;
 	sr_log_config_default(&c);
+	c.producer = SR_LOG_PRODUCER_SHARED;
 	err = fresh_error();
 	cr_expect_null(sr_log_open(&c, &err));
 	EXPECT_ERR(err, SR_ENOMEM, "the ring is SEQRING_LOG_RING_SLOTS=1073741824 x SEQRING_LOG_SLOT_SIZE=65536");

@@ -8,6 +8,12 @@
  * paused (exact counts), the drop report, a consumer that logs while the ring
  * is full, sink errors through descriptors we control, close draining
  * everything in every mode, and every bad configuration value.
+ *
+ * This is the shared ring's suite: its ring-mode loggers are pinned to
+ * producer shared (shared_config, open_capture, open_fd_sink and the tests
+ * that build their own config), so that ring_slots sizes the ring that fills
+ * and wraps; tests/test_log_producer.c is the per-thread rings' suite.  Only
+ * the tests of the defaults keep the default producer, per_thread.
  */
 #include "test_log_support.h"
 
@@ -26,7 +32,15 @@ capture_init(tl_capture *c)
 	c->newline_required = true;
 }
 
-/* On a fresh capture: a logger on it (with flush and close), level trace, small ring. */
+/* tl_config_sink on the shared ring of ring_slots, this suite's ring. */
+static void
+shared_config(sr_log_config *c, sr_sink_config *sink)
+{
+	tl_config_sink(c, sink);
+	c->producer = SR_LOG_PRODUCER_SHARED;
+}
+
+/* On a fresh capture: a logger on it (with flush and close), level trace, small shared ring. */
 static sr_log *
 open_capture(tl_capture *cap, sr_log_mode mode, sr_log_full_policy policy, int64_t slots,
     size_t slot_size, sr_log_layout layout)
@@ -34,8 +48,8 @@ open_capture(tl_capture *cap, sr_log_mode mode, sr_log_full_policy policy, int64
 	capture_init(cap);
 	sr_sink_config s = tl_capture_sink(cap);
 	sr_log_config c;
-	tl_configure(&c, &s, (tl_settings){ .mode = mode, .full_policy = policy, .ring_slots = slots,
-	    .slot_size = slot_size, .max_message_bytes = 1024, .layout = layout,
+	tl_configure(&c, &s, (tl_settings){ .mode = mode, .full_policy = policy, .shared_ring = true,
+	    .ring_slots = slots, .slot_size = slot_size, .max_message_bytes = 1024, .layout = layout,
 	    .wait_strategy = "timeout:timeout=5ms" });
 	c.level = SR_LOG_TRACE;
 	return tl_open(&c);
@@ -198,15 +212,14 @@ Test(log, sink_levels_raise_the_effective_level)
 	capture_init(&all);
 	capture_init(&warn);
 	sr_log_config c;
-	sr_log_config_default(&c);
+	sr_sink_config s[2] = { sr_sink_callback(tl_capture_write, &all), sr_sink_callback(tl_capture_write, &warn) };
+	shared_config(&c, s);
+	c.sink_count = 2;
 	c.ring_slots = 64;
 	c.level = SR_LOG_TRACE;
 	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	sr_sink_config s[2] = { sr_sink_callback(tl_capture_write, &all), sr_sink_callback(tl_capture_write, &warn) };
 	s[0].level = SR_LOG_DEBUG;
 	s[1].level = SR_LOG_WARN;
-	c.sinks = s;
-	c.sink_count = 2;
 	sr_log *log = tl_open(&c);
 	sr_category *x = sr_log_category(log, "x");
 	cr_assert_eq(sr_category_level(x), SR_LOG_DEBUG, "trace is written by no sink: cut at the call site");
@@ -425,7 +438,7 @@ Test(log, line_limit_cuts_huge_output)
 	capture_init(&cap);
 	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
 	sr_log_config c;
-	tl_config_sink(&c, &s);
+	shared_config(&c, &s);
 	c.ring_slots = 64;
 	c.layout = SR_LOG_LAYOUT_MESSAGE;
 	c.max_line_bytes = 1000;
@@ -673,7 +686,7 @@ consumer_logs_while_full(sr_log_full_policy policy, sr_log_mode mode)
 	capture_init(&r.cap);
 	sr_sink_config s = sr_sink_callback(reentrant_write, &r);
 	sr_log_config c;
-	tl_configure(&c, &s, (tl_settings){ .mode = mode, .ring_slots = 8, .slot_size = 128,
+	tl_configure(&c, &s, (tl_settings){ .mode = mode, .shared_ring = true, .ring_slots = 8, .slot_size = 128,
 	    .max_message_bytes = 1024, .full_policy = policy, .layout = SR_LOG_LAYOUT_MESSAGE });
 	sr_log *log = tl_open(&c);
 	r.cat = sr_log_category(log, "re");
@@ -707,7 +720,7 @@ open_fd_sink(sr_log_mode mode, int fd, int timeout_ms)
 	sr_sink_config s = sr_sink_fd(fd);
 	s.write_timeout_ms = timeout_ms;
 	sr_log_config c;
-	tl_configure(&c, &s, (tl_settings){ .mode = mode, .ring_slots = 64,
+	tl_configure(&c, &s, (tl_settings){ .mode = mode, .shared_ring = true, .ring_slots = 64,
 	    .layout = SR_LOG_LAYOUT_MESSAGE });
 	return tl_open(&c);
 }
@@ -760,7 +773,7 @@ dev_full_body(void *arg)
 	(void)arg;
 	sr_sink_config s = sr_sink_file("/dev/full");
 	sr_log_config c;
-	tl_config_sink(&c, &s);
+	shared_config(&c, &s);
 	c.ring_slots = 64;
 	sr_log *log = tl_open(&c);
 	for (int i = 0; i < 5; i++) {
@@ -878,7 +891,7 @@ close_drains_ex(sr_log_mode mode, bool immediate_flush)
 	sr_sink_config s = sr_sink_file(path);
 	s.file_mode = 0600;
 	sr_log_config c;
-	tl_config_sink(&c, &s);
+	shared_config(&c, &s);
 	c.mode = mode;
 	c.immediate_flush = immediate_flush;
 	c.ring_slots = 1024;
@@ -978,7 +991,7 @@ Test(log, file_sink_defaults_and_append)
 	close(fd);
 	sr_sink_config s = sr_sink_file(path);
 	sr_log_config c;
-	tl_config_sink(&c, &s);
+	shared_config(&c, &s);
 	c.ring_slots = 64;
 	sr_log *log = sr_log_open(&c, NULL);
 	SR_INFO(sr_log_root(log), "appended");
@@ -1052,7 +1065,7 @@ exit_child(void)
 		return;
 	sr_sink_config s = sr_sink_file(path);
 	sr_log_config c;
-	tl_config_sink(&c, &s);
+	shared_config(&c, &s);
 	c.ring_slots = 1024;
 	c.close_at_exit = true;
 	sr_log *log = sr_log_open(&c, NULL);
@@ -1111,7 +1124,7 @@ Test(log, fd_sink_enlarges_its_pipe)
 	sr_sink_config s = sr_sink_fd(p[1]);
 	s.pipe_bytes = 256 * 1024;
 	sr_log_config c;
-	tl_config_sink(&c, &s);
+	shared_config(&c, &s);
 	c.ring_slots = 64;
 	sr_log *log = tl_open(&c);
 	cr_assert_geq(fcntl(p[1], F_GETPIPE_SZ), 256 * 1024);
@@ -1168,7 +1181,8 @@ TL_MUTATION(bad_policy, c->full_policy = (sr_log_full_policy)9)
 TL_MUTATION(bad_discard, c->discard_level = SR_LOG_OFF)
 TL_MUTATION(bad_level, c->level = (sr_log_level)-3)
 TL_MUTATION(bad_max_message, c->max_message_bytes = 100)
-TL_MUTATION(bad_max_message_ring, { c->ring_slots = 8; c->slot_size = 64; c->max_message_bytes = 1024; })
+TL_MUTATION(bad_max_message_ring, { c->producer = SR_LOG_PRODUCER_SHARED; c->ring_slots = 8; c->slot_size = 64;
+    c->max_message_bytes = 1024; })
 TL_MUTATION(bad_max_line, c->max_line_bytes = 10)
 TL_MUTATION(bad_layout, c->layout = (sr_log_layout)5)
 TL_MUTATION(bad_sink_count, c->sink_count = 17)
@@ -1252,7 +1266,8 @@ Test(log, default_configuration_opens)
 	sr_log *log = sr_log_open(NULL, &err);
 	cr_assert_not_null(log, "%s", err.message);
 	sr_log_counters st = tl_stats(log);
-	cr_assert_eq(st.capacity, 262144);
+	/* The default producer is per_thread: the capacity is each thread's ring, thread_ring_slots. */
+	cr_assert_eq(st.capacity, 16384);
 	cr_assert_eq(sr_category_level(sr_log_root(log)), SR_LOG_INFO);
 	sr_log_close(&log);
 }

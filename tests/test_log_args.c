@@ -6,9 +6,10 @@
  * arguments by C type (the fast path) or converts them by the format (a
  * '*' precision, types that differ from the format's); each argument is
  * evaluated once; records to cut, a full ring and the baseline modes leave
- * the fast path with the same text.  Built twice: as test_log_args_per_thread
- * (TL_PRODUCER_PER_THREAD) its ring-mode loggers use per-thread rings, where
- * a site's calls after its first are written inline (sr_log_fast.h).
+ * the fast path with the same text.  Built twice: its ring-mode loggers use
+ * the shared ring, and as test_log_args_per_thread (TL_PRODUCER_PER_THREAD)
+ * per-thread rings (the default); both write a site's calls after its first
+ * inline (sr_log_fast.h).
  */
 #include <criterion/criterion.h>
 
@@ -27,7 +28,7 @@ static tl_setup setup;
 static sr_log *logger;
 static sr_category *cat;
 
-/* The suite's config: the message layout, mode, and per-thread rings in the _per_thread build. */
+/* The suite's config: the message layout, mode, and the shared ring (per-thread rings in the _per_thread build). */
 static sr_log_config *
 message_config(sr_log_mode mode)
 {
@@ -37,6 +38,8 @@ message_config(sr_log_mode mode)
 #ifdef TL_PRODUCER_PER_THREAD
 	if (mode == SR_LOG_MODE_RING)
 		c->producer = SR_LOG_PRODUCER_PER_THREAD;
+#else
+	c->producer = SR_LOG_PRODUCER_SHARED;
 #endif
 	return c;
 }

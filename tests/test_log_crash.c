@@ -36,6 +36,8 @@ static int *volatile wild_pointer = (int *)(uintptr_t)16;
 
 /* Set by the main thread once all N messages are published. */
 static sr_atomic_i32 all_logged;
+/* Set by the main thread after its first message: its ring (with producer per_thread) exists. */
+static sr_atomic_i32 first_logged;
 
 static int
 crashing_sink(void *ctx, sr_log_level level, const char *line, size_t len)
@@ -75,6 +77,9 @@ static void *
 fpe_thread(void *arg)
 {
 	(void)arg;
+	/* pairs with the main thread's store-release after its first message */
+	while (!sr_atomic_load_acquire_i32(&first_logged))
+		tl_sleep_ms(1);
 	tl_sleep_ms(2);
 	raise(SIGFPE);
 	return NULL;
@@ -98,8 +103,14 @@ child(crash_kind kind, const char *path)
 	 * Records of ~100 bytes span two 64-byte slots; 8192 slots hold all N, so
 	 * that a consumer stuck in a sink does not block the main thread (block
 	 * policy) before it crashes.  The ring still wraps in the other runs.
+	 * Each thread's own ring (the default), or one shared ring where this
+	 * file is built as test_log_crash_shared.
 	 */
 	c.ring_slots = 8192;
+	c.thread_ring_slots = 8192;
+#ifdef TL_PRODUCER_SHARED
+	c.producer = SR_LOG_PRODUCER_SHARED;
+#endif
 	c.slot_size = 64;
 	c.layout = SR_LOG_LAYOUT_MESSAGE;
 	sr_sink_config sinks[2];
@@ -122,6 +133,8 @@ child(crash_kind kind, const char *path)
 		pthread_create(&t, NULL, fpe_thread, NULL);
 	for (int i = 0; i < N; i++) {
 		SR_INFO(cat, "message %d of %s %.*s", i, "the run", i % 50, "..................................................");
+		if (i == 0)
+			sr_atomic_store_release_i32(&first_logged, 1);  /* pairs with fpe_thread's load-acquire */
 		if (kind == CRASH_IN_CONSUMER && i == N / 2)
 			SR_INFO(cat, "boom");
 		if (kind == CRASH_CONSUMER_STUCK && i == N / 3)

@@ -219,6 +219,7 @@ Test(log_env, every_variable_reaches_the_logger)
 	static const char *const vars[][2] = {
 		{ "SEQRING_LOG", "info,db=debug" },
 		{ "SEQRING_LOG_MODE", "ring" },
+		{ "SEQRING_LOG_PRODUCER", "shared" },
 		{ "SEQRING_LOG_RING_SLOTS", "1k" },
 		{ "SEQRING_LOG_SLOT_SIZE", "256" },
 		{ "SEQRING_LOG_WAIT", "timeout:timeout=7ms" },
@@ -252,6 +253,7 @@ Test(log_env, every_variable_reaches_the_logger)
 	char *d = tl_describe(log);
 	static const char *const expect[][2] = {
 		{ "ring_slots", "1024" },
+		{ "producer", "shared" },
 		{ "slot_size", "256" },
 		{ "wait_strategy", "timeout:timeout=7ms" },
 		{ "full_policy", "discard" },

@@ -169,8 +169,9 @@ open_on_fd(sr_log_mode mode, int fd, int write_timeout_ms)
 	sr_sink_config s = sr_sink_fd(fd);
 	s.write_timeout_ms = write_timeout_ms;
 	sr_log_config c;
-	tl_configure(&c, &s, (tl_settings){ .mode = mode, .ring_slots = 256, .slot_size = 128,
-	    .max_message_bytes = 16384, .layout = SR_LOG_LAYOUT_MESSAGE,
+	/* A thread's ring of 256 x 128 bytes (a queue of 256): a stalled sink soon holds the caller up. */
+	tl_configure(&c, &s, (tl_settings){ .mode = mode, .ring_slots = 256, .thread_ring_slots = 256,
+	    .slot_size = 128, .max_message_bytes = 16384, .layout = SR_LOG_LAYOUT_MESSAGE,
 	    .wait_strategy = "timeout:timeout=2ms" });
 	c.thread_name = "faults-log";
 	return tl_open(&c);

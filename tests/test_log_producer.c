@@ -254,7 +254,7 @@ Test(log_producer, defaults_and_ranges)
 {
 	sr_log_config c;
 	sr_log_config_default(&c);
-	cr_expect_eq(c.producer, SR_LOG_PRODUCER_SHARED, "shared stays the default");
+	cr_expect_eq(c.producer, SR_LOG_PRODUCER_PER_THREAD, "a ring per thread is the default");
 	cr_expect_eq(c.thread_ring_slots, 16384);
 	c.ignore_environment = true;
 	sr_sink_config s = sr_sink_null();
@@ -300,17 +300,30 @@ Test(log_producer, defaults_and_ranges)
 	cr_expect_eq(st.capacity, 8, "capacity is each thread's ring");
 	sr_log_close(&log);
 
-	/* Mode ring only: an error for queue and sync, not a silent fallback. */
+	/*
+	 * Mode ring only: the default producer does not stop a queue or sync
+	 * logger from opening; the queue's capacity is ring_slots, and neither
+	 * checks its records against the thread rings' size.
+	 */
 	c.max_message_bytes = 4096;
-	c.thread_ring_slots = 1024;
+	c.thread_ring_slots = 8;
+	c.ring_slots = 64;
 	c.mode = SR_LOG_MODE_QUEUE;
-	cr_expect_null(sr_log_open(&c, &err));
-	cr_expect_str_eq(err.message, "config.producer per_thread needs mode ring (mode is queue): the other "
-	    "modes have no ring");
+	log = tl_open(&c);
+	sr_log_stats(log, &st);
+	cr_expect_eq(st.capacity, 64, "a queue holds ring_slots entries whatever the producer");
+	char *text = tl_describe(log);
+	cr_expect(strstr(text, "  producer                       per_thread (unused: mode queue)      default") != NULL,
+	    "%s", text);
+	free(text);
+	sr_log_close(&log);
 	c.mode = SR_LOG_MODE_SYNC;
-	cr_expect_null(sr_log_open(&c, &err));
-	cr_expect_str_eq(err.message, "config.producer per_thread needs mode ring (mode is sync): the other "
-	    "modes have no ring");
+	log = tl_open(&c);
+	text = tl_describe(log);
+	cr_expect(strstr(text, "  producer                       per_thread (unused: mode sync)       default") != NULL,
+	    "%s", text);
+	free(text);
+	sr_log_close(&log);
 }
 
 Test(log_producer, environment_and_describe)
@@ -342,19 +355,22 @@ Test(log_producer, environment_and_describe)
 	free(text);
 	sr_log_close(&log);
 
-	/* With mode queue from the environment, the error says where both came from. */
+	/* With mode queue from the environment, the producer is kept and said to be unused. */
 	setenv("SEQRING_LOG_MODE", "queue", 1);
-	cr_expect_null(sr_log_open(&c, &err));
-	cr_expect(strstr(err.message, "config.producer per_thread needs mode ring (mode is queue)") == err.message &&
-	    strstr(err.message, "SEQRING_LOG_MODE=queue") != NULL && strstr(err.message, "SEQRING_LOG_PRODUCER=PER_THREAD"),
-	    "%s", err.message);
+	log = tl_open(&c);
+	text = tl_describe(log);
+	cr_expect(strstr(text, "  producer                       per_thread (unused: mode queue)      environment "
+	    "(SEQRING_LOG_PRODUCER='PER_THREAD')") != NULL, "%s", text);
+	free(text);
+	sr_log_close(&log);
 	tl_clear_env();
 
 	/* The shared ring describes itself as such, without the rings line. */
 	c.ignore_environment = true;
+	c.producer = SR_LOG_PRODUCER_SHARED;
 	log = tl_open(&c);
 	text = tl_describe(log);
-	cr_expect(strstr(text, "  producer                       shared                               default") != NULL,
+	cr_expect(strstr(text, "  producer                       shared                               code") != NULL,
 	    "%s", text);
 	cr_expect(strstr(text, "per-thread rings") == NULL);
 	free(text);

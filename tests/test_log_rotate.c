@@ -202,9 +202,10 @@ threads_mode(sr_log_mode mode, sr_log_full_policy policy)
 	new_files(&f, "rott");
 	sr_sink_config s = sr_sink_rotating(f.base, 8192, 1000);
 	sr_log_config c;
-	/* A small ring: policy sync writes from the callers. */
+	/* Small rings (each thread's, or the queue): policy sync writes from the callers. */
 	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = mode, .full_policy = policy,
-	    .ring_slots = 64, .layout = SR_LOG_LAYOUT_MESSAGE, .wait_strategy = "timeout:timeout=5ms" });
+	    .ring_slots = 64, .thread_ring_slots = 64, .layout = SR_LOG_LAYOUT_MESSAGE,
+	    .wait_strategy = "timeout:timeout=5ms" });
 	sr_log *log = tl_open(&c);
 	enum { T = 4, EACH = 4000 };
 	pthread_t th[T];
@@ -220,6 +221,8 @@ threads_mode(sr_log_mode mode, sr_log_full_policy policy)
 	sr_log_stats(log, &st);
 	sr_log_close(&log);
 	cr_expect_eq(st.dropped, 0);
+	if (mode == SR_LOG_MODE_RING && policy == SR_LOG_FULL_SYNC)
+		cr_expect_gt(st.written_by_caller, 0, "callers found their rings full and wrote");
 	read_files(&f);
 	long first[T] = { 0 }, next[T];
 	static unsigned char seen_data[T][EACH];

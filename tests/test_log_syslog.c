@@ -303,7 +303,9 @@ Test(log_syslog, slow_collector_accounts_for_every_message)
 	tl_clear_env();
 	sr_log_config_default(&c);
 	c.ignore_environment = true;
+	/* A ring of 256 KiB (each thread's; ring_slots sizes the shared one): callers soon wait for the consumer. */
 	c.ring_slots = 256;
+	c.thread_ring_slots = 256;
 	c.slot_size = 1024;
 	c.sinks = &s;
 	c.sink_count = 1;

@@ -22,8 +22,9 @@
  *             every call was before the macros typed their arguments)
  *   ring      the logger, mode ring (the default), default wait strategy,
  *             producer shared (one multi-producer ring)
- *   per-thread  the same with producer per_thread (a single-producer ring per
- *             calling thread, merged by the consumer)
+ *   per-thread  the same with producer per_thread, the default (a
+ *             single-producer ring per calling thread, merged by the
+ *             consumer), the thread's ring of the logger's default size
  *   queue     the logger, mode queue (caller formats, mutex + condvar queue)
  *   sync      the logger, mode sync (caller formats and writes under a mutex)
  *   disabled  SR_DEBUG on a category at info: the call the level check
@@ -82,8 +83,8 @@ static const char *const row_calls[ROW_COUNT] = {
 	"claim 1 slot + copy record bytes + publish",
 	"the same, consumer only reads",
 	"sr_log_emit(c, site, \"" "x=%d y=%f s=%s" "\", i, d, s): va_list path",
-	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
-	"the same, producer per_thread",
+	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s), producer shared",
+	"the same, producer per_thread (the default)",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"the same, immediate_flush off",
@@ -102,7 +103,7 @@ typedef struct options {
 	bool calls_given, runs_given;   /* --quick leaves these alone */
 	sr_log_clock clock;
 	bool clock_set;
-	int64_t thread_ring_slots;  /* 0: as large as the shared ring */
+	int64_t thread_ring_slots;  /* 0: the logger's default */
 	int64_t slot_size;          /* 0: the logger's default */
 	bool runtime_string;        /* --string runtime: s read through a volatile pointer */
 } options;
@@ -320,8 +321,9 @@ open_logger(harness *h, int row, int devnull, const options *o, char *err)
 	/* sync-buffered: lines collect in the sink's buffer (Log4j 2's immediateFlush="false"). */
 	cfg.immediate_flush = row != ROW_SYNC_BUFFERED;
 	cfg.producer = row == ROW_PER_THREAD ? SR_LOG_PRODUCER_PER_THREAD : SR_LOG_PRODUCER_SHARED;
-	/* The calling thread's ring as large as the shared one: the rows differ in the producer only. */
-	cfg.thread_ring_slots = o->thread_ring_slots != 0 ? o->thread_ring_slots : cfg.ring_slots;
+	/* The calling thread's ring of the logger's default size, as a program gets it. */
+	if (o->thread_ring_slots != 0)
+		cfg.thread_ring_slots = o->thread_ring_slots;
 	if (o->slot_size != 0)
 		cfg.slot_size = (size_t)o->slot_size;
 	sr_sink_config sink = sr_sink_fd(devnull);
@@ -561,7 +563,7 @@ usage(FILE *f)
 	    "  --burst N       calls back to back before an untimed drain (default 1000)\n"
 	    "  --runs N        interleaved rounds, median reported (default 5, at most %d)\n"
 	    "  --clock NAME    the loggers' clock (realtime, coarse, tsc, auto; default: the logger's, auto)\n"
-	    "  --thread-ring-slots N  per-thread ring slots (default: as many as the shared ring's)\n"
+	    "  --thread-ring-slots N  per-thread ring slots (default: the logger's, 16384)\n"
 	    "  --slot-size N   the loggers' slot size in bytes (default: the logger's)\n"
 	    "  --string KIND   constant (default: s a const array the compiler sees) or runtime\n"
 	    "                  (s read through a volatile pointer: measured and copied at run time)\n"
@@ -686,9 +688,9 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	 */
 	sr_log_config defaults;
 	sr_log_config_default(&defaults);
-	/* The ring open_logger made: the thread's as large as the shared one unless --thread-ring-slots. */
-	int64_t slots = row == ROW_PER_THREAD && o->thread_ring_slots != 0 ? o->thread_ring_slots :
-	    defaults.ring_slots;
+	/* The ring open_logger made: the thread's (the logger's default unless --thread-ring-slots), or the shared one. */
+	int64_t slots = row != ROW_PER_THREAD ? defaults.ring_slots :
+	    o->thread_ring_slots != 0 ? o->thread_ring_slots : defaults.thread_ring_slots;
 	int64_t burst = 1000, room = slots / 4, since_drain = 0;
 	warm_up(h, row, o->runtime_string);   /* the site's first call parses its format, per-thread's makes its ring */
 	drain(h, row);

@@ -636,6 +636,18 @@ write_distributions(const options *o, const row *rows, int nrows)
 }
 
 /* Markdown on stdout: the method, the table, the target. */
+/* The ring rows' producer: the logger's default unless SEQRING_LOG_PRODUCER names one. */
+static const char *
+producer_in_force(void)
+{
+	const char *env = getenv("SEQRING_LOG_PRODUCER");
+	if (env != NULL && *env != '\0')
+		return env;
+	sr_log_config d;
+	sr_log_config_default(&d);
+	return d.producer == SR_LOG_PRODUCER_PER_THREAD ? "per_thread (the default)" : "shared (the default)";
+}
+
 static void
 print_markdown(const options *o, const clock_choice *cc, const variant *vars, const row *rows,
     int nrows, int64_t late_worst)
@@ -645,8 +657,9 @@ print_markdown(const options *o, const clock_choice *cc, const variant *vars, co
 	printf("- T threads each call `SR_INFO(cat, \"%%s\", msg)` with a %" PRId64 "-character string "
 	    "(Log4j's ResponseTimeTest logs 64 characters) on a fixed schedule of R calls/s, spread "
 	    "evenly across threads; %g s measured after %g s of unrecorded warm-up on the same "
-	    "schedule. A fresh logger (defaults apart from mode and wait) and file under %s per row.\n",
-	    o->f.message_bytes, o->seconds, o->warmup_seconds, o->f.sink_dir);
+	    "schedule. A fresh logger (defaults apart from mode and wait) and file under %s per row; "
+	    "ring rows' producer: %s.\n",
+	    o->f.message_bytes, o->seconds, o->warmup_seconds, o->f.sink_dir, producer_in_force());
 	printf("- service = return - actual start; response = return - due time, so a stall is "
 	    "charged to every call it delays (no coordinated omission). A thread sleeps until a spin "
 	    "window before a call is due (timer slack 1 ns), then spins (yielding when callers plus the "

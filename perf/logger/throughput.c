@@ -128,9 +128,9 @@ usage(FILE *f)
 	    "  --warmup N            messages logged and flushed before each run (default 200000; 0: none)\n"
 	    "  --runs N              measured repetitions (default 5, at most %d)\n"
 	    "  --policy NAME         full-queue policy: block (default), drop, discard, sync\n"
-	    "  --producer NAME       the ring rows' producer: shared (default: one multi-producer\n"
-	    "                        ring) or per_thread (a ring per thread, each holding its\n"
-	    "                        share of the run)\n"
+	    "  --producer NAME       the ring rows' producer: per_thread (default, the logger's: a\n"
+	    "                        ring per thread, each holding its share of the run) or\n"
+	    "                        shared (one multi-producer ring)\n"
 	    "  --sync-flush WHEN     sync mode: buffered (default: lines written when the 64 KiB\n"
 	    "                        buffer fills, as Log4j 2's test with immediateFlush=false)\n"
 	    "                        or immediate (a write(2) per line, the logger's default)\n"
@@ -257,8 +257,8 @@ logger_open(const options *o, const variant *v, int index, int threads, const ch
 		/* Per thread, each ring holds its thread's share of the run. */
 		c.thread_ring_slots = pow2_at_least(o->capacity / threads * slots_per_message(o) + 64);
 	}
-	if (v->kind == V_RING && o->per_thread)
-		c.producer = SR_LOG_PRODUCER_PER_THREAD;
+	if (v->kind == V_RING)
+		c.producer = o->per_thread ? SR_LOG_PRODUCER_PER_THREAD : SR_LOG_PRODUCER_SHARED;
 	l->log = log_bench_open(&c, v, kind_names, err, ERR_MAX);
 	if (l->log == NULL)
 		return false;
@@ -465,7 +465,7 @@ parse_policy(void *dest, char **values, char *err, size_t errsize)
 	return false;
 }
 
-/* --producer: shared (the default) or per_thread. */
+/* --producer: per_thread (the default, the logger's) or shared. */
 static bool
 parse_producer(void *dest, char **values, char *err, size_t errsize)
 {
@@ -501,7 +501,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 {
 	/* Log4j 2's test: 256 x 1024 calls, a 500-character message; capacity -1: the run's calls */
 	*o = (options){ .calls = 256 * 1024, .warmup = 200000, .runs = 5, .policy = SR_LOG_FULL_BLOCK,
-	    .capacity = -1, .slot_size = 128 };
+	    .capacity = -1, .slot_size = 128, .per_thread = true };
 	static const int threads[] = { 1, 2, 4, 8, 16, 32, 64 };
 	log_bench_flags_init(&o->f, kind_names, V_KIND_COUNT, MAX_THREADS, threads, 7, threads, 3, 500,
 	    "perf/results/throughput.csv");

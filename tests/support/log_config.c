@@ -60,8 +60,12 @@ tl_configure(sr_log_config *c, sr_sink_config *sink, tl_settings settings)
 		c->layout = settings.layout;
 	if (settings.ignore_environment)
 		c->ignore_environment = true;
+	if (settings.shared_ring)
+		c->producer = SR_LOG_PRODUCER_SHARED;
 	if (settings.ring_slots != 0)
 		c->ring_slots = settings.ring_slots;
+	if (settings.thread_ring_slots != 0)
+		c->thread_ring_slots = settings.thread_ring_slots;
 	if (settings.slot_size != 0)
 		c->slot_size = settings.slot_size;
 	if (settings.max_message_bytes != 0)

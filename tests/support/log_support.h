@@ -7,6 +7,7 @@
 #ifndef TL_LOG_SUPPORT_H
 #define TL_LOG_SUPPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,7 +32,15 @@ void tl_config_sink(sr_log_config *c, sr_sink_config *sink);
 typedef struct tl_settings {
 	sr_log_mode mode;
 	sr_log_full_policy full_policy;
+	/*
+	 * true: producer shared, the one multi-producer ring of ring_slots
+	 * (SR_LOG_PRODUCER_SHARED is 0, which a zero field cannot say); false
+	 * keeps the default producer, per_thread: each thread's ring of
+	 * thread_ring_slots.
+	 */
+	bool shared_ring;
 	int64_t ring_slots;
+	int64_t thread_ring_slots;
 	size_t slot_size;
 	size_t max_message_bytes;
 	sr_log_layout layout;
@@ -44,8 +53,8 @@ void tl_configure(sr_log_config *c, sr_sink_config *sink, tl_settings settings);
 
 /*
  * Tables of bad configurations: each case is a change to a valid config, a
- * TL_MUTATION, applied by tl_mutated_config to a config of 64 slots and one
- * file sink on path.
+ * TL_MUTATION, applied by tl_mutated_config to a default config with
+ * ring_slots 64 and one file sink on path.
  */
 typedef void tl_mutation(sr_log_config *c, sr_sink_config *s);
 #define TL_MUTATION(name, body) \
@@ -88,7 +97,11 @@ int tl_stress_line(const char *line, size_t len, char *text, size_t size, const 
 const char *tl_program_dir(const char *name);
 /* Prints "NAME: FAIL: ..." and exits 1, so that the atexit handlers run. */
 __attribute__((format(printf, 1, 2), noreturn)) void tl_fail(const char *fmt, ...);
-/* A logger on these sinks (the environment ignored), or tl_fail with its error. */
+/*
+ * A logger on these sinks (the environment ignored), or tl_fail with its
+ * error.  ring_slots sizes the shared ring, which the default producer
+ * (per_thread: each thread's ring of the default size) does not use.
+ */
 sr_log *tl_program_open(sr_sink_config *sinks, int count, int64_t ring_slots, int reopen_signal);
 
 /* ---------------------------------------------------------------------------------------- */

@@ -64,7 +64,10 @@ void tl_capture_resume(tl_capture *c);
 /* ---------------------------------------------------------------------------------------- */
 /* Opening and inspecting a logger (log_open.c)                                             */
 
-/* A config for tests: the environment ignored, one capture sink (write only), 1,024 slots. */
+/*
+ * A config for tests: the environment ignored, one capture sink (write only),
+ * ring_slots 1,024 (the default producer, per_thread, does not use it).
+ */
 void tl_config(sr_log_config *c, sr_sink_config *sink, tl_capture *cap);
 
 /*
