@@ -44,9 +44,10 @@ extern "C" {
 #endif
 
 /*
- * The header of a record in a thread's own ring.  32 bytes.  kind holds
- * SR_LOG__REC_MESSAGE for a call; the consumer's other kinds and flags are
- * in sr_log_record_internal.h.
+ * The header of a record in a thread's own ring.  32 bytes, or 24 (without
+ * cat) for SR_LOG__REC_MESSAGE_HOME_CAT, the inline call's record.  kind
+ * holds SR_LOG__REC_MESSAGE for a call of the general path; the consumer's
+ * other kinds and flags are in sr_log_record_internal.h.
  */
 typedef struct sr_log__thread_rec {
 	uint32_t size;            /* header + value area + string area */
@@ -55,10 +56,17 @@ typedef struct sr_log__thread_rec {
 	uint8_t level;
 	int64_t ts_ns;            /* the clock's raw reading (sr_log__clock_read) */
 	sr_site *site;
-	sr_category *cat;
+	sr_category *cat;         /* absent in a SR_LOG__REC_MESSAGE_HOME_CAT record */
 } sr_log__thread_rec;
 
 #define SR_LOG__REC_MESSAGE 1
+/*
+ * A call whose category is its site's home category (sr_site.home_cat):
+ * the header stops before cat (SR_LOG__THREAD_HOME_HEADER bytes) and the
+ * consumer takes the category from the site.
+ */
+#define SR_LOG__REC_MESSAGE_HOME_CAT 6
+#define SR_LOG__THREAD_HOME_HEADER 24
 
 /*
  * A thread's ring has slots of one cache line, whatever the logger's
@@ -635,7 +643,16 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 	{
 		uint32_t len[SR_SITE_MAX_ARGS + 1];
 		size_t values, size;
-		if (__builtin_expect(!sr_log__fast_size(sizeof(sr_log__thread_rec), args, kinds, lens, n,
+		/*
+		 * A call that names its site's home category leaves the category
+		 * out of the header (24 bytes instead of 32): an int, a double and
+		 * a 16-character string then fit one cache line.  Another category
+		 * takes the general path.  The load-acquire of copy above orders
+		 * this load after home_cat's store (the frontend sets it first).
+		 */
+		if (__builtin_expect(sr_atomic_load_acquire_ptr(&site->home_cat) != (void *)cat, 0))
+			goto leave_general;
+		if (__builtin_expect(!sr_log__fast_size(SR_LOG__THREAD_HOME_HEADER, args, kinds, lens, n,
 		    f->max_record, len, &values, &size), 0))
 			goto leave_general;
 		/*
@@ -653,22 +670,22 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 			goto leave_general;
 		seq->single.next_value = next;
 		unsigned char *rec = f->base + ((size_t)((current + 1) & f->index_mask) << SR_LOG__THREAD_SLOT_SHIFT);
+		/* The header up to the site (SR_LOG__THREAD_HOME_HEADER bytes): no category. */
 		sr_log__thread_rec *h = (sr_log__thread_rec *)(void *)rec;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		/* size, value_bytes, kind and level in one store: all but size are constants. */
 		const uint64_t head = (uint64_t)size | (uint64_t)values << 32 |
-		    (uint64_t)SR_LOG__REC_MESSAGE << 48 | (uint64_t)(uint8_t)level << 56;
+		    (uint64_t)SR_LOG__REC_MESSAGE_HOME_CAT << 48 | (uint64_t)(uint8_t)level << 56;
 		memcpy(h, &head, sizeof head);
 #else
 		h->size = (uint32_t)size;
 		h->value_bytes = (uint16_t)values;
-		h->kind = SR_LOG__REC_MESSAGE;
+		h->kind = SR_LOG__REC_MESSAGE_HOME_CAT;
 		h->level = (uint8_t)level;
 #endif
 		sr_log__fast_put_ts(&h->ts_ns, now_lo, now_hi);
 		h->site = site;
-		h->cat = cat;
-		sr_log__fast_put(rec + sizeof *h, args, kinds, n, len);
+		sr_log__fast_put(rec + SR_LOG__THREAD_HOME_HEADER, args, kinds, n, len);
 		/*
 		 * The publish: a thread's ring is single-producer with the busyspin
 		 * strategy, so sr_sequencer_publish_range would only store the

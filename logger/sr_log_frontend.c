@@ -22,6 +22,7 @@
 #include "sr_log_thread_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -201,6 +202,28 @@ emit_by_type(sr_log *log, sr_category *cat, sr_site *site, const sr_fmt_sig *sig
 	return true;
 }
 
+/*
+ * Sets the site's home category, once: the first category a typed call
+ * through it names (sr_site.home_cat), under a lock because racing first
+ * calls may name different ones and the value must never change (records
+ * that leave the category out take it from here).  Called before
+ * decide_copy's store-release of copy, which orders it before every inline
+ * call's load of home_cat.
+ */
+static void
+bind_home_category(sr_site *site, sr_category *cat)
+{
+	static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
+	/* pairs with the store-release below */
+	if (sr_atomic_load_acquire_ptr(&site->home_cat) != NULL)
+		return;
+	pthread_mutex_lock(&home_lock);
+	if (sr_atomic_load_acquire_ptr(&site->home_cat) == NULL)
+		/* pairs with the load-acquire here, in the inline call and in the consumer's decoder */
+		sr_atomic_store_release_ptr(&site->home_cat, cat);
+	pthread_mutex_unlock(&home_lock);
+}
+
 /* The macros' path, once the call is in progress and admitted (inlined: one frame per call). */
 static inline __attribute__((always_inline)) void
 emit_args(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
@@ -210,8 +233,10 @@ emit_args(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, 
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
 	/* pairs with the store-release in decide_copy: str_mask is set */
 	int copy = sr_atomic_load_acquire_i32(&site->copy);
-	if (__builtin_expect(copy == SR_SITE_COPY_UNKNOWN, 0))
+	if (__builtin_expect(copy == SR_SITE_COPY_UNKNOWN, 0)) {
+		bind_home_category(site, cat);
 		copy = decide_copy(site, sig, args, n);
+	}
 	if (__builtin_expect((copy == SR_SITE_COPY_BY_TYPE || copy == SR_SITE_COPY_FAST) &&
 	    log->backend->try_claim != NULL, 1)) {
 		bool done = log->backend->thread_records ?

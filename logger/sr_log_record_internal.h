@@ -36,11 +36,15 @@ enum {
 	SR_REC_NOTICE = 3,        /* no message: makes the consumer end a batch (flush) */
 	SR_REC_DUMP = 4,          /* a notice that also writes the backtrace (sr_log_dump_backtrace) */
 	SR_REC_THREAD_NAME = 5,   /* thread rings: the writer's new name (16 bytes) follows */
+	/* thread rings: a message whose category is its site's home one, with the shorter header */
+	SR_REC_MESSAGE_HOME_CAT = 6,
 	SR_REC_KIND_MASK = 0x3f,
 	SR_REC_ERRNO = 0x40,      /* thread rings: the caller's errno (4 bytes) follows the header */
 	SR_REC_TRUNCATED = 0x80   /* strings were cut to max_message_bytes */
 };
 _Static_assert(SR_REC_MESSAGE == SR_LOG__REC_MESSAGE, "the inline call's record kind");
+_Static_assert(SR_REC_MESSAGE_HOME_CAT == SR_LOG__REC_MESSAGE_HOME_CAT, "the inline call's short record kind");
+_Static_assert(SR_LOG__THREAD_HOME_HEADER == offsetof(sr_log__thread_rec, cat), "the short header stops before cat");
 /* The inline call writes a shared ring's header as sr_log__shared_rec (sr_log_fast.h). */
 #define SR_LOG__SAME_FIELD(f) \
 	_Static_assert(offsetof(sr_log_rec, f) == offsetof(sr_log__shared_rec, f) && \
@@ -195,9 +199,12 @@ sr_log__record_read(const sr_ring *ring, int64_t sequence, size_t max_record,
 		}
 		return k;
 	}
+	/* A slot holds at least sizeof t bytes (a thread ring's are a cache line): cat is read, maybe unused. */
 	sr_log__thread_rec t;
 	memcpy(&t, sr_ring_slot(ring, sequence), sizeof t);
-	size_t hs = sizeof t + (t.kind & SR_REC_ERRNO ? sizeof h->errno_value : 0);
+	bool home = (t.kind & SR_REC_KIND_MASK) == SR_REC_MESSAGE_HOME_CAT;
+	size_t base = home ? (size_t)SR_LOG__THREAD_HOME_HEADER : sizeof t;
+	size_t hs = base + (t.kind & SR_REC_ERRNO ? sizeof h->errno_value : 0);
 	size_t max = max_record > sizeof t ? max_record : sizeof t;
 	if (t.size < hs || t.size > max)
 		return 0;
@@ -205,13 +212,20 @@ sr_log__record_read(const sr_ring *ring, int64_t sequence, size_t max_record,
 	memset(h, 0, sizeof *h);
 	h->size = (uint32_t)(t.size - hs + sizeof *h);
 	h->value_bytes = t.value_bytes;
-	h->kind = (uint8_t)(t.kind & ~SR_REC_ERRNO);
+	h->kind = (uint8_t)(home ? (t.kind & ~(SR_REC_ERRNO | SR_REC_KIND_MASK)) | SR_REC_MESSAGE :
+	    t.kind & ~SR_REC_ERRNO);
 	h->level = t.level;
 	h->ts_ns = t.ts_ns;
 	h->site = t.site;
-	h->cat = t.cat;
+	/*
+	 * The site's home category, which the caller found equal to its own:
+	 * set once before the site's copy decision, which the caller read
+	 * (load-acquire) before it published this record (pairs with the
+	 * frontend's store-release in bind_home_category).
+	 */
+	h->cat = home ? (sr_category *)sr_atomic_load_acquire_ptr(&t.site->home_cat) : t.cat;
 	if (t.kind & SR_REC_ERRNO)
-		memcpy(&h->errno_value, rec + sizeof t, sizeof h->errno_value);
+		memcpy(&h->errno_value, rec + base, sizeof h->errno_value);
 	*body = rec + hs;
 	*body_len = t.size - hs;
 	if ((h->kind & SR_REC_KIND_MASK) == SR_REC_THREAD_NAME && *body_len >= sizeof writer->name) {

@@ -139,6 +139,13 @@ typedef struct sr_site {
 	 */
 	sr_atomic_i32 copy;
 	sr_atomic_i32 str_mask;             /**< copy by type: bit i set when argument i is a %s string */
+	/**
+	 * The site's home category: the one its first typed call named, set
+	 * once (before copy) and kept.  A thread ring's inline record leaves out
+	 * the category when the call names this one, so that a short message
+	 * fits one cache line (sr_log_fast.h).
+	 */
+	sr_atomic_ptr home_cat;
 	/** the format's signature, once state is SR_SITE_READY */
 	sr_fmt_sig sig;
 } sr_site;
@@ -149,7 +156,7 @@ typedef struct sr_site {
  */
 #ifdef __cplusplus
 #define SR_SITE__INIT(format_, file_, function_, line_, level_) \
-	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, {} }
+	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, 0, {} }
 #else
 #define SR_SITE__INIT(format_, file_, function_, line_, level_) \
 	{ .format = format_, .file = file_, .function = function_, .line = line_, .level = level_ }

@@ -1257,16 +1257,70 @@ Test(log_producer, try_claim_and_commit)
  * before the rename show the old name and lines after it the new one, at a
  * site whose later calls are written inline as at a new one.
  */
+/* A per-thread logger whose lines are pattern's, captured in cap (initialised here). */
+static sr_log *
+open_with_pattern(const char *pattern, sr_log_config *c, sr_sink_config *s, tl_capture *cap)
+{
+	tl_capture_init(cap);
+	per_thread_config(c);
+	c->pattern = pattern;
+	c->layout = SR_LOG_LAYOUT_PATTERN;
+	return open_to_capture(c, s, cap);
+}
+
+/* One call site, whichever category it is given (its home category is the first it was given). */
+static void
+log_through_one_site(sr_category *cat, int i)
+{
+	SR_INFO(cat, "call %d", i);
+}
+
+/*
+ * A thread ring's record leaves the category out when the call names its
+ * site's home category (the consumer takes it from the site); a call that
+ * names another category at the same site must still show its own, in
+ * order, inline or not, and so must a later logger's category at a site
+ * whose home category belonged to a logger now closed.
+ */
+Test(log_producer, a_site_given_several_categories_writes_each_ones_name)
+{
+	tl_capture cap;
+	sr_log_config c;
+	sr_sink_config s;
+	sr_log *log = open_with_pattern("%c|%m", &c, &s, &cap);
+	sr_category *home = sr_log_category(log, "home");
+	sr_category *other = sr_log_category(log, "other");
+	for (int i = 0; i < 40; i++)
+		log_through_one_site(i % 3 == 2 ? other : home, i);
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	cr_assert_eq(cap.count, 40);
+	for (int i = 0; i < 40; i++) {
+		char want[64];
+		snprintf(want, sizeof want, "%s|call %d", i % 3 == 2 ? "other" : "home", i);
+		cr_expect_str_eq(cap.lines[i], want, "line %d", i);
+	}
+	sr_log_close(&log);
+	tl_capture_free(&cap);
+
+	/* A second logger: the site's home category is the closed logger's. */
+	log = open_with_pattern("%c|%m", &c, &s, &cap);
+	sr_category *later = sr_log_category(log, "later");
+	for (int i = 0; i < 5; i++)
+		log_through_one_site(later, i);
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	cr_assert_eq(cap.count, 5);
+	cr_expect_str_eq(cap.lines[0], "later|call 0");
+	cr_expect_str_eq(cap.lines[4], "later|call 4");
+	sr_log_close(&log);
+	tl_capture_free(&cap);
+}
+
 Test(log_producer, a_thread_renamed_after_it_logged_shows_its_new_name)
 {
 	tl_capture cap;
-	tl_capture_init(&cap);
 	sr_log_config c;
-	per_thread_config(&c);
-	c.pattern = "%t|%m";
-	c.layout = SR_LOG_LAYOUT_PATTERN;
 	sr_sink_config s;
-	sr_log *log = open_to_capture(&c, &s, &cap);
+	sr_log *log = open_with_pattern("%t|%m", &c, &s, &cap);
 	sr_category *cat = sr_log_category(log, "t");
 	sr_log_thread_name("before");
 	for (int phase = 0; phase < 2; phase++) {
