@@ -93,6 +93,9 @@ static inline void *sr_atomic_load_acquire_ptr(const sr_atomic_ptr *p)
 { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
 { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline bool sr_atomic_cas_ptr(sr_atomic_ptr *p, void *expected, void *desired)
+{ return __atomic_compare_exchange_n(p, &expected, desired, false,
+      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED); }
 
 static inline void sr_atomic_fence_seq_cst(void)
 { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -156,6 +159,9 @@ static inline void *sr_atomic_load_acquire_ptr(const sr_atomic_ptr *p)
 { return atomic_load_explicit((sr_atomic_ptr *)p, memory_order_acquire); }
 static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
 { atomic_store_explicit(p, v, memory_order_release); }
+static inline bool sr_atomic_cas_ptr(sr_atomic_ptr *p, void *expected, void *desired)
+{ return atomic_compare_exchange_strong_explicit(p, &expected, desired,
+      memory_order_seq_cst, memory_order_relaxed); }
 
 static inline void sr_atomic_fence_seq_cst(void)
 { atomic_thread_fence(memory_order_seq_cst); }
@@ -242,6 +248,9 @@ static inline void *sr_atomic_load_acquire_ptr(const sr_atomic_ptr *p)
 /** @brief Store-release of a pointer. @param p The variable. @param v The new value. */
 static inline void sr_atomic_store_release_ptr(sr_atomic_ptr *p, void *v)
 { ck_pr_fence_release(); ck_pr_store_ptr(p, v); }
+/** @brief Compare-and-set of a pointer with a full barrier. @param p The variable. @param expected The value *p must hold. @param desired The value stored when it does. @return true when *p held expected and now holds desired, false otherwise (*p unchanged). */
+static inline bool sr_atomic_cas_ptr(sr_atomic_ptr *p, void *expected, void *desired)
+{ return ck_pr_cas_ptr(p, expected, desired); }
 
 /**
  * @brief The StoreLoad fence (full barrier).

@@ -22,7 +22,6 @@
 #include "sr_log_thread_internal.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -204,24 +203,19 @@ emit_by_type(sr_log *log, sr_category *cat, sr_site *site, const sr_fmt_sig *sig
 
 /*
  * Sets the site's home category, once: the first category a typed call
- * through it names (sr_site.home_cat), under a lock because racing first
- * calls may name different ones and the value must never change (records
- * that leave the category out take it from here).  Called before
- * decide_copy's store-release of copy, which orders it before every inline
- * call's load of home_cat.
+ * through it names (sr_site.home_cat).  A compare-and-set from NULL,
+ * because racing first calls may name different ones and the value must
+ * never change (records that leave the category out take it from here),
+ * and because a log call may come from a signal handler: no lock.  Called
+ * before decide_copy's store-release of copy, which orders it before every
+ * inline call's load of home_cat.
  */
 static void
 bind_home_category(sr_site *site, sr_category *cat)
 {
-	static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
-	/* pairs with the store-release below */
-	if (sr_atomic_load_acquire_ptr(&site->home_cat) != NULL)
-		return;
-	pthread_mutex_lock(&home_lock);
+	/* pairs with the inline call's and the consumer's load-acquire of home_cat (a full barrier) */
 	if (sr_atomic_load_acquire_ptr(&site->home_cat) == NULL)
-		/* pairs with the load-acquire here, in the inline call and in the consumer's decoder */
-		sr_atomic_store_release_ptr(&site->home_cat, cat);
-	pthread_mutex_unlock(&home_lock);
+		(void)sr_atomic_cas_ptr(&site->home_cat, NULL, cat);
 }
 
 /* The macros' path, once the call is in progress and admitted (inlined: one frame per call). */
