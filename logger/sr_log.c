@@ -398,6 +398,8 @@ begin_shutdown(sr_log *log)
 	/* pairs with the load-acquire in when_full, sr_log_flush, the category functions */
 	sr_atomic_store_release_i32(&log->shut, 1);
 	sr_log__levels_shut(log);
+	/* pairs with the load-acquire in sr_log__claim_while_open: the levels are off for whoever sees it */
+	sr_atomic_store_release_i32(&log->levels_off, 1);
 }
 
 /*

@@ -68,8 +68,12 @@ sr_log__claim_while_open(sr_log *log, sr_sequencer *seq, int64_t k, int64_t *fir
 		int rc = sr_sequencer_claim_until(seq, k, sr_monotonic_ns() + BLOCK_SLICE_NS, first);
 		if (rc == SR_OK)
 			return SR_OK;
-		/* pairs with the store-release in sr_log_shutdown */
-		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->shut))
+		/*
+		 * Pairs with the store-release of levels_off in begin_shutdown: a
+		 * caller that gives up here finds the level off at its next call,
+		 * so no later call of this thread is accepted after this one.
+		 */
+		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->levels_off))
 			return SR_ESTATE;
 	}
 }

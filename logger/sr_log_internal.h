@@ -96,6 +96,12 @@ struct sr_log {
 	 * the load-acquire of every path that must not start new work after it.
 	 */
 	sr_atomic_i32 shut;
+	/*
+	 * 1 once the shutdown has turned every category off (after shut): a
+	 * caller blocked on a full ring gives up only then, so that its next
+	 * call finds the level off and cannot be accepted after the one it gave up.
+	 */
+	sr_atomic_i32 levels_off;
 	/* Lifecycle (sr_log.c). */
 	bool shutdown_done;
 	pthread_mutex_t life_lock;
