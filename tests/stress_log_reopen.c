@@ -145,6 +145,19 @@ run(const char *mode)
 	for (int r = 0; r < ROTATIONS; r++) {
 		usleep(100000);
 		rotate();
+		/*
+		 * create: the signal only asks; the consumer reopens at its next
+		 * batch end or housekeeping (within 100 ms when idle).  Wait for
+		 * it, so that the next rotation's request is not folded into this
+		 * one's (two requests before one reopen are one reopen).
+		 */
+		for (int waited = 0; create && waited < 2000; waited++) {
+			sr_log_counters now;
+			sr_log_stats(log, &now);
+			if (now.sinks[0].reopens >= (uint64_t)r + 1)
+				break;
+			usleep(1000);
+		}
 	}
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
