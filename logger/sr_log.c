@@ -259,8 +259,7 @@ set_options(sr_log *log, const sr_log_config *c, sr_error *err)
 	o->ring_slots = c->ring_slots;
 	o->thread_ring_slots = c->thread_ring_slots;
 	/* Each thread's ring with producer per_thread in mode ring; the queue's entries in mode queue. */
-	o->capacity = c->mode == SR_LOG_MODE_RING && c->producer == SR_LOG_PRODUCER_PER_THREAD ?
-	    c->thread_ring_slots : c->ring_slots;
+	o->capacity = sr_log__config_per_thread(c) ? c->thread_ring_slots : c->ring_slots;
 	o->close_at_exit = c->close_at_exit;
 	o->exit_timeout_ms = c->exit_timeout_ms;
 	o->fork_policy = c->fork_policy;

@@ -274,7 +274,7 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		    "config.max_message_bytes %zu is out of range: expected %d to %u",
 		    c->max_message_bytes, SR_LOG__MIN_RECORD, 1u << 20);
 	/* A record must fit the ring it goes into: the shared one, or each thread's. */
-	bool per_thread = c->mode == SR_LOG_MODE_RING && c->producer == SR_LOG_PRODUCER_PER_THREAD;
+	bool per_thread = sr_log__config_per_thread(c);
 	/* A thread's ring is thread_ring_slots x slot_size bytes in slots of SR_LOG__THREAD_SLOT (sr_log_fast.h). */
 	uint64_t thread_ring_bytes = (uint64_t)c->thread_ring_slots * c->slot_size;
 	if (per_thread && thread_ring_bytes / SR_LOG__THREAD_SLOT > (uint64_t)SR_RING_MAX_SLOT_COUNT)

@@ -18,6 +18,15 @@ int sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_err
 /* A sink's layout and pattern; a syslog sink's own fields (sr_log_sink_validate.c). */
 int sr_log__validate_sink_layout(const sr_sink_config *s, int i, sr_error *err);
 int sr_log__validate_syslog_sink(const sr_sink_config *s, int i, sr_error *err);
+/*
+ * Whether c's callers write into rings of their own: producer per_thread in
+ * mode ring (the queue and sync modes ignore the producer).
+ */
+static inline bool
+sr_log__config_per_thread(const sr_log_config *c)
+{
+	return c->mode == SR_LOG_MODE_RING && c->producer == SR_LOG_PRODUCER_PER_THREAD;
+}
 /* "shared", "per_thread"; "unknown" for another value. */
 const char *sr_log__producer_name(int producer);
 /* Parses those names (case-insensitive) into *producer: 0, or -1 when it is none. */

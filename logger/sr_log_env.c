@@ -790,7 +790,7 @@ sr_log__explain_open_failure(const sr_log_resolved *r, const sr_log_settings *s,
 	if (!in_validation && err->code == SR_ENOMEM && c->mode != SR_LOG_MODE_SYNC) {
 		/* The ring (or queue) is what an open allocates by the size it was told. */
 		char slots[96], size[96], note[320];
-		bool per_thread = c->mode == SR_LOG_MODE_RING && c->producer == SR_LOG_PRODUCER_PER_THREAD;
+		bool per_thread = sr_log__config_per_thread(c);
 		int slots_set = per_thread ? SR_SET_THREAD_RING_SLOTS : SR_SET_RING_SLOTS;
 		origin_of(s, slots_set, (uint64_t)(per_thread ? c->thread_ring_slots : c->ring_slots), slots,
 		    sizeof slots);

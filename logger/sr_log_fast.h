@@ -66,7 +66,7 @@ typedef struct sr_log__thread_rec {
  * consumer takes the category from the site.
  */
 #define SR_LOG__REC_MESSAGE_HOME_CAT 6
-#define SR_LOG__THREAD_HOME_HEADER 24
+#define SR_LOG__THREAD_HOME_HEADER offsetof(sr_log__thread_rec, cat)
 
 /*
  * A thread's ring has slots of one cache line, whatever the logger's

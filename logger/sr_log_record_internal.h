@@ -44,7 +44,6 @@ enum {
 };
 _Static_assert(SR_REC_MESSAGE == SR_LOG__REC_MESSAGE, "the inline call's record kind");
 _Static_assert(SR_REC_MESSAGE_HOME_CAT == SR_LOG__REC_MESSAGE_HOME_CAT, "the inline call's short record kind");
-_Static_assert(SR_LOG__THREAD_HOME_HEADER == offsetof(sr_log__thread_rec, cat), "the short header stops before cat");
 /* The inline call writes a shared ring's header as sr_log__shared_rec (sr_log_fast.h). */
 #define SR_LOG__SAME_FIELD(f) \
 	_Static_assert(offsetof(sr_log_rec, f) == offsetof(sr_log__shared_rec, f) && \
@@ -203,7 +202,7 @@ sr_log__record_read(const sr_ring *ring, int64_t sequence, size_t max_record,
 	sr_log__thread_rec t;
 	memcpy(&t, sr_ring_slot(ring, sequence), sizeof t);
 	bool home = (t.kind & SR_REC_KIND_MASK) == SR_REC_MESSAGE_HOME_CAT;
-	size_t base = home ? (size_t)SR_LOG__THREAD_HOME_HEADER : sizeof t;
+	size_t base = home ? SR_LOG__THREAD_HOME_HEADER : sizeof t;
 	size_t hs = base + (t.kind & SR_REC_ERRNO ? sizeof h->errno_value : 0);
 	size_t max = max_record > sizeof t ? max_record : sizeof t;
 	if (t.size < hs || t.size > max)
@@ -221,7 +220,7 @@ sr_log__record_read(const sr_ring *ring, int64_t sequence, size_t max_record,
 	 * The site's home category, which the caller found equal to its own:
 	 * set once before the site's copy decision, which the caller read
 	 * (load-acquire) before it published this record (pairs with the
-	 * frontend's store-release in bind_home_category).
+	 * frontend's compare-and-set in bind_home_category).
 	 */
 	h->cat = home ? (sr_category *)sr_atomic_load_acquire_ptr(&t.site->home_cat) : t.cat;
 	if (t.kind & SR_REC_ERRNO)

@@ -1257,15 +1257,30 @@ Test(log_producer, try_claim_and_commit)
  * before the rename show the old name and lines after it the new one, at a
  * site whose later calls are written inline as at a new one.
  */
-/* A per-thread logger whose lines are pattern's, captured in cap (initialised here). */
+/* A per-thread logger whose lines, in a pattern of the test's, are captured. */
+typedef struct patterned {
+	tl_capture cap;
+	sr_log_config config;
+	sr_sink_config sink;
+	sr_log *log;
+} patterned;
+
 static sr_log *
-open_with_pattern(const char *pattern, sr_log_config *c, sr_sink_config *s, tl_capture *cap)
+patterned_open(patterned *p, const char *pattern)
 {
-	tl_capture_init(cap);
-	per_thread_config(c);
-	c->pattern = pattern;
-	c->layout = SR_LOG_LAYOUT_PATTERN;
-	return open_to_capture(c, s, cap);
+	tl_capture_init(&p->cap);
+	per_thread_config(&p->config);
+	p->config.pattern = pattern;
+	p->config.layout = SR_LOG_LAYOUT_PATTERN;
+	p->log = open_to_capture(&p->config, &p->sink, &p->cap);
+	return p->log;
+}
+
+static void
+patterned_close(patterned *p)
+{
+	sr_log_close(&p->log);
+	tl_capture_free(&p->cap);
 }
 
 /* One call site, whichever category it is given (its home category is the first it was given). */
@@ -1284,43 +1299,37 @@ log_through_one_site(sr_category *cat, int i)
  */
 Test(log_producer, a_site_given_several_categories_writes_each_ones_name)
 {
-	tl_capture cap;
-	sr_log_config c;
-	sr_sink_config s;
-	sr_log *log = open_with_pattern("%c|%m", &c, &s, &cap);
+	patterned p;
+	sr_log *log = patterned_open(&p, "%c|%m");
 	sr_category *home = sr_log_category(log, "home");
 	sr_category *other = sr_log_category(log, "other");
 	for (int i = 0; i < 40; i++)
 		log_through_one_site(i % 3 == 2 ? other : home, i);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	cr_assert_eq(cap.count, 40);
+	cr_assert_eq(p.cap.count, 40);
 	for (int i = 0; i < 40; i++) {
 		char want[64];
 		snprintf(want, sizeof want, "%s|call %d", i % 3 == 2 ? "other" : "home", i);
-		cr_expect_str_eq(cap.lines[i], want, "line %d", i);
+		cr_expect_str_eq(p.cap.lines[i], want, "line %d", i);
 	}
-	sr_log_close(&log);
-	tl_capture_free(&cap);
+	patterned_close(&p);
 
 	/* A second logger: the site's home category is the closed logger's. */
-	log = open_with_pattern("%c|%m", &c, &s, &cap);
+	log = patterned_open(&p, "%c|%m");
 	sr_category *later = sr_log_category(log, "later");
 	for (int i = 0; i < 5; i++)
 		log_through_one_site(later, i);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	cr_assert_eq(cap.count, 5);
-	cr_expect_str_eq(cap.lines[0], "later|call 0");
-	cr_expect_str_eq(cap.lines[4], "later|call 4");
-	sr_log_close(&log);
-	tl_capture_free(&cap);
+	cr_assert_eq(p.cap.count, 5);
+	cr_expect_str_eq(p.cap.lines[0], "later|call 0");
+	cr_expect_str_eq(p.cap.lines[4], "later|call 4");
+	patterned_close(&p);
 }
 
 Test(log_producer, a_thread_renamed_after_it_logged_shows_its_new_name)
 {
-	tl_capture cap;
-	sr_log_config c;
-	sr_sink_config s;
-	sr_log *log = open_with_pattern("%t|%m", &c, &s, &cap);
+	patterned p;
+	sr_log *log = patterned_open(&p, "%t|%m");
 	sr_category *cat = sr_log_category(log, "t");
 	sr_log_thread_name("before");
 	for (int phase = 0; phase < 2; phase++) {
@@ -1331,14 +1340,13 @@ Test(log_producer, a_thread_renamed_after_it_logged_shows_its_new_name)
 			sr_log_thread_name("after");
 	}
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	cr_expect_eq(tl_capture_grep(&cap, "before|call"), 3, "the first phase's calls, old name");
-	cr_expect_eq(tl_capture_grep(&cap, "before|a new site in phase 0"), 1);
-	cr_expect_eq(tl_capture_grep(&cap, "after|call"), 3, "the second phase's calls, new name");
-	cr_expect_eq(tl_capture_grep(&cap, "after|a new site in phase 1"), 1);
-	cr_expect_eq(cap.count, 8, "no line for the rename itself");
+	cr_expect_eq(tl_capture_grep(&p.cap, "before|call"), 3, "the first phase's calls, old name");
+	cr_expect_eq(tl_capture_grep(&p.cap, "before|a new site in phase 0"), 1);
+	cr_expect_eq(tl_capture_grep(&p.cap, "after|call"), 3, "the second phase's calls, new name");
+	cr_expect_eq(tl_capture_grep(&p.cap, "after|a new site in phase 1"), 1);
+	cr_expect_eq(p.cap.count, 8, "no line for the rename itself");
 	sr_log_thread_name(NULL);
-	sr_log_close(&log);
-	tl_capture_free(&cap);
+	patterned_close(&p);
 }
 
 /* A thread's ring keeps errno only for sites that print it: %m still prints the caller's. */
