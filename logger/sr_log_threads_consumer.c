@@ -126,6 +126,20 @@ heap_push(sr_log_thread_ring **heap, int *len, sr_log_thread_ring *p)
 /* ---------------------------------------------------------------------------------------- */
 /* A pass                                                                                   */
 
+/*
+ * The pass's bound: the logger's clock, read before the loads that follow
+ * (the list of rings, the cursors).  A bare rdtsc may execute after later
+ * loads; the fenced read keeps the order the rule of a pass needs.  Once a
+ * pass, so its cost does not matter.
+ */
+static int64_t
+pass_clock_read(const sr_log *log)
+{
+	if (log->opt.clock == SR_LOG_CLOCK_TSC)
+		return sr_tsc_read_fenced();
+	return sr_log__clock_read(log);
+}
+
 /* Evicts the lines of p's slots [first, first + count), which may wrap past the ring's end. */
 static void
 evict_slots(const sr_log_thread_ring *p, int64_t first, int64_t count)
@@ -179,9 +193,15 @@ static int64_t
 run_pass(sr_log *log, sr_log_threads *t, bool *more)
 {
 	sr_log__crash_checkpoint(&t->crash);
+	/*
+	 * The clock first, then the list of rings, then the cursors: a record
+	 * below bound and published by then is seen, even in a ring registered
+	 * while this thread was descheduled between the two reads (the list
+	 * read first would miss that ring, and the pass would write records
+	 * stamped after that ring's first record was published).
+	 */
+	int64_t bound = pass_clock_read(log);
 	refresh_rings(t);
-	/* The clock first, then the cursors: a record below bound and published by then is seen. */
-	int64_t bound = sr_log__clock_read(log);
 	int64_t depth = 0;
 	t->heap_len = 0;
 	for (int i = 0; i < t->count; i++) {

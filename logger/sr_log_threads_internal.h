@@ -20,10 +20,10 @@
  * once it has drained it.
  *
  * The consumer (one thread) merges the rings: each pass reads the clock
- * first (bound), then every ring's cursor, then takes, earliest first, the
- * head records whose timestamp is at most bound (or that were already
- * published at the previous pass's look), up to SR_LOG_THREADS_MAX_BATCH
- * records.  At the end of the pass it writes the sinks' buffers and
+ * first (bound), then the list of rings, then every ring's cursor, then
+ * takes, earliest first, the head records whose timestamp is at most bound
+ * (or that were already published at the previous pass's look), up to
+ * SR_LOG_THREADS_MAX_BATCH records.  At the end of the pass it writes the sinks' buffers and
  * store-releases its sequence on each ring it read, which frees the room
  * for that ring's producer.  Order: within a thread, exact; across threads,
  * a record r comes out after a record stamped later only if r was published
