@@ -135,6 +135,70 @@ sr_log__thread_ring_free(sr_log_thread_ring *p)
 	free(p);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Spare rings                                                                              */
+
+void
+sr_log__thread_ring_retire(sr_log_threads *t, sr_log_thread_ring *p)
+{
+	sr_ring *memory = p->ring;
+	p->ring = NULL;
+	pthread_mutex_lock(&t->lock);
+	if (t->spare_count < SR_LOG_THREADS_SPARES && !t->closed) {
+		t->spares[t->spare_count] = memory;
+		t->spare_since[t->spare_count] = sr_monotonic_ns();
+		t->spare_count++;
+		memory = NULL;
+	}
+	pthread_mutex_unlock(&t->lock);
+	/* Full (or closing): unmapped after all, outside the lock. */
+	sr_ring_destroy(memory);
+	sr_log__thread_ring_free(p);
+}
+
+/* A spare ring's memory, the most recently used, or NULL when there is none. */
+static sr_ring *
+take_spare(sr_log_threads *t)
+{
+	sr_ring *r = NULL;
+	pthread_mutex_lock(&t->lock);
+	if (t->spare_count > 0)
+		r = t->spares[--t->spare_count];
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+void
+sr_log__threads_release_spares(sr_log_threads *t, int64_t now)
+{
+	sr_ring *old[SR_LOG_THREADS_SPARES];
+	int n = 0;
+	pthread_mutex_lock(&t->lock);
+	/* The oldest are first: release a prefix, shift the rest down. */
+	while (n < t->spare_count && (now == INT64_MAX || now - t->spare_since[n] >= SR_LOG_THREADS_SPARE_NS)) {
+		old[n] = t->spares[n];
+		n++;
+	}
+	for (int i = n; i < t->spare_count; i++) {
+		t->spares[i - n] = t->spares[i];
+		t->spare_since[i - n] = t->spare_since[i];
+	}
+	t->spare_count -= n;
+	pthread_mutex_unlock(&t->lock);
+	/* Unmapping takes time: outside the lock, which new threads' first calls take. */
+	for (int i = 0; i < n; i++)
+		sr_ring_destroy(old[i]);
+}
+
+int
+sr_log__threads_spare_count(sr_log_threads *t)
+{
+	pthread_mutex_lock(&t->lock);
+	int n = t->spare_count;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
 /* The calling thread's list of rings, made on its first ring; NULL when out of memory. */
 static sr_log_ring_list *
 my_ring_list(void)
@@ -160,8 +224,14 @@ ring_make(sr_log_threads *t)
 	if (p == NULL)
 		return NULL;
 	memset(p, 0, sizeof *p);
-	/* sr_ring_create touches every page now, not on the ring's first lap. */
-	p->ring = sr_ring_create(t->slots, SR_LOG__THREAD_SLOT, NULL, NULL, NULL);
+	/*
+	 * An exited thread's ring memory if one is spare (its old records lie
+	 * beyond the new sequencer's cursor: never read); else a new ring, which
+	 * sr_ring_create touches page by page now, not on the ring's first lap.
+	 */
+	p->ring = take_spare(t);
+	if (p->ring == NULL)
+		p->ring = sr_ring_create(t->slots, SR_LOG__THREAD_SLOT, NULL, NULL, NULL);
 	sr_sequencer_config sc;
 	sr_sequencer_config_default(&sc, t->slots, SR_PRODUCER_SINGLE);
 	/* busyspin: publishers never signal; the consumer's waking is this backend's own. */
@@ -295,9 +365,9 @@ sr_log__fast_wake(void *ring)
 	sr_log__threads_wake(((sr_log_thread_ring *)ring)->owner);
 }
 
-/* A cache miss: this thread's ring for the logger, made on its first call; NULL when it cannot. */
-__attribute__((noinline)) static sr_log_thread_ring *
-my_ring_slow(sr_log *log, sr_log_threads *t)
+/* The calling thread's ring for t, looked up in its list; NULL when it has none. */
+static sr_log_thread_ring *
+find_my_ring(const sr_log_threads *t)
 {
 	sr_log_thread_ring *p = NULL;
 	pthread_mutex_lock(&rings_lock);
@@ -308,6 +378,14 @@ my_ring_slow(sr_log *log, sr_log_threads *t)
 		}
 	}
 	pthread_mutex_unlock(&rings_lock);
+	return p;
+}
+
+/* A cache miss: this thread's ring for the logger, made on its first call; NULL when it cannot. */
+__attribute__((noinline)) static sr_log_thread_ring *
+my_ring_slow(sr_log *log, sr_log_threads *t)
+{
+	sr_log_thread_ring *p = find_my_ring(t);
 	if (p == NULL) {
 		sr_log_ring_list *mine = my_ring_list();
 		if (mine == NULL || (p = ring_make(t)) == NULL)
@@ -328,6 +406,16 @@ my_ring_slow(sr_log *log, sr_log_threads *t)
 	my_last.ring = p;
 	cache_for_inline_calls(log, p);
 	return p;
+}
+
+/* The calling thread's ring for the logger if it made one, else NULL: never makes one. */
+static sr_log_thread_ring *
+my_ring_if_made(sr_log *log)
+{
+	sr_log_threads *t = log->state;
+	if (my_last.id == t->hot.id)
+		return my_last.ring;
+	return find_my_ring(t);
 }
 
 /* The calling thread's ring for the logger: after its first call, one compare. */
@@ -477,13 +565,19 @@ wait_consumed(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p, int64_t tar
  * on this thread's ring, after everything this thread logged, and wait
  * until the consumer has passed it.  A dump's notice thus comes after every
  * record of every thread that was accepted before the call.
+ *
+ * A flush from a thread that has no ring (it never logged to this logger)
+ * has nothing of its own to wait for: the first step is all of it, and no
+ * ring is made for it.  A ring is as large as configured and touched at
+ * once, and a thread that only flushes (a main thread that starts workers,
+ * then waits for their lines) would hold one for nothing.
  */
 static int
 threads_notice(sr_log *log, int kind)
 {
 	sr_log_threads *t = log->state;
-	sr_log_thread_ring *own = my_ring(log);
-	if (own == NULL)
+	sr_log_thread_ring *own = kind == SR_REC_NOTICE ? my_ring_if_made(log) : my_ring(log);
+	if (own == NULL && kind != SR_REC_NOTICE)
 		return SR_ESTATE;
 	wake_fenced(t);
 	/* Pinned: the consumer frees no ring while this walk holds pointers to them. */
@@ -501,7 +595,7 @@ threads_notice(sr_log *log, int kind)
 	pthread_mutex_lock(&t->lock);
 	t->pins--;
 	pthread_mutex_unlock(&t->lock);
-	if (rc != SR_OK)
+	if (rc != SR_OK || own == NULL)
 		return rc;
 	int64_t s;
 	if (sr_log__claim_while_open(log, own->seq, 1, &s) != SR_OK)
@@ -714,6 +808,7 @@ threads_destroy(sr_log *log)
 		sr_log__thread_ring_free(sr_log__thread_ring_of_crash(cr));
 		cr = next;
 	}
+	sr_log__threads_release_spares(t, INT64_MAX);
 	sr_wait_destroy(&t->wait);
 	pthread_cond_destroy(&t->park_cond);
 	pthread_mutex_destroy(&t->park_lock);

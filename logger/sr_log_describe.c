@@ -61,8 +61,8 @@ sr_log_describe(sr_log *log, FILE *out)
 	row(out, log, SR_SET_PRODUCER, v);
 	int64_t live, made, freed;
 	if (sr_log__threads_counts(log, &live, &made, &freed))
-		fprintf(out, "  %-30s %" PRId64 " live (%" PRId64 " made, %" PRId64 " freed)\n", "per-thread rings",
-		    live, made, freed);
+		fprintf(out, "  %-30s %" PRId64 " live (%" PRId64 " made, %" PRId64 " freed), %d spare\n",
+		    "per-thread rings", live, made, freed, sr_log__threads_spare_count(log->state));
 	snprintf(v, sizeof v, "%" PRId64, log->opt.ring_slots);
 	row(out, log, SR_SET_RING_SLOTS, v);
 	snprintf(v, sizeof v, "%zu", log->opt.slot_size);

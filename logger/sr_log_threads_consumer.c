@@ -273,14 +273,24 @@ reclaim(sr_log_threads *t, sr_log_thread_ring *p)
 	pthread_mutex_unlock(&t->lock);
 	/* A crash handler may be reading it: then it stays (the process is dying). */
 	if (sr_log__crash_may_free(&t->crash))
-		sr_log__thread_ring_free(p);
+		sr_log__thread_ring_retire(t, p);
 	return true;
 }
 
-/* Frees the rings whose thread exited and whose records are all written. */
+/*
+ * Frees the rings whose thread exited and whose records are all written
+ * (their memory kept as spares while there is room), and unmaps the spares
+ * unused for long.  Without may_unmap, only as many as there is room for
+ * among the spares: nothing is unmapped, so it is cheap enough for any pass.
+ */
 static void
-reclaim_finished(sr_log_threads *t)
+reclaim_finished(sr_log_threads *t, bool may_unmap)
 {
+	int room = SR_LOG_THREADS_SPARES;
+	if (may_unmap)
+		sr_log__threads_release_spares(t, sr_monotonic_ns());
+	else
+		room -= sr_log__threads_spare_count(t);   /* only this thread adds spares: it cannot shrink */
 	int kept = 0;
 	for (int i = 0; i < t->count; i++) {
 		sr_log_thread_ring *p = t->rings[i];
@@ -288,9 +298,11 @@ reclaim_finished(sr_log_threads *t)
 		 * pairs with the key destructor's store-release of finished: its
 		 * last publish is visible, so the cursor below is final.
 		 */
-		bool done = sr_atomic_load_acquire_i32(&p->finished) &&
+		bool done = (may_unmap || room > 0) && sr_atomic_load_acquire_i32(&p->finished) &&
 		    p->c.next > sr_sequencer_cursor(p->seq) &&
 		    sr_sequence_get_relaxed(&p->consumed) == p->c.next - 1;
+		if (done)
+			room--;
 		if (!done || !reclaim(t, p))
 			t->rings[kept++] = p;
 	}
@@ -309,7 +321,7 @@ reclaim_when_due(sr_log_threads *t, int64_t now, int64_t *last)
 {
 	if (now - *last < SR_LOG_THREADS_HOUSEKEEPING_NS)
 		return;
-	reclaim_finished(t);
+	reclaim_finished(t, true);
 	*last = now;
 }
 
@@ -430,6 +442,13 @@ sr_log__threads_consumer_main(void *arg)
 			break;
 		if (!idling) {
 			idling = true;
+			/*
+			 * The first pass that finds nothing: the rings of threads that
+			 * exited meanwhile become spares now, ready for the next new
+			 * thread (a worker started right after a flush), where there is
+			 * room; those that need unmapping wait until the park below.
+			 */
+			reclaim_finished(t, false);
 			ladder_done = ladder == NULL;
 			if (ladder != NULL)
 				sr_backoff_start(&idle, ladder);
@@ -446,7 +465,7 @@ sr_log__threads_consumer_main(void *arg)
 			 * ring takes milliseconds, which a record or a flush's notice
 			 * published just after the last batch would otherwise wait.
 			 */
-			reclaim_finished(t);
+			reclaim_finished(t, true);
 			last_reclaim = sr_monotonic_ns();
 			if (park_ns > SR_LOG_THREADS_PARK_MAX_NS) {
 				/* Idle for a while: woken by the next call, else at the next housekeeping. */

@@ -80,6 +80,14 @@
 #define SR_LOG_THREADS_MAX_BATCH 4096
 /* While idle, drop reports and the clock's refresh run this often. */
 #define SR_LOG_THREADS_HOUSEKEEPING_NS (100 * INT64_C(1000000))
+/*
+ * Spare rings: the memory of an exited thread's ring, drained, is kept for
+ * the next thread's first call (at most SR_LOG_THREADS_SPARES of them, each
+ * unmapped once unused for SR_LOG_THREADS_SPARE_NS).  Making a ring maps
+ * and touches all of its memory; a spare is ready at once.
+ */
+#define SR_LOG_THREADS_SPARES 4
+#define SR_LOG_THREADS_SPARE_NS (1000 * INT64_C(1000000))
 
 struct sr_log_threads;
 struct sr_log_ring_list;
@@ -139,6 +147,10 @@ typedef struct sr_log_threads {
 	int pins;
 	bool closed;                  /* the consumer's last drain began: no new ring */
 	sr_atomic_i64 made, freed;    /* rings, for sr_log_describe (no data rides on them) */
+	/* Under lock: spare rings' memory, the oldest first, and since when each is unused. */
+	sr_ring *spares[SR_LOG_THREADS_SPARES];
+	int64_t spare_since[SR_LOG_THREADS_SPARES];
+	int spare_count;
 
 	/* The consumer thread. */
 	pthread_t thread;
@@ -182,6 +194,12 @@ void sr_log__threads_thread_renamed(void);
 void sr_log__threads_wake(sr_log_threads *t);
 /* Frees a ring (its thread exited, or the logger closes); unlinks it from its thread first. */
 void sr_log__thread_ring_free(sr_log_thread_ring *p);
+/* Frees a drained ring of an exited thread but keeps its memory as a spare when there is room. */
+void sr_log__thread_ring_retire(sr_log_threads *t, sr_log_thread_ring *p);
+/* Unmaps the spares unused since before now - SR_LOG_THREADS_SPARE_NS (INT64_MAX: every one). */
+void sr_log__threads_release_spares(sr_log_threads *t, int64_t now);
+/* Spare rings kept now (a snapshot). */
+int sr_log__threads_spare_count(sr_log_threads *t);
 /* fork: the process-wide rings lock, taken after every logger's (SR_LOG_FORK_* phases). */
 void sr_log__threads_fork_global(int phase);
 /* Rings now on the list, made and freed since open; false when the logger has no per-thread rings. */

@@ -88,6 +88,20 @@ ring_counts(sr_log *log, long *live, long *made, long *freed)
 	free(text);
 }
 
+/* The spare rings of describe's "per-thread rings" line. */
+static long
+spare_rings(sr_log *log)
+{
+	char *text = tl_describe(log);
+	const char *line = strstr(text, "per-thread rings");
+	cr_assert_not_null(line, "describe has no per-thread rings line:\n%s", text);
+	long live, made, freed, spare = -1;
+	cr_assert_eq(sscanf(line + strlen("per-thread rings"), " %ld live (%ld made, %ld freed), %ld spare", &live,
+	    &made, &freed, &spare), 4, "%s", line);
+	free(text);
+	return spare;
+}
+
 /*
  * Reads "t<T> m<M>" at line: true with *t and *m, and *end after the
  * digits.  (Not sscanf: glibc's measures the whole rest of the text on
@@ -351,7 +365,7 @@ Test(log_producer, environment_and_describe)
 	    "(SEQRING_LOG_PRODUCER='PER_THREAD')") != NULL, "%s", text);
 	cr_expect(strstr(text, "  thread_ring_slots              4096                                 environment "
 	    "(SEQRING_LOG_THREAD_RING_SLOTS='4k')") != NULL, "%s", text);
-	cr_expect(strstr(text, "  per-thread rings               0 live (0 made, 0 freed)") != NULL, "%s", text);
+	cr_expect(strstr(text, "  per-thread rings               0 live (0 made, 0 freed), 0 spare") != NULL, "%s", text);
 	free(text);
 	sr_log_close(&log);
 
@@ -467,20 +481,19 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 	for (int i = 0; i < LONG; i++)
 		pthread_join(w[i].thread, NULL);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	/* The main thread's ring (made by the flush) stays; every other thread has exited. */
+	/* Every thread that logged has exited; the main thread only flushed, which makes no ring. */
 	long live = -1, made = -1, freed = -1;
 	for (int tries = 0; tries < 2000; tries++) {
 		ring_counts(log, &live, &made, &freed);
-		if (live == 1)
+		if (live == 0)
 			break;
 		tl_sleep_ms(1);
 	}
 	long threads = LONG + 2 * WAVES * PER_WAVE;
-	cr_expect_eq(made, threads + 1, "one ring per thread that logged, and the flusher's");
+	cr_expect_eq(made, threads, "one ring per thread that logged, none for the flusher");
 	cr_expect_eq(freed, threads, "the rings of exited threads are freed");
-	cr_expect_eq(live, 1);
+	cr_expect_eq(live, 0);
 	sr_log_close(&log);
-	/* Every ring is freed: the exited threads' by the consumer, the flusher's by the close. */
 	SC_ASSERT_NO_LEAKS();
 	/* Each thread's lines: the long ones have LONG_N, the short ones SHORT_N. */
 	char *text = tl_read_file(path, NULL);
@@ -500,6 +513,54 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 	free(next);
 	free(text);
 	unlink(path);
+}
+
+/* Waits up to 3 s until describe shows `spare` spare rings; returns what it shows last. */
+static long
+await_spare_rings(sr_log *log, long spare)
+{
+	long now = -1;
+	for (int tries = 0; tries < 3000 && (now = spare_rings(log)) != spare; tries++)
+		tl_sleep_ms(1);
+	return now;
+}
+
+Test(log_producer, an_exited_threads_ring_is_kept_for_the_next_thread_then_released, .timeout = 60)
+{
+	tl_capture cap;
+	tl_capture_init(&cap);
+	sr_log_config c;
+	sr_sink_config s;
+	per_thread_config(&c);
+	c.thread_ring_slots = 256;     /* the first thread's records wrap it: the memory is not clean */
+	sr_log *log = open_to_capture(&c, &s, &cap);
+	sr_category *cat = sr_log_category(log, "t");
+	enum { N = 300 };
+	writer w[3];
+	memset(w, 0, sizeof w);
+	run_writers(w, 1, cat, N);
+	cr_expect_eq(await_spare_rings(log, 1), 1, "the exited thread's ring memory is kept");
+	/* The main thread's first call takes it; its records, not the old ones, are read. */
+	for (int m = 0; m < N; m++)
+		SR_INFO(cat, "t1 m%d", m);
+	long live, made, freed;
+	ring_counts(log, &live, &made, &freed);
+	cr_expect_eq(made, 2);
+	cr_expect_eq(freed, 1);
+	cr_expect_eq(spare_rings(log), 0, "the main thread took the spare");
+	/* Another thread's ring, kept when it exits, is unmapped once unused for a while. */
+	w[2].cat = cat;
+	w[2].id = 2;
+	w[2].n = N;
+	cr_assert_eq(pthread_create(&w[2].thread, NULL, writer_main, &w[2]), 0);
+	pthread_join(w[2].thread, NULL);
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	int64_t kept_at = sr_monotonic_ns();
+	cr_expect_eq(await_spare_rings(log, 1), 1, "the second exited thread's ring memory is kept");
+	cr_expect_eq(await_spare_rings(log, 0), 0, "a spare unused for %" PRId64 " ms is released",
+	    (sr_monotonic_ns() - kept_at) / 1000000);
+	close_and_expect_in_order(&log, &cap, 3, N);
+	SC_ASSERT_NO_LEAKS();
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -796,6 +857,30 @@ Test(log_producer, flush_from_several_threads_covers_every_ring, .timeout = 60)
 		pthread_join(t[i], NULL);
 		cr_expect(h[i].ok, "thread %d's flush returned before every ring's records were written", i);
 	}
+	close_and_expect_in_order(&log, &slow.cap, THREADS, N);
+}
+
+Test(log_producer, a_thread_that_never_logged_flushes_without_a_ring_of_its_own, .timeout = 60)
+{
+	slow_capture slow;
+	sr_log_config c;
+	sr_sink_config s;
+	sr_category *cat;
+	per_thread_config(&c);
+	/* A slow sink: when the writers have finished, most of their lines are still in their rings. */
+	sr_log *log = open_slow(&c, &s, &slow, 200, &cat);
+	enum { THREADS = 3, N = 200 };
+	writer w[THREADS];
+	memset(w, 0, sizeof w);
+	run_writers(w, THREADS, cat, N);
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	pthread_mutex_lock(&slow.cap.lock);
+	size_t lines = slow.cap.count;
+	pthread_mutex_unlock(&slow.cap.lock);
+	cr_expect_eq(lines, (size_t)THREADS * N, "the flush returned with %zu of %d lines written", lines, THREADS * N);
+	long live = -1, made = -1, freed = -1;
+	ring_counts(log, &live, &made, &freed);
+	cr_expect_eq(made, THREADS, "rings made: %ld, one per writer and none for the flushing thread", made);
 	close_and_expect_in_order(&log, &slow.cap, THREADS, N);
 }
 
