@@ -8,10 +8,11 @@
  *     500-character message: SR_INFO(cat, "%s", msg) with one 500-byte
  *     string, so the caller copies the string and the consumer formats it.
  *   - Each mode's logger is opened once on a fresh file and warmed up with
- *     200,000 messages of the same size from the main thread, which are
+ *     200,000 messages of the same size from a warm-up thread, which are
  *     written (sr_log_flush) before anything is measured.  The logger then
- *     stays open for every run (see keeps_open for the exceptions), and each
- *     run starts by truncating its file.
+ *     stays open for every run (see keeps_open for the exceptions; with a
+ *     ring per thread, for every run of one thread count), and each run
+ *     starts by truncating its file.
  *   - The T threads start together (a start gate); the call phase lasts
  *     from the first thread's first call to the last thread's last return:
  *     calls_per_sec, what the manual reports.
@@ -45,6 +46,7 @@
 #endif
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +204,7 @@ log_path(const options *o, int index, const char *what, char *buf, size_t size)
 typedef struct live {
 	sr_log *log;
 	sr_category *cat;
+	int threads;              /* per-thread rings: the thread count they are sized for */
 	char path[PATH_BYTES];
 } live;
 
@@ -217,11 +220,10 @@ typedef struct live {
 static bool
 keeps_open(const options *o, const variant *v)
 {
+	(void)o;
 	if (v->kind != V_RING)
 		return true;
-	/* Per-thread rings are sized for the run's threads (see logger_open): a logger per run. */
-	if (o->per_thread)
-		return false;
+	/* Per-thread rings, sized for one thread count, stay open for its runs (see measure_cell). */
 	sr_wait_config wc;
 	if (sr_wait_config_parse(v->spec, &wc, NULL) != SR_OK)
 		return false;
@@ -237,7 +239,30 @@ logger_close(live *l)
 	unlink(l->path);
 }
 
-/* Opens a fresh logger on a fresh file and warms it up (logged, then flushed). */
+/* The warm-up's thread: logs n messages and exits. */
+typedef struct warm_up {
+	sr_category *cat;
+	const char *msg;
+	int64_t n;
+} warm_up;
+
+static void *
+warm_up_main(void *arg)
+{
+	warm_up *w = arg;
+	sr_log_thread_name("bench-warm");
+	for (int64_t i = 0; i < w->n; i++)
+		SR_INFO(w->cat, "%s", w->msg);
+	return NULL;
+}
+
+/*
+ * Opens a fresh logger on a fresh file and warms it up (logged by a thread
+ * of its own, then flushed).  Not by this thread, which only waits for the
+ * runs: with a ring per thread it would keep a ring sized for a run, touched
+ * and never used again; the warm-up thread's ring, once it exits, is the
+ * first worker's (the logger keeps an exited thread's ring for the next).
+ */
 static bool
 logger_open(const options *o, const variant *v, int index, int threads, const char *msg, live *l, char *err)
 {
@@ -263,9 +288,16 @@ logger_open(const options *o, const variant *v, int index, int threads, const ch
 	if (l->log == NULL)
 		return false;
 	l->cat = sr_log_category(l->log, "bench.throughput");
-	sr_log_thread_name("bench-warm");
-	for (int64_t i = 0; i < o->warmup; i++)
-		SR_INFO(l->cat, "%s", msg);
+	l->threads = threads;
+	warm_up w = { l->cat, msg, o->warmup };
+	pthread_t warm;
+	int e = pthread_create(&warm, NULL, warm_up_main, &w);
+	if (e != 0) {
+		snprintf(err, ERR_MAX, "cannot start the warm-up thread: %s", strerror(e));
+		logger_close(l);
+		return false;
+	}
+	pthread_join(warm, NULL);
 	if (!log_bench_flush(l->log, v, kind_names, "the warm-up", err, ERR_MAX)) {
 		logger_close(l);
 		return false;
@@ -564,6 +596,16 @@ measure_cell(const options *o, table *t, int vi, int threads, int run, const cha
 	}
 	live *l = &t->lives[vi];
 	bool ok = true;
+	/*
+	 * Per-thread rings each hold their thread's share of a run: a new
+	 * thread count needs a logger of its own.  Within a thread count the
+	 * logger stays open, as the shared ring's does for the whole table:
+	 * each run's threads take the rings the last run's threads left
+	 * (spare rings), as an application's threads would, rather than new
+	 * memory.
+	 */
+	if (l->log != NULL && v->kind == V_RING && o->per_thread && l->threads != threads)
+		logger_close(l);
 	if (l->log == NULL) {
 		bench_progress("%s: %s open and warm-up (%" PRId64 " messages)", PROG, name, o->warmup);
 		ok = logger_open(o, v, vi, threads, msg, l, err);
@@ -665,7 +707,8 @@ print_rows(const options *o, const table *t)
 	    "about %.0f bytes); all threads start together at a gate.\n", o->calls, o->f.message_bytes,
 	    line_bytes);
 	printf("- Each mode's logger is opened once (busyspin and yield consumers, which spin while "
-	    "idle, once per run), writes to a file under %s, and is warmed up with %" PRId64 " messages "
+	    "idle, once per run; per-thread rings, sized for the thread count, once per thread count), "
+	    "writes to a file under %s, and is warmed up with %" PRId64 " messages "
 	    "and `sr_log_flush`; each run truncates the file first. %d run%s per thread count, modes "
 	    "interleaved within each run (", o->f.sink_dir, o->warmup, o->runs, o->runs == 1 ? "" : "s");
 	for (int vi = 0; vi < t->nvars; vi++)
@@ -677,7 +720,8 @@ print_rows(const options *o, const table *t)
 	printf("- ceiling: the same number of lines of the same length written with `fwrite` through "
 	    "a 64 KiB stdio buffer to a fresh file, one thread, no formatting.\n");
 	printf("- ring rows' producer: %s.\n", o->per_thread ? "per_thread (a single-producer ring per "
-	    "calling thread, each holding its share of the run, made before the start gate)" :
+	    "calling thread, each holding its share of the run, made before the start gate, from the "
+	    "rings of the last run's threads where the logger kept them)" :
 	    "shared (one multi-producer ring)");
 	if (o->f.want[V_SYNC])
 		printf("- sync: %s.\n", o->sync_immediate ?
