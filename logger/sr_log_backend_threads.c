@@ -558,6 +558,29 @@ wait_consumed(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p, int64_t tar
 }
 
 /*
+ * The end of a flush from a thread without a ring, once every ring's records
+ * are written: asks the consumer for a batch end (its sinks' buffers were
+ * written with those records, but a drop counted since is reported only at
+ * a batch end) and waits for it.
+ */
+static int
+flush_without_ring(sr_log *log, sr_log_threads *t)
+{
+	/* Counting tickets only: the store-release of done carries the data. */
+	int64_t ticket = sr_atomic_faa_i64(&t->flushes_asked, 1) + 1;
+	wake_fenced(t);
+	sr_backoff b = SR_BACKOFF_INIT;
+	/* pairs with the consumer's store-release of flushes_done after the batch end */
+	while (sr_atomic_load_acquire_i64(&t->flushes_done) < ticket) {
+		/* pairs with the store-releases in sr_log_shutdown and at the consumer's end */
+		if (sr_atomic_load_acquire_i32(&log->shut) && !sr_atomic_load_acquire_i32(&t->running))
+			return SR_ESTATE;
+		sr_backoff_pause(&b);
+	}
+	return SR_OK;
+}
+
+/*
  * Flush and dump: "every record accepted before the call" is, across rings,
  * every record published in any ring before the call.  So: first wait until
  * the consumer has written each other ring up to its cursor as read now
@@ -567,8 +590,8 @@ wait_consumed(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p, int64_t tar
  * record of every thread that was accepted before the call.
  *
  * A flush from a thread that has no ring (it never logged to this logger)
- * has nothing of its own to wait for: the first step is all of it, and no
- * ring is made for it.  A ring is as large as configured and touched at
+ * has nothing of its own to wait for: the first step, then a batch end
+ * (flush_without_ring), and no ring is made for it.  A ring is as large as configured and touched at
  * once, and a thread that only flushes (a main thread that starts workers,
  * then waits for their lines) would hold one for nothing.
  */
@@ -595,8 +618,10 @@ threads_notice(sr_log *log, int kind)
 	pthread_mutex_lock(&t->lock);
 	t->pins--;
 	pthread_mutex_unlock(&t->lock);
-	if (rc != SR_OK || own == NULL)
+	if (rc != SR_OK)
 		return rc;
+	if (own == NULL)
+		return flush_without_ring(log, t);
 	int64_t s;
 	if (sr_log__claim_while_open(log, own->seq, 1, &s) != SR_OK)
 		return SR_ESTATE;

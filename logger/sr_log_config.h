@@ -57,7 +57,8 @@ typedef enum sr_log_producer {
 	/**
 	 * One single-producer ring of thread_ring_slots per calling thread
 	 * (default), made (allocated and touched) on the thread's first call
-	 * and freed once the thread has exited and its ring is drained.  A call claims
+	 * and freed once the thread has exited and its ring is drained (its
+	 * memory kept a while for the next new thread).  A call claims
 	 * with plain arithmetic and publishes with one store: no locked
 	 * instruction, no system call while the consumer is awake.  The
 	 * consumer merges the rings in timestamp order; a record published

@@ -325,6 +325,24 @@ reclaim_when_due(sr_log_threads *t, int64_t now, int64_t *last)
 	*last = now;
 }
 
+/*
+ * Flushes asked by threads without a ring (sr_log_backend_threads.c): one
+ * batch end serves every one asked so far.  Returns whether there were any.
+ */
+static bool
+serve_flushes(sr_log *log, sr_log_threads *t)
+{
+	/* pairs with the flushers' add: asked after every ring they waited for was written */
+	int64_t asked = sr_atomic_load_acquire_i64(&t->flushes_asked);
+	if (asked == sr_atomic_load_relaxed_i64(&t->flushes_done))
+		return false;
+	sr_log__crash_checkpoint(&t->crash);
+	sr_log__end_of_batch(log);
+	/* pairs with the flushers' load-acquire: the batch end is done */
+	sr_atomic_store_release_i64(&t->flushes_done, asked);
+	return true;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Idling                                                                                   */
 
@@ -336,6 +354,9 @@ sr_log__threads_work_visible(sr_log_threads *t)
 		return true;
 	/* pairs with the store-release of changes (a new ring) */
 	if (sr_atomic_load_acquire_i64(&t->changes) != t->seen_changes)
+		return true;
+	/* pairs with the flushers' add */
+	if (sr_atomic_load_acquire_i64(&t->flushes_asked) != sr_atomic_load_relaxed_i64(&t->flushes_done))
 		return true;
 	for (int i = 0; i < t->count; i++) {
 		sr_log_thread_ring *p = t->rings[i];
@@ -410,6 +431,8 @@ last_drain(sr_log *log, sr_log_threads *t)
 	}
 	sr_log__crash_checkpoint(&t->crash);
 	sr_log__end_of_batch(log);
+	/* That batch end serves any flush still waiting (they also see the consumer gone). */
+	sr_atomic_store_release_i64(&t->flushes_done, sr_atomic_load_acquire_i64(&t->flushes_asked));
 }
 
 void *
@@ -431,6 +454,8 @@ sr_log__threads_consumer_main(void *arg)
 	for (;;) {
 		bool more;
 		int64_t taken = run_pass(log, t, &more);
+		if (serve_flushes(log, t))
+			more = true;
 		if (taken > 0 || more) {
 			idling = false;
 			park_ns = SR_LOG_THREADS_PARK_NS;

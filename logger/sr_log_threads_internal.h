@@ -147,6 +147,12 @@ typedef struct sr_log_threads {
 	int pins;
 	bool closed;                  /* the consumer's last drain began: no new ring */
 	sr_atomic_i64 made, freed;    /* rings, for sr_log_describe (no data rides on them) */
+	/*
+	 * Flushes from threads without a ring, which have no notice to publish:
+	 * each adds one to asked; the consumer ends a batch (sinks' buffers,
+	 * drop reports) and stores asked into done (store-release).
+	 */
+	sr_atomic_i64 flushes_asked, flushes_done;
 	/* Under lock: spare rings' memory, the oldest first, and since when each is unused. */
 	sr_ring *spares[SR_LOG_THREADS_SPARES];
 	int64_t spare_since[SR_LOG_THREADS_SPARES];
