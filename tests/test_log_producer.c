@@ -937,6 +937,7 @@ typedef struct runner {
 	int id;
 	sr_atomic_i32 *stop;
 	long made;
+	sr_atomic_i32 logged;     /* 1 once the first call returned */
 } runner;
 
 static void *
@@ -947,6 +948,9 @@ runner_main(void *arg)
 	for (long m = 0; !sr_atomic_load_acquire_i32(r->stop); m++) {
 		SR_INFO(r->cat, "t%d m%ld", r->id, m);
 		r->made = m + 1;
+		/* pairs with the test's load-acquire */
+		if (m == 0)
+			sr_atomic_store_release_i32(&r->logged, 1);
 	}
 	return NULL;
 }
@@ -964,8 +968,18 @@ Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 	sr_atomic_i32 stop = 0;
 	runner r[THREADS];
 	for (int i = 0; i < THREADS; i++) {
-		r[i] = (runner){ 0, cat, i, &stop, 0 };
+		r[i] = (runner){ 0, cat, i, &stop, 0, 0 };
 		pthread_create(&r[i].thread, NULL, runner_main, &r[i]);
+	}
+	/*
+	 * Every thread's first message accepted before the shutdown (on a
+	 * loaded machine a thread may not run for a while), then a while more.
+	 */
+	for (int i = 0; i < THREADS; i++) {
+		/* pairs with the runner's store-release */
+		for (int tries = 0; tries < 10000 && !sr_atomic_load_acquire_i32(&r[i].logged); tries++)
+			tl_sleep_ms(1);
+		cr_assert(sr_atomic_load_acquire_i32(&r[i].logged), "thread %d made no call in 10 s", i);
 	}
 	tl_sleep_ms(50);
 	cr_assert_eq(sr_log_shutdown(log), SR_OK);
