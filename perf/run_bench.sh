@@ -10,7 +10,7 @@
 # RESULTS_DIR (default <repo>/perf/results) receives the results.
 #
 # Writes under RESULTS_DIR: environment.txt, throughput.csv/.md (the main job: Log4j 2's
-# per-thread table, the logger's default producer) and throughput_shared.csv/.md (the shared ring),
+# per-thread table, the ring rows with the logger's default producer and with the shared ring),
 # latency.csv/.md and latency_*.dat (response time), ring.csv/.md,
 # wait.csv/.md, micro.json/.txt and PNG plots; prints the Markdown tables at the end.
 # Progress goes to stderr.  Harnesses run one after the other, never two at once.
@@ -104,16 +104,14 @@ say "environment: $RESULTS/environment.txt"
 start=$(date +%s)
 
 # --- logger throughput: Log4j 2's per-thread table (the main job) -----------
-# threads 1..64, 256 x 1024 calls per run, 5 runs, ring (the logger's default wait), queue,
-# sync and the fwrite ceiling interleaved: about a minute on 2 cores
+# threads 1..64, 256 x 1024 calls per run, 5 runs; ring with a ring per thread (the logger's
+# default producer), ring with the shared multi-producer ring (its rows "phased/shared"),
+# queue, sync and the fwrite ceiling interleaved within each run: about 2 minutes on 2 cores
 if [ "$QUICK" = 1 ]; then TP_ARGS=(--quick); else TP_ARGS=(); fi
-say "logger throughput: $THROUGHPUT ${TP_ARGS[*]}"
-"$THROUGHPUT" "${TP_ARGS[@]}" --truncate --out "$RESULTS/throughput.csv" > "$RESULTS/throughput.md"
-# The ring rows above use the logger's default producer (a ring per thread); the shared
-# multi-producer ring, the other choice, on the same table: about 30 s
-say "logger throughput, shared ring: $THROUGHPUT ${TP_ARGS[*]} --modes ring --producer shared"
-"$THROUGHPUT" "${TP_ARGS[@]}" --modes ring --producer shared --truncate \
-  --out "$RESULTS/throughput_shared.csv" > "$RESULTS/throughput_shared.md"
+say "logger throughput: $THROUGHPUT ${TP_ARGS[*]} --producer both"
+"$THROUGHPUT" "${TP_ARGS[@]}" --producer both --truncate --out "$RESULTS/throughput.csv" \
+  > "$RESULTS/throughput.md"
+rm -f "$RESULTS/throughput_shared.csv" "$RESULTS/throughput_shared.md"
 
 # --- logger response time: Log4j 2's method (the main job) ------------------
 # 2 and 4 threads x 8,000 msg/s each, 10 s measured after 3 s of warm-up, ring/queue/sync:
@@ -378,8 +376,6 @@ cat "$RESULTS/environment.txt"
 echo '```'
 echo
 cat "$RESULTS/throughput.md"
-echo
-cat "$RESULTS/throughput_shared.md"
 echo
 cat "$RESULTS/latency.md"
 echo

@@ -35,6 +35,7 @@ typedef struct log_bench_variant {
 	int kind;          /* enum log_bench_mode, or a harness's own kind after them */
 	char spec[256];    /* ring: the wait strategy handed to the logger */
 	char label[64];    /* the CSV's wait column: the strategy's label, "none" for the other kinds */
+	bool shared_ring;  /* ring: the shared multi-producer ring rather than a ring per thread */
 } log_bench_variant;
 
 /*

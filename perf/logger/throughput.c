@@ -80,6 +80,11 @@ static const char *const kind_names[V_KIND_COUNT] = { LOG_BENCH_MODE_NAMES, "cei
 
 typedef log_bench_variant variant;
 
+/* Rows: log_bench's, with each ring row twice under --producer both. */
+#define THROUGHPUT_MAX_VARIANTS (2 * LOG_BENCH_MAX_VARIANTS)
+/* --producer */
+enum { PRODUCER_PER_THREAD = 1, PRODUCER_SHARED = 2, PRODUCER_BOTH = 3 };
+
 /* One variant at one thread count, over the runs. */
 typedef struct cell {
 	double calls[MAX_RUNS];
@@ -100,7 +105,7 @@ typedef struct options {
 	int64_t capacity;       /* messages the ring and queue hold; 0: the logger's defaults */
 	int64_t slot_size;
 	bool sync_immediate;
-	bool per_thread;        /* --producer per_thread: a ring per calling thread */
+	int producers;          /* --producer: PRODUCER_PER_THREAD, PRODUCER_SHARED or both */
 	bool calls_given, warmup_given, runs_given;   /* --quick leaves these alone */    /* sync mode's immediate_flush (default false, as Log4j 2's test) */
 } options;
 
@@ -131,8 +136,9 @@ usage(FILE *f)
 	    "  --runs N              measured repetitions (default 5, at most %d)\n"
 	    "  --policy NAME         full-queue policy: block (default), drop, discard, sync\n"
 	    "  --producer NAME       the ring rows' producer: per_thread (default, the logger's: a\n"
-	    "                        ring per thread, each holding its share of the run) or\n"
-	    "                        shared (one multi-producer ring)\n"
+	    "                        ring per thread, each holding its share of the run),\n"
+	    "                        shared (one multi-producer ring), or both (each ring row\n"
+	    "                        twice, the shared one labelled WAIT/shared, interleaved)\n"
 	    "  --sync-flush WHEN     sync mode: buffered (default: lines written when the 64 KiB\n"
 	    "                        buffer fills, as Log4j 2's test with immediateFlush=false)\n"
 	    "                        or immediate (a write(2) per line, the logger's default)\n"
@@ -283,7 +289,7 @@ logger_open(const options *o, const variant *v, int index, int threads, const ch
 		c.thread_ring_slots = pow2_at_least(o->capacity / threads * slots_per_message(o) + 64);
 	}
 	if (v->kind == V_RING)
-		c.producer = o->per_thread ? SR_LOG_PRODUCER_PER_THREAD : SR_LOG_PRODUCER_SHARED;
+		c.producer = v->shared_ring ? SR_LOG_PRODUCER_SHARED : SR_LOG_PRODUCER_PER_THREAD;
 	l->log = log_bench_open(&c, v, kind_names, err, ERR_MAX);
 	if (l->log == NULL)
 		return false;
@@ -467,10 +473,10 @@ print_target(const char *label, const char *what, double got, double goal, const
 
 /* The rows (variants) and what each measured at each thread count. */
 typedef struct table {
-	variant vars[LOG_BENCH_MAX_VARIANTS];
+	variant vars[THROUGHPUT_MAX_VARIANTS];
 	int nvars;
-	cell cells[LOG_BENCH_MAX_VARIANTS][LOG_BENCH_MAX_LIST];
-	live lives[LOG_BENCH_MAX_VARIANTS];
+	cell cells[THROUGHPUT_MAX_VARIANTS][LOG_BENCH_MAX_LIST];
+	live lives[THROUGHPUT_MAX_VARIANTS];
 	double probe_bytes;     /* a logger's line length, for a ceiling that runs without one */
 } table;
 
@@ -497,17 +503,57 @@ parse_policy(void *dest, char **values, char *err, size_t errsize)
 	return false;
 }
 
-/* --producer: per_thread (the default, the logger's) or shared. */
+/* --producer: per_thread (the default, the logger's), shared, or both (each ring row twice). */
 static bool
 parse_producer(void *dest, char **values, char *err, size_t errsize)
 {
-	bool *per_thread = dest;
-	if (strcmp(values[0], "shared") == 0 || strcmp(values[0], "per_thread") == 0) {
-		*per_thread = strcmp(values[0], "per_thread") == 0;
-		return true;
+	int *producers = dest;
+	if (strcmp(values[0], "per_thread") == 0)
+		*producers = PRODUCER_PER_THREAD;
+	else if (strcmp(values[0], "shared") == 0)
+		*producers = PRODUCER_SHARED;
+	else if (strcmp(values[0], "both") == 0)
+		*producers = PRODUCER_BOTH;
+	else {
+		snprintf(err, errsize, "--producer '%.64s' is invalid: expected per_thread, shared or both",
+		    values[0]);
+		return false;
 	}
-	snprintf(err, errsize, "--producer '%.64s' is invalid: expected shared or per_thread", values[0]);
-	return false;
+	return true;
+}
+
+/*
+ * The ring rows once per producer asked for, in each round's order: a
+ * strategy's per-thread row, then its shared twin (labelled "LABEL/shared"
+ * when both run), so that the two compare within every round.
+ */
+static bool
+expand_producers(const options *o, variant *vars, int *nvars, int max, char *err)
+{
+	variant in[THROUGHPUT_MAX_VARIANTS];
+	int n = *nvars, out = 0;
+	memcpy(in, vars, (size_t)n * sizeof *vars);
+	for (int i = 0; i < n; i++) {
+		int copies = in[i].kind != V_RING ? 1 : o->producers == PRODUCER_BOTH ? 2 : 1;
+		if (out + copies > max) {
+			snprintf(err, ERR_MAX, "--producer both: more than %d rows", max);
+			return false;
+		}
+		for (int c = 0; c < copies; c++) {
+			variant *v = &vars[out++];
+			*v = in[i];
+			if (in[i].kind != V_RING)
+				continue;
+			v->shared_ring = o->producers == PRODUCER_SHARED || c == 1;
+			if (c == 1) {
+				char label[sizeof v->label];
+				snprintf(label, sizeof label, "%.50s/shared", in[i].label);
+				memcpy(v->label, label, sizeof v->label);
+			}
+		}
+	}
+	*nvars = out;
+	return true;
 }
 
 /* --capacity: a bench_flag parser (run: -1, logger: 0, else a message count). */
@@ -533,7 +579,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 {
 	/* Log4j 2's test: 256 x 1024 calls, a 500-character message; capacity -1: the run's calls */
 	*o = (options){ .calls = 256 * 1024, .warmup = 200000, .runs = 5, .policy = SR_LOG_FULL_BLOCK,
-	    .capacity = -1, .slot_size = 128, .per_thread = true };
+	    .capacity = -1, .slot_size = 128, .producers = PRODUCER_PER_THREAD };
 	static const int threads[] = { 1, 2, 4, 8, 16, 32, 64 };
 	log_bench_flags_init(&o->f, kind_names, V_KIND_COUNT, MAX_THREADS, threads, 7, threads, 3, 500,
 	    "perf/results/throughput.csv");
@@ -542,7 +588,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 		{ BENCH_FLAG("--warmup", BENCH_COUNT, &o->warmup), .zero_ok = true, .given = &o->warmup_given },
 		{ BENCH_FLAG("--runs", BENCH_INT, &o->runs), .max = MAX_RUNS, .given = &o->runs_given },
 		{ BENCH_FLAG("--policy", BENCH_CUSTOM, &o->policy), .parse = parse_policy },
-		{ BENCH_FLAG("--producer", BENCH_CUSTOM, &o->per_thread), .parse = parse_producer },
+		{ BENCH_FLAG("--producer", BENCH_CUSTOM, &o->producers), .parse = parse_producer },
 		{ BENCH_FLAG("--sync-flush", BENCH_CUSTOM, &o->sync_immediate), .parse = parse_sync_flush },
 		{ BENCH_FLAG("--capacity", BENCH_CUSTOM, &o->capacity), .parse = parse_capacity },
 		{ BENCH_FLAG("--slot-size", BENCH_POWER_OF_TWO, &o->slot_size), .min = 64, .max = 65536 },
@@ -604,7 +650,7 @@ measure_cell(const options *o, table *t, int vi, int threads, int run, const cha
 	 * (spare rings), as an application's threads would, rather than new
 	 * memory.
 	 */
-	if (l->log != NULL && v->kind == V_RING && o->per_thread && l->threads != threads)
+	if (l->log != NULL && v->kind == V_RING && !v->shared_ring && l->threads != threads)
 		logger_close(l);
 	if (l->log == NULL) {
 		bench_progress("%s: %s open and warm-up (%" PRId64 " messages)", PROG, name, o->warmup);
@@ -719,10 +765,16 @@ print_rows(const options *o, const table *t)
 	    "drained/s: messages in the file over the call phase plus `sr_log_flush`.\n");
 	printf("- ceiling: the same number of lines of the same length written with `fwrite` through "
 	    "a 64 KiB stdio buffer to a fresh file, one thread, no formatting.\n");
-	printf("- ring rows' producer: %s.\n", o->per_thread ? "per_thread (a single-producer ring per "
-	    "calling thread, each holding its share of the run, made before the start gate, from the "
-	    "rings of the last run's threads where the logger kept them)" :
-	    "shared (one multi-producer ring)");
+	static const char per_thread_text[] = "per_thread, the logger's default (a single-producer ring "
+	    "per calling thread, each holding its share of the run, made before the start gate, from the "
+	    "rings of the last run's threads where the logger kept them)";
+	static const char shared_text[] = "shared (one multi-producer ring)";
+	if (o->producers == PRODUCER_BOTH)
+		printf("- ring rows' producer: %s; rows WAIT/shared: %s, run right after their per_thread "
+		    "twin in every round.\n", per_thread_text, shared_text);
+	else
+		printf("- ring rows' producer: %s.\n", o->producers == PRODUCER_SHARED ? shared_text :
+		    per_thread_text);
 	if (o->f.want[V_SYNC])
 		printf("- sync: %s.\n", o->sync_immediate ?
 		    "immediate_flush (a write(2) per line before the call returns, the logger's default)" :
@@ -855,7 +907,8 @@ main(int argc, char **argv)
 	static table t;
 	enum bench_parsed parsed = parse_args(argc, argv, &o, err);
 	if (parsed == BENCH_PARSED_RUN &&
-	    !log_bench_variants(o.f.wait_list, o.f.want, V_KIND_COUNT, t.vars, &t.nvars, err, ERR_MAX))
+	    (!log_bench_variants(o.f.wait_list, o.f.want, V_KIND_COUNT, t.vars, &t.nvars, err, ERR_MAX) ||
+	    !expand_producers(&o, t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err)))
 		parsed = BENCH_PARSED_BAD;
 	if (parsed != BENCH_PARSED_RUN)
 		return bench_parsed_exit(parsed, PROG, err);
