@@ -25,9 +25,10 @@ allowed=(
   '(^|/)(NAME|FILE|DIR|LABEL|N)(\.[a-z]+)?(/|$)'   # placeholders: examples/NAME.c, ring/LABEL
   '[*?]'                 # globs: ring/*.c, perf/results/*.csv
   '\.\.\.'               # elisions: perf/...
-  # Labels, not paths: a logger mode and its wait strategy (ring/phased in the perf tables),
+  # Labels, not paths: a logger mode and its wait strategy (ring/phased in the perf tables,
+  # ring/phased/shared for the shared ring beside the default),
   # or the modes together (ring/queue/sync).
-  '^(ring|queue|sync)(/(ring|queue|sync|busyspin|yield|sleep|block|liteblock|timeout|phased))+$'
+  '^(ring|queue|sync)(/(ring|queue|sync|busyspin|yield|sleep|block|liteblock|timeout|phased|shared))+$'
 )
 # Files whose paths name other projects' trees, not this one: the peers' sources and docs
 # describe Log4j 2, Logback, spdlog and the Disruptor.
