@@ -566,7 +566,10 @@ wait_consumed(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p, int64_t tar
 static int
 flush_without_ring(sr_log *log, sr_log_threads *t)
 {
-	/* Counting tickets only: the store-release of done carries the data. */
+	/*
+	 * A full-barrier add: pairs with the consumer's load-acquire of asked,
+	 * so its batch end sees what was counted before the call (drops).
+	 */
 	int64_t ticket = sr_atomic_faa_i64(&t->flushes_asked, 1) + 1;
 	wake_fenced(t);
 	sr_backoff b = SR_BACKOFF_INIT;
@@ -591,9 +594,10 @@ flush_without_ring(sr_log *log, sr_log_threads *t)
  *
  * A flush from a thread that has no ring (it never logged to this logger)
  * has nothing of its own to wait for: the first step, then a batch end
- * (flush_without_ring), and no ring is made for it.  A ring is as large as configured and touched at
- * once, and a thread that only flushes (a main thread that starts workers,
- * then waits for their lines) would hold one for nothing.
+ * (flush_without_ring), and no ring is made for it.  A ring is as large as
+ * configured and touched at once, and a thread that only flushes (a main
+ * thread that starts workers, then waits for their lines) would hold one
+ * for nothing.
  */
 static int
 threads_notice(sr_log *log, int kind)
