@@ -542,13 +542,16 @@ threads_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 	wake_if_parked(p->owner);
 }
 
-/* Waits until the consumer's sequence on p reaches target: SR_OK, or SR_ESTATE once it stopped. */
+/*
+ * Waits until a sequence the consumer advances (a ring's consumed, or
+ * flushes_done) reaches target: SR_OK, or SR_ESTATE once the consumer stopped.
+ */
 static int
-wait_consumed(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p, int64_t target)
+wait_consumer(sr_log *log, sr_log_threads *t, const sr_sequence *s, int64_t target)
 {
 	sr_backoff b = SR_BACKOFF_INIT;
-	/* pairs with the consumer's store-release of its sequence after each batch */
-	while (sr_sequence_get(&p->consumed) < target) {
+	/* pairs with the consumer's store-release of s (after each batch, or after a flush's batch end) */
+	while (sr_sequence_get(s) < target) {
 		/* pairs with the store-releases in sr_log_shutdown and at the consumer's end */
 		if (sr_atomic_load_acquire_i32(&log->shut) && !sr_atomic_load_acquire_i32(&t->running))
 			return SR_ESTATE;
@@ -572,15 +575,7 @@ flush_without_ring(sr_log *log, sr_log_threads *t)
 	 */
 	int64_t ticket = sr_atomic_faa_i64(&t->flushes_asked, 1) + 1;
 	wake_fenced(t);
-	sr_backoff b = SR_BACKOFF_INIT;
-	/* pairs with the consumer's store-release of flushes_done after the batch end */
-	while (sr_atomic_load_acquire_i64(&t->flushes_done) < ticket) {
-		/* pairs with the store-releases in sr_log_shutdown and at the consumer's end */
-		if (sr_atomic_load_acquire_i32(&log->shut) && !sr_atomic_load_acquire_i32(&t->running))
-			return SR_ESTATE;
-		sr_backoff_pause(&b);
-	}
-	return SR_OK;
+	return wait_consumer(log, t, &t->flushes_done, ticket);
 }
 
 /*
@@ -617,7 +612,7 @@ threads_notice(sr_log *log, int kind)
 	for (sr_log_crash_ring *cr = head; cr != NULL && rc == SR_OK; cr = sr_atomic_load_acquire_ptr(&cr->next)) {
 		sr_log_thread_ring *p = sr_log__thread_ring_of_crash(cr);
 		if (p != own)
-			rc = wait_consumed(log, t, p, sr_sequencer_cursor(p->seq));
+			rc = wait_consumer(log, t, &p->consumed, sr_sequencer_cursor(p->seq));
 	}
 	pthread_mutex_lock(&t->lock);
 	t->pins--;
@@ -636,7 +631,7 @@ threads_notice(sr_log *log, int kind)
 	sr_log__thread_record_encode(&w, &h, NULL);
 	sr_sequencer_publish(own->seq, s);
 	wake_fenced(t);
-	return wait_consumed(log, t, own, s);
+	return wait_consumer(log, t, &own->consumed, s);
 }
 
 static int
@@ -697,6 +692,7 @@ threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, s
 	if (t->scratch == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the consumer's record buffer");
 	t->seen_changes = -1;
+	sr_sequence_init(&t->flushes_done, 0);
 	t->evict = sr_cache__can_evict();
 	/* pairs with the crash handler's load-acquire; before the thread exists */
 	sr_atomic_store_release_i32(&t->running, 1);

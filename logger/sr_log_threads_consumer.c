@@ -334,12 +334,12 @@ serve_flushes(sr_log *log, sr_log_threads *t)
 {
 	/* pairs with the flushers' add: asked after every ring they waited for was written */
 	int64_t asked = sr_atomic_load_acquire_i64(&t->flushes_asked);
-	if (asked == sr_atomic_load_relaxed_i64(&t->flushes_done))
+	if (asked == sr_sequence_get_relaxed(&t->flushes_done))
 		return false;
 	sr_log__crash_checkpoint(&t->crash);
 	sr_log__end_of_batch(log);
 	/* pairs with the flushers' load-acquire: the batch end is done */
-	sr_atomic_store_release_i64(&t->flushes_done, asked);
+	sr_sequence_set(&t->flushes_done, asked);
 	return true;
 }
 
@@ -356,7 +356,7 @@ sr_log__threads_work_visible(sr_log_threads *t)
 	if (sr_atomic_load_acquire_i64(&t->changes) != t->seen_changes)
 		return true;
 	/* pairs with the flushers' add */
-	if (sr_atomic_load_acquire_i64(&t->flushes_asked) != sr_atomic_load_relaxed_i64(&t->flushes_done))
+	if (sr_atomic_load_acquire_i64(&t->flushes_asked) != sr_sequence_get_relaxed(&t->flushes_done))
 		return true;
 	for (int i = 0; i < t->count; i++) {
 		sr_log_thread_ring *p = t->rings[i];
@@ -432,7 +432,7 @@ last_drain(sr_log *log, sr_log_threads *t)
 	sr_log__crash_checkpoint(&t->crash);
 	sr_log__end_of_batch(log);
 	/* That batch end serves any flush still waiting (they also see the consumer gone). */
-	sr_atomic_store_release_i64(&t->flushes_done, sr_atomic_load_acquire_i64(&t->flushes_asked));
+	sr_sequence_set(&t->flushes_done, sr_atomic_load_acquire_i64(&t->flushes_asked));
 }
 
 void *

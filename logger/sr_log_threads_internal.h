@@ -23,9 +23,9 @@
  * first (bound), then the list of rings, then every ring's cursor, then
  * takes, earliest first, the head records whose timestamp is at most bound
  * (or that were already published at the previous pass's look), up to
- * SR_LOG_THREADS_MAX_BATCH records.  At the end of the pass it writes the sinks' buffers and
- * store-releases its sequence on each ring it read, which frees the room
- * for that ring's producer.  Order: within a thread, exact; across threads,
+ * SR_LOG_THREADS_MAX_BATCH records.  At the end of the pass it writes the
+ * sinks' buffers and store-releases its sequence on each ring it read,
+ * which frees the room for that ring's producer.  Order: within a thread, exact; across threads,
  * a record r comes out after a record stamped later only if r was published
  * after the pass that wrote the later one read r's cursor, and the later
  * one's timestamp is then at most r's publish time: the inversion is at most
@@ -150,9 +150,10 @@ typedef struct sr_log_threads {
 	/*
 	 * Flushes from threads without a ring, which have no notice to publish:
 	 * each adds one to asked; the consumer ends a batch (sinks' buffers,
-	 * drop reports) and stores asked into done (store-release).
+	 * drop reports) and sets done to asked (store-release).
 	 */
-	sr_atomic_i64 flushes_asked, flushes_done;
+	sr_atomic_i64 flushes_asked;
+	sr_sequence flushes_done;
 	/* Under lock: spare rings' memory, the oldest first, and since when each is unused. */
 	sr_ring *spares[SR_LOG_THREADS_SPARES];
 	int64_t spare_since[SR_LOG_THREADS_SPARES];

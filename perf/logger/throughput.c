@@ -224,9 +224,8 @@ typedef struct live {
  * when idle.
  */
 static bool
-keeps_open(const options *o, const variant *v)
+keeps_open(const variant *v)
 {
-	(void)o;
 	if (v->kind != V_RING)
 		return true;
 	/* Per-thread rings, sized for one thread count, stay open for its runs (see measure_cell). */
@@ -545,11 +544,8 @@ expand_producers(const options *o, variant *vars, int *nvars, int max, char *err
 			if (in[i].kind != V_RING)
 				continue;
 			v->shared_ring = o->producers == PRODUCER_SHARED || c == 1;
-			if (c == 1) {
-				char label[sizeof v->label];
-				snprintf(label, sizeof label, "%.50s/shared", in[i].label);
-				memcpy(v->label, label, sizeof v->label);
-			}
+			if (c == 1)
+				snprintf(v->label, sizeof v->label, "%.50s/shared", in[i].label);
 		}
 	}
 	*nvars = out;
@@ -661,7 +657,7 @@ measure_cell(const options *o, table *t, int vi, int threads, int run, const cha
 		ok = run_logger(o, v, l, threads, msg, r, err);
 	}
 	/* A failed run may leave the logger in any state: the next run gets a new one. */
-	if (!ok || !keeps_open(o, v))
+	if (!ok || !keeps_open(v))
 		logger_close(l);
 	return ok;
 }
