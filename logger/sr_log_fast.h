@@ -581,6 +581,75 @@ sr_log__emit_fast_shared(const sr_log__fast_shared *f, sr_category *cat, sr_site
 }
 
 /*
+ * The record in the calling thread's own ring, published, and the consumer
+ * woken if it parks; false when the record must take the general path (too
+ * long for its logger, or past the cached claim limit).  header is a
+ * constant: SR_LOG__THREAD_HOME_HEADER (the category is the site's home
+ * category, left out) or the whole sr_log__thread_rec (the category in it).
+ */
+static inline __attribute__((always_inline)) bool
+sr_log__fast_put_thread(const sr_log__fast_ring *f, sr_category *cat, sr_site *site,
+    const sr_log_arg *args, const unsigned char *kinds, const int32_t *lens, const int n,
+    const int32_t level, const uint32_t now_lo, const uint32_t now_hi, const size_t header)
+{
+	uint32_t len[SR_SITE_MAX_ARGS + 1];
+	size_t values, size;
+	const bool home = header == SR_LOG__THREAD_HOME_HEADER;
+	if (__builtin_expect(!sr_log__fast_size(header, args, kinds, lens, n, f->max_record, len,
+	    &values, &size), 0))
+		return false;
+	/*
+	 * The claim, as sr_sequencer_try_claim_single makes it, against one
+	 * limit cached here: a claim that would pass the cached gating sequence
+	 * (the consumer must be read again) or a record that would cross the
+	 * ring's end takes the general path, which sets the limit again.  Only
+	 * this thread claims on its ring.
+	 */
+	sr_sequencer *seq = f->seq;
+	const int64_t current = seq->single.next_value;
+	const int64_t next = current +
+	    (int64_t)((size + SR_LOG__THREAD_SLOT - 1) >> SR_LOG__THREAD_SLOT_SHIFT);
+	if (__builtin_expect(next > f->claim_limit, 0))
+		return false;
+	seq->single.next_value = next;
+	unsigned char *rec = f->base + ((size_t)((current + 1) & f->index_mask) << SR_LOG__THREAD_SLOT_SHIFT);
+	sr_log__thread_rec *h = (sr_log__thread_rec *)(void *)rec;
+	const uint8_t kind = home ? SR_LOG__REC_MESSAGE_HOME_CAT : SR_LOG__REC_MESSAGE;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* size, value_bytes, kind and level in one store: all but size are constants. */
+	const uint64_t head = (uint64_t)size | (uint64_t)values << 32 |
+	    (uint64_t)kind << 48 | (uint64_t)(uint8_t)level << 56;
+	memcpy(h, &head, sizeof head);
+#else
+	h->size = (uint32_t)size;
+	h->value_bytes = (uint16_t)values;
+	h->kind = kind;
+	h->level = (uint8_t)level;
+#endif
+	sr_log__fast_put_ts(&h->ts_ns, now_lo, now_hi);
+	h->site = site;
+	if (!home)
+		h->cat = cat;
+	sr_log__fast_put(rec + header, args, kinds, n, len);
+	/*
+	 * The publish: a thread's ring is single-producer with the busyspin
+	 * strategy, so sr_sequencer_publish_range would only store the cursor.
+	 * Pairs with the consumer's load-acquire of the cursor.
+	 */
+	sr_sequence_set(&seq->cursor, next);
+	/*
+	 * No fence: a consumer in a shallow park that missed this record wakes
+	 * by its bound, and a deep park's membarrier is the fence
+	 * (sr_log_threads_internal.h), so a relaxed look suffices.  The
+	 * compiler barrier keeps the publish before it.
+	 */
+	sr_atomic_fence_signal();
+	if (__builtin_expect(sr_atomic_load_relaxed_i32(f->parked) != 0, 0))
+		sr_log__fast_wake(f->ring);
+	return true;
+}
+
+/*
  * The macros' call: inline when the calling thread has cat's logger's ring
  * cached (its own ring, producer per_thread, or the logger's shared ring),
  * the site copies by type and every character pointer is a %s string, else
@@ -640,67 +709,22 @@ sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
 	/* The level again: a shutdown or close may have begun after the macro's check. */
 	if (__builtin_expect(level < sr_atomic_load_relaxed_i32(&cat->level), 0))
 		goto leave_general;
-	{
-		uint32_t len[SR_SITE_MAX_ARGS + 1];
-		size_t values, size;
-		/*
-		 * A call that names its site's home category leaves the category
-		 * out of the header (24 bytes instead of 32): an int, a double and
-		 * a 16-character string then fit one cache line.  Another category
-		 * takes the general path.  The load-acquire of copy above orders
-		 * this load after home_cat's store (the frontend sets it first).
-		 */
-		if (__builtin_expect(sr_atomic_load_acquire_ptr(&site->home_cat) != (void *)cat, 0))
+	/*
+	 * A call that names its site's home category leaves the category out of
+	 * the header (24 bytes instead of 32): an int, a double and a
+	 * 16-character string then fit one cache line.  A call through another
+	 * category (a function that logs for the category its caller passes)
+	 * writes the full header, in code of its own: the home call's
+	 * instructions stay as they are.  The load-acquire of copy above orders
+	 * this load after home_cat's store (the frontend sets it first).
+	 */
+	if (__builtin_expect(sr_atomic_load_acquire_ptr(&site->home_cat) == (void *)cat, 1)) {
+		if (__builtin_expect(!sr_log__fast_put_thread(f, cat, site, args, kinds, lens, n, level,
+		    now_lo, now_hi, SR_LOG__THREAD_HOME_HEADER), 0))
 			goto leave_general;
-		if (__builtin_expect(!sr_log__fast_size(SR_LOG__THREAD_HOME_HEADER, args, kinds, lens, n,
-		    f->max_record, len, &values, &size), 0))
-			goto leave_general;
-		/*
-		 * The claim, as sr_sequencer_try_claim_single makes it, against
-		 * one limit cached here: a claim that would pass the cached gating
-		 * sequence (the consumer must be read again) or a record that would
-		 * cross the ring's end takes the general path, which sets the limit
-		 * again.  Only this thread claims on its ring.
-		 */
-		sr_sequencer *seq = f->seq;
-		const int64_t current = seq->single.next_value;
-		const int64_t next = current +
-		    (int64_t)((size + SR_LOG__THREAD_SLOT - 1) >> SR_LOG__THREAD_SLOT_SHIFT);
-		if (__builtin_expect(next > f->claim_limit, 0))
-			goto leave_general;
-		seq->single.next_value = next;
-		unsigned char *rec = f->base + ((size_t)((current + 1) & f->index_mask) << SR_LOG__THREAD_SLOT_SHIFT);
-		/* The header up to the site (SR_LOG__THREAD_HOME_HEADER bytes): no category. */
-		sr_log__thread_rec *h = (sr_log__thread_rec *)(void *)rec;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/* size, value_bytes, kind and level in one store: all but size are constants. */
-		const uint64_t head = (uint64_t)size | (uint64_t)values << 32 |
-		    (uint64_t)SR_LOG__REC_MESSAGE_HOME_CAT << 48 | (uint64_t)(uint8_t)level << 56;
-		memcpy(h, &head, sizeof head);
-#else
-		h->size = (uint32_t)size;
-		h->value_bytes = (uint16_t)values;
-		h->kind = SR_LOG__REC_MESSAGE_HOME_CAT;
-		h->level = (uint8_t)level;
-#endif
-		sr_log__fast_put_ts(&h->ts_ns, now_lo, now_hi);
-		h->site = site;
-		sr_log__fast_put(rec + SR_LOG__THREAD_HOME_HEADER, args, kinds, n, len);
-		/*
-		 * The publish: a thread's ring is single-producer with the busyspin
-		 * strategy, so sr_sequencer_publish_range would only store the
-		 * cursor.  Pairs with the consumer's load-acquire of the cursor.
-		 */
-		sr_sequence_set(&seq->cursor, next);
-		/*
-		 * No fence: a consumer in a shallow park that missed this record
-		 * wakes by its bound, and a deep park's membarrier is the fence
-		 * (sr_log_threads_internal.h), so a relaxed look suffices.  The
-		 * compiler barrier keeps the publish before it.
-		 */
-		sr_atomic_fence_signal();
-		if (__builtin_expect(sr_atomic_load_relaxed_i32(f->parked) != 0, 0))
-			sr_log__fast_wake(f->ring);
+	} else if (__builtin_expect(!sr_log__fast_put_thread(f, cat, site, args, kinds, lens, n, level,
+	    now_lo, now_hi, sizeof(sr_log__thread_rec)), 0)) {
+		goto leave_general;
 	}
 	sr_log__fast_leave(fc);
 	return;

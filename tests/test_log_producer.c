@@ -1386,14 +1386,16 @@ patterned_close(patterned *p)
 static void
 log_through_one_site(sr_category *cat, int i)
 {
-	SR_INFO(cat, "call %d", i);
+	static const char word[] = "sixteen-chars-ok";
+	SR_INFO(cat, "call %d %.1f %s", i, i * 0.5, i % 2 == 0 ? word : "odd");
 }
 
 /*
  * A thread ring's record leaves the category out when the call names its
  * site's home category (the consumer takes it from the site); a call that
- * names another category at the same site must still show its own, in
- * order, inline or not, and so must a later logger's category at a site
+ * names another category at the same site (inline too, with the category
+ * in a full header) must still show its own with its values, in order, and
+ * so must a later logger's category at a site
  * whose home category belonged to a logger now closed.
  */
 Test(log_producer, a_site_given_several_categories_writes_each_ones_name)
@@ -1408,7 +1410,8 @@ Test(log_producer, a_site_given_several_categories_writes_each_ones_name)
 	cr_assert_eq(p.cap.count, 40);
 	for (int i = 0; i < 40; i++) {
 		char want[64];
-		snprintf(want, sizeof want, "%s|call %d", i % 3 == 2 ? "other" : "home", i);
+		snprintf(want, sizeof want, "%s|call %d %.1f %s", i % 3 == 2 ? "other" : "home", i, i * 0.5,
+		    i % 2 == 0 ? "sixteen-chars-ok" : "odd");
 		cr_expect_str_eq(p.cap.lines[i], want, "line %d", i);
 	}
 	patterned_close(&p);
@@ -1420,8 +1423,8 @@ Test(log_producer, a_site_given_several_categories_writes_each_ones_name)
 		log_through_one_site(later, i);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	cr_assert_eq(p.cap.count, 5);
-	cr_expect_str_eq(p.cap.lines[0], "later|call 0");
-	cr_expect_str_eq(p.cap.lines[4], "later|call 4");
+	cr_expect_str_eq(p.cap.lines[0], "later|call 0 0.0 sixteen-chars-ok");
+	cr_expect_str_eq(p.cap.lines[4], "later|call 4 2.0 sixteen-chars-ok");
 	patterned_close(&p);
 }
 
