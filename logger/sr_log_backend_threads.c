@@ -162,8 +162,10 @@ take_spare(sr_log_threads *t)
 {
 	sr_ring *r = NULL;
 	pthread_mutex_lock(&t->lock);
-	if (t->spare_count > 0)
+	if (t->spare_count > 0) {
 		r = t->spares[--t->spare_count];
+		t->spares_reused++;
+	}
 	pthread_mutex_unlock(&t->lock);
 	return r;
 }
@@ -191,10 +193,12 @@ sr_log__threads_release_spares(sr_log_threads *t, int64_t now)
 }
 
 int
-sr_log__threads_spare_count(sr_log_threads *t)
+sr_log__threads_spare_count(sr_log_threads *t, int64_t *reused)
 {
 	pthread_mutex_lock(&t->lock);
 	int n = t->spare_count;
+	if (reused != NULL)
+		*reused = t->spares_reused;
 	pthread_mutex_unlock(&t->lock);
 	return n;
 }

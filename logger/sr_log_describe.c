@@ -59,10 +59,12 @@ sr_log_describe(sr_log *log, FILE *out)
 		snprintf(v, sizeof v, "%s (unused: mode %s)", sr_log__producer_name(log->opt.producer),
 		    sr_log_mode_name(log->opt.mode));
 	row(out, log, SR_SET_PRODUCER, v);
-	int64_t live, made, freed;
-	if (sr_log__threads_counts(log, &live, &made, &freed))
-		fprintf(out, "  %-30s %" PRId64 " live (%" PRId64 " made, %" PRId64 " freed), %d spare\n",
-		    "per-thread rings", live, made, freed, sr_log__threads_spare_count(log->state));
+	int64_t live, made, freed, reused;
+	if (sr_log__threads_counts(log, &live, &made, &freed)) {
+		int spare = sr_log__threads_spare_count(log->state, &reused);
+		fprintf(out, "  %-30s %" PRId64 " live (%" PRId64 " made, %" PRId64 " freed), %d spare (%" PRId64
+		    " reused)\n", "per-thread rings", live, made, freed, spare, reused);
+	}
 	snprintf(v, sizeof v, "%" PRId64, log->opt.ring_slots);
 	row(out, log, SR_SET_RING_SLOTS, v);
 	snprintf(v, sizeof v, "%zu", log->opt.slot_size);

@@ -290,7 +290,7 @@ reclaim_finished(sr_log_threads *t, bool may_unmap)
 	if (may_unmap)
 		sr_log__threads_release_spares(t, sr_monotonic_ns());
 	else
-		room -= sr_log__threads_spare_count(t);   /* only this thread adds spares: it cannot shrink */
+		room -= sr_log__threads_spare_count(t, NULL);   /* only this thread adds spares: room only grows meanwhile */
 	int kept = 0;
 	for (int i = 0; i < t->count; i++) {
 		sr_log_thread_ring *p = t->rings[i];
@@ -429,10 +429,19 @@ last_drain(sr_log *log, sr_log_threads *t)
 		if (taken == 0 && !more)
 			break;
 	}
+	/*
+	 * The flushes asked so far, read before the batch end that serves them
+	 * (as serve_flushes): one asked after this load is served by no batch
+	 * end of its own, but sees the consumer gone.  Pairs with the flushers'
+	 * add.
+	 */
+	int64_t asked = sr_atomic_load_acquire_i64(&t->flushes_asked);
 	sr_log__crash_checkpoint(&t->crash);
 	sr_log__end_of_batch(log);
-	/* That batch end serves any flush still waiting (they also see the consumer gone). */
-	sr_sequence_set(&t->flushes_done, sr_atomic_load_acquire_i64(&t->flushes_asked));
+	/* pairs with the flushers' load-acquire: the batch end is done */
+	sr_sequence_set(&t->flushes_done, asked);
+	/* No ring registers after closed: spares could only wait for the close. */
+	sr_log__threads_release_spares(t, INT64_MAX);
 }
 
 void *

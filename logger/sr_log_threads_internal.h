@@ -158,6 +158,7 @@ typedef struct sr_log_threads {
 	sr_ring *spares[SR_LOG_THREADS_SPARES];
 	int64_t spare_since[SR_LOG_THREADS_SPARES];
 	int spare_count;
+	int64_t spares_reused;        /* spares a new thread's ring took, for sr_log_describe */
 
 	/* The consumer thread. */
 	pthread_t thread;
@@ -205,8 +206,8 @@ void sr_log__thread_ring_free(sr_log_thread_ring *p);
 void sr_log__thread_ring_retire(sr_log_threads *t, sr_log_thread_ring *p);
 /* Unmaps the spares unused since before now - SR_LOG_THREADS_SPARE_NS (INT64_MAX: every one). */
 void sr_log__threads_release_spares(sr_log_threads *t, int64_t now);
-/* Spare rings kept now (a snapshot). */
-int sr_log__threads_spare_count(sr_log_threads *t);
+/* Spare rings kept now (a snapshot), and (reused, if not NULL) how many spares new rings took so far. */
+int sr_log__threads_spare_count(sr_log_threads *t, int64_t *reused);
 /* fork: the process-wide rings lock, taken after every logger's (SR_LOG_FORK_* phases). */
 void sr_log__threads_fork_global(int phase);
 /* Rings now on the list, made and freed since open; false when the logger has no per-thread rings. */

@@ -88,18 +88,26 @@ ring_counts(sr_log *log, long *live, long *made, long *freed)
 	free(text);
 }
 
-/* The spare rings of describe's "per-thread rings" line. */
+/* The spare rings of describe's "per-thread rings" line, and (if not NULL) how many were reused. */
 static long
-spare_rings(sr_log *log)
+spare_rings_reused(sr_log *log, long *reused)
 {
 	char *text = tl_describe(log);
 	const char *line = strstr(text, "per-thread rings");
 	cr_assert_not_null(line, "describe has no per-thread rings line:\n%s", text);
-	long live, made, freed, spare = -1;
-	cr_assert_eq(sscanf(line + strlen("per-thread rings"), " %ld live (%ld made, %ld freed), %ld spare", &live,
-	    &made, &freed, &spare), 4, "%s", line);
+	long live, made, freed, spare = -1, taken = -1;
+	cr_assert_eq(sscanf(line + strlen("per-thread rings"), " %ld live (%ld made, %ld freed), %ld spare (%ld reused)",
+	    &live, &made, &freed, &spare, &taken), 5, "%s", line);
 	free(text);
+	if (reused != NULL)
+		*reused = taken;
 	return spare;
+}
+
+static long
+spare_rings(sr_log *log)
+{
+	return spare_rings_reused(log, NULL);
 }
 
 /*
@@ -127,7 +135,11 @@ parse_tm(const char *line, int *t, long *m, const char **end)
  * matched.
  */
 static long
-expect_each_thread_in_order(const char *text, int nthreads, int n)
+expect_each_thread_in_order(const char *text, int nthreads, int n);
+
+/* expect_each_thread_in_order with thread t's count want[t]. */
+static long
+expect_threads_in_order(const char *text, int nthreads, const int *want)
 {
 	int *next = calloc((size_t)nthreads, sizeof *next);
 	long lines = 0;
@@ -146,8 +158,19 @@ expect_each_thread_in_order(const char *text, int nthreads, int n)
 		line = end + 1;
 	}
 	for (int t = 0; t < nthreads; t++)
-		cr_expect_eq(next[t], n, "thread %d: %d of %d messages", t, next[t], n);
+		cr_expect_eq(next[t], want[t], "thread %d: %d of %d messages", t, next[t], want[t]);
 	free(next);
+	return lines;
+}
+
+static long
+expect_each_thread_in_order(const char *text, int nthreads, int n)
+{
+	int *want = malloc((size_t)nthreads * sizeof *want);
+	for (int t = 0; t < nthreads; t++)
+		want[t] = n;
+	long lines = expect_threads_in_order(text, nthreads, want);
+	free(want);
 	return lines;
 }
 
@@ -540,14 +563,21 @@ Test(log_producer, an_exited_threads_ring_is_kept_for_the_next_thread_then_relea
 	memset(w, 0, sizeof w);
 	run_writers(w, 1, cat, N);
 	cr_expect_eq(await_spare_rings(log, 1), 1, "the exited thread's ring memory is kept");
-	/* The main thread's first call takes it; its records, not the old ones, are read. */
-	for (int m = 0; m < N; m++)
+	/*
+	 * The main thread's first call takes it.  It logs fewer records than the
+	 * old ones that fill the ring: those past its own cursor must not be read.
+	 */
+	enum { M = 10 };
+	for (int m = 0; m < M; m++)
 		SR_INFO(cat, "t1 m%d", m);
-	long live, made, freed;
+	long live, made, freed, reused;
 	ring_counts(log, &live, &made, &freed);
 	cr_expect_eq(made, 2);
 	cr_expect_eq(freed, 1);
-	cr_expect_eq(spare_rings(log), 0, "the main thread took the spare");
+	cr_expect_eq(spare_rings_reused(log, &reused), 0, "the main thread took the spare");
+	cr_expect_eq(reused, 1, "the main thread's ring is the spare's memory");
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	cr_expect_eq(cap.count, (size_t)(N + M), "%zu lines after the main thread's flush", cap.count);
 	/* Another thread's ring, kept when it exits, is unmapped once unused for a while. */
 	w[2].cat = cat;
 	w[2].id = 2;
@@ -559,7 +589,12 @@ Test(log_producer, an_exited_threads_ring_is_kept_for_the_next_thread_then_relea
 	cr_expect_eq(await_spare_rings(log, 1), 1, "the second exited thread's ring memory is kept");
 	cr_expect_eq(await_spare_rings(log, 0), 0, "a spare unused for %" PRId64 " ms is released",
 	    (sr_monotonic_ns() - kept_at) / 1000000);
-	close_and_expect_in_order(&log, &cap, 3, N);
+	sr_log_close(&log);
+	char *text = capture_text(&cap);
+	const int want[3] = { N, M, N };
+	cr_expect_eq(expect_threads_in_order(text, 3, want), 2 * N + M);
+	free(text);
+	tl_capture_free(&cap);
 	SC_ASSERT_NO_LEAKS();
 }
 
