@@ -45,9 +45,10 @@ extern "C" {
 
 /*
  * The header of a record in a thread's own ring.  32 bytes, or 24 (without
- * cat) for SR_LOG__REC_MESSAGE_HOME_CAT, the inline call's record.  kind
- * holds SR_LOG__REC_MESSAGE for a call of the general path; the consumer's
- * other kinds and flags are in sr_log_record_internal.h.
+ * cat) for SR_LOG__REC_MESSAGE_HOME_CAT, the inline call's record when the
+ * call names its site's home category.  kind holds SR_LOG__REC_MESSAGE for
+ * a call of the general path and an inline call through another category;
+ * the consumer's other kinds and flags are in sr_log_record_internal.h.
  */
 typedef struct sr_log__thread_rec {
 	uint32_t size;            /* header + value area + string area */
