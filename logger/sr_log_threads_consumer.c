@@ -326,9 +326,20 @@ reclaim_when_due(sr_log_threads *t, int64_t now, int64_t *last)
 }
 
 /*
- * Flushes asked by threads without a ring (sr_log_backend_threads.c): one
- * batch end serves every one asked so far.  Returns whether there were any.
+ * A batch end (the sinks' buffers, drop reports) that serves the flushes
+ * asked by threads without a ring (sr_log_backend_threads.c) up to asked,
+ * read before it: one asked later waits for the next.
  */
+static void
+end_batch_for_flushes(sr_log *log, sr_log_threads *t, int64_t asked)
+{
+	sr_log__crash_checkpoint(&t->crash);
+	sr_log__end_of_batch(log);
+	/* pairs with the flushers' load-acquire: the batch end is done */
+	sr_sequence_set(&t->flushes_done, asked);
+}
+
+/* One batch end for every flush asked so far, if any: returns whether there were any. */
 static bool
 serve_flushes(sr_log *log, sr_log_threads *t)
 {
@@ -336,10 +347,7 @@ serve_flushes(sr_log *log, sr_log_threads *t)
 	int64_t asked = sr_atomic_load_acquire_i64(&t->flushes_asked);
 	if (asked == sr_sequence_get_relaxed(&t->flushes_done))
 		return false;
-	sr_log__crash_checkpoint(&t->crash);
-	sr_log__end_of_batch(log);
-	/* pairs with the flushers' load-acquire: the batch end is done */
-	sr_sequence_set(&t->flushes_done, asked);
+	end_batch_for_flushes(log, t, asked);
 	return true;
 }
 
@@ -430,16 +438,11 @@ last_drain(sr_log *log, sr_log_threads *t)
 			break;
 	}
 	/*
-	 * The flushes asked so far, read before the batch end that serves them
-	 * (as serve_flushes): one asked after this load is served by no batch
-	 * end of its own, but sees the consumer gone.  Pairs with the flushers'
-	 * add.
+	 * The last batch end, whether or not a flush waits: it serves those
+	 * asked so far; one asked after this load sees the consumer gone.
+	 * Pairs with the flushers' add.
 	 */
-	int64_t asked = sr_atomic_load_acquire_i64(&t->flushes_asked);
-	sr_log__crash_checkpoint(&t->crash);
-	sr_log__end_of_batch(log);
-	/* pairs with the flushers' load-acquire: the batch end is done */
-	sr_sequence_set(&t->flushes_done, asked);
+	end_batch_for_flushes(log, t, sr_atomic_load_acquire_i64(&t->flushes_asked));
 	/* No ring registers after closed: spares could only wait for the close. */
 	sr_log__threads_release_spares(t, INT64_MAX);
 }

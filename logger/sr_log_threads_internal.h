@@ -25,11 +25,12 @@
  * (or that were already published at the previous pass's look), up to
  * SR_LOG_THREADS_MAX_BATCH records.  At the end of the pass it writes the
  * sinks' buffers and store-releases its sequence on each ring it read,
- * which frees the room for that ring's producer.  Order: within a thread, exact; across threads,
- * a record r comes out after a record stamped later only if r was published
- * after the pass that wrote the later one read r's cursor, and the later
- * one's timestamp is then at most r's publish time: the inversion is at most
- * r's own time between its clock read and its publish.
+ * which frees the room for that ring's producer.  Order: within a thread,
+ * exact; across threads, a record r comes out after a record stamped later
+ * only if r was published after the pass that wrote the later one read r's
+ * cursor, and the later one's timestamp is then at most r's publish time:
+ * the inversion is at most r's own time between its clock read and its
+ * publish.
  *
  * Waking: when a pass finds nothing, the consumer spins and yields as the
  * logger's wait strategy says, then parks on a condition variable: shallow

@@ -266,6 +266,20 @@ DEFINE_LOG_CALL(log_call_runtime_string, runtime_string)
 DEFINE_LOG_CALL(log_call_per_thread, call_string)
 DEFINE_LOG_CALL(log_call_per_thread_runtime_string, runtime_string)
 
+/* The call of a logger's row (ring, per-thread, queue, sync, sync-buffered) at the row's site. */
+static inline __attribute__((always_inline)) void
+row_log_call(harness *h, int row, sr_category *c, bool runtime)
+{
+	if (row == ROW_PER_THREAD && runtime)
+		log_call_per_thread_runtime_string(h, c);
+	else if (row == ROW_PER_THREAD)
+		log_call_per_thread(h, c);
+	else if (runtime)
+		log_call_runtime_string(h, c);
+	else
+		log_call(h, c);
+}
+
 /* ring-va's call: the variadic entry, as every macro call was before arguments were typed. */
 static sr_site va_site = { .format = CALL_FORMAT, .file = __FILE__, .function = "log_call_va",
 	.line = __LINE__, .level = SR_LOG_INFO };
@@ -462,17 +476,8 @@ time_row(harness *h, int row, const options *o, int64_t *samples)
 			case ROW_RING_VA:
 				log_call_va(h, c);
 				break;
-			case ROW_PER_THREAD:
-				if (runtime)
-					log_call_per_thread_runtime_string(h, c);
-				else
-					log_call_per_thread(h, c);
-				break;
 			default:
-				if (runtime)
-					log_call_runtime_string(h, c);
-				else
-					log_call(h, c);
+				row_log_call(h, row, c, runtime);
 				break;
 			}
 			uint64_t t1 = timer_read();
@@ -527,14 +532,8 @@ warm_up(harness *h, int row, bool runtime_string)
 		disabled_call(h, h->cat[row]);
 	else if (row == ROW_RING_VA)
 		log_call_va(h, h->cat[row]);
-	else if (row == ROW_PER_THREAD && runtime_string)
-		log_call_per_thread_runtime_string(h, h->cat[row]);
-	else if (row == ROW_PER_THREAD)
-		log_call_per_thread(h, h->cat[row]);
-	else if (row != ROW_EMPTY && runtime_string)
-		log_call_runtime_string(h, h->cat[row]);
 	else if (row != ROW_EMPTY)
-		log_call(h, h->cat[row]);
+		row_log_call(h, row, h->cat[row], runtime_string);
 }
 
 static void
