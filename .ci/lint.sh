@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-sources=(base/*.c ring/*.c wait_strategies/*.c logger/*.c)
+sources=(base/*.c ring/*.c wait_strategies/*.c logger/*.c logger/*/*.c)
 defines=(-D_GNU_SOURCE -D__x86_64__)
 # The headers CMake generates (sr_version.h, sr_build.h), made here from their templates with the
 # project's version, so that lint needs no build directory.
@@ -19,6 +19,7 @@ sed -e "s/@PROJECT_VERSION_MAJOR@/$major/g" -e "s/@PROJECT_VERSION_MINOR@/$minor
     base/sr_version.h.in >"$generated/sr_version.h"
 sed -e 's/@SEQRING_BUILT_WITH_C11_ATOMICS@/0/g' base/sr_build.h.in >"$generated/sr_build.h"
 includes=(-Ibase -Iring -Iwait_strategies -Ilogger "-I$generated")
+for room in logger/*/; do includes+=("-I${room%/}"); done
 
 echo "lint: cppcheck (warning, portability, performance) on ${#sources[@]} files"
 # ctuuninitvar: cppcheck's cross-file analysis takes `&g` of an uninitialised struct passed to

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_describe.c: sr_log_describe, every setting with its value and
- * where it came from, then the levels (sr_log_category.c prints those).
+ * where it came from, then the levels (sr_log_categories.c prints those).
  */
-#include "sr_log_category_internal.h"
-#include "sr_log_config_internal.h"
+#include "sr_log_categories_internal.h"
+#include "sr_log_config_validate_internal.h"
 #include "sr_log_crash_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
-#include "sr_log_threads_internal.h"
+#include "sr_log_per_thread_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

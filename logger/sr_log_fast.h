@@ -149,7 +149,7 @@ typedef struct sr_log__fast_shared {
 /* The largest record an inline call writes to a shared ring (one that crosses the end is assembled first). */
 #define SR_LOG__FAST_SHARED_MAX 1024
 /*
- * The smallest record limit a logger has (max_message_bytes' lower bound; sr_log_config.c
+ * The smallest record limit a logger has (max_message_bytes' lower bound; sr_log_config_validate.c
  * checks it): a record no larger needs no check against its logger's.
  */
 #define SR_LOG__MIN_RECORD 1024
@@ -641,7 +641,7 @@ sr_log__fast_put_thread(const sr_log__fast_ring *f, sr_category *cat, sr_site *s
 	/*
 	 * No fence: a consumer in a shallow park that missed this record wakes
 	 * by its bound, and a deep park's membarrier is the fence
-	 * (sr_log_threads_internal.h), so a relaxed look suffices.  The
+	 * (sr_log_per_thread_internal.h), so a relaxed look suffices.  The
 	 * compiler barrier keeps the publish before it.
 	 */
 	sr_atomic_fence_signal();

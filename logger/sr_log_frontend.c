@@ -17,7 +17,7 @@
  * and handed to the backend's emit.
  */
 #include "sr_log_backend_internal.h"
-#include "sr_log_category_internal.h"
+#include "sr_log_categories_internal.h"
 #include "sr_log_clock_internal.h"
 #include "sr_log_thread_internal.h"
 

@@ -9,7 +9,7 @@
  * made by the logging macro) carries the printf-style format; the first call
  * through a site parses the format once into an argument signature (one type
  * per argument) cached in the site.  Every call then copies its arguments in
- * binary into a record, and the consumer renders them (sr_log_codec_internal.h).
+ * binary into a record, and the consumer renders them (sr_fmt_internal.h).
  *
  * Supported: the conversions d i o u x X e E f F g G a A c s p % and m (glibc's
  * strerror(errno); the caller's errno is captured at the call), the flags

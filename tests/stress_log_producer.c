@@ -35,7 +35,7 @@
 #include "scenarios.h"
 #include "log_support.h"
 #include <seqring/sr_log.h>
-#include "sr_log_threads_internal.h"
+#include "sr_log_per_thread_internal.h"
 #include <seqring/sr_time.h>
 
 #if defined(__SANITIZE_THREAD__)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_log_format.c: the logger's deferred-format codec (sr_log_codec_internal.h)
+ * test_log_format.c: the logger's deferred-format codec (sr_fmt_internal.h)
  * against snprintf: every conversion and length modifier, with generated
  * flags, widths and precisions (thousands of cases), NULL strings, huge
  * widths and precisions, strings read only up to their precision, the
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sr_log_codec_internal.h"
-#include "sr_log_render_internal.h"
+#include "sr_fmt_internal.h"
+#include "sr_fmt_render_internal.h"
 
 static long cases;
 static long failures;

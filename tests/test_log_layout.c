@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "sr_log_layout_internal.h"
-#include "sr_log_render_internal.h"
+#include "sr_fmt_render_internal.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Pattern: dates and widths on fixed events                                                */

@@ -61,7 +61,7 @@
 #include "bench_output.h"
 #include "bench_stats.h"
 #include <seqring/sr_log.h>
-#include "sr_log_codec_internal.h"
+#include "sr_fmt_internal.h"
 #include <seqring/sr_processor.h>
 #include <seqring/sr_time.h>
 

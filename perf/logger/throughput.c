@@ -69,7 +69,7 @@
 #define ERR_MAX 512
 /* Log file paths: --sink-dir is limited, so that a path and an errno text fit ERR_MAX. */
 #define PATH_BYTES (LOG_BENCH_SINK_DIR_MAX + 64)
-/* The record layout documented in sr_log_record_internal.h / sr_log_codec_internal.h: header, string length, bytes, NUL. */
+/* The record layout documented in sr_log_record_internal.h / sr_fmt_internal.h: header, string length, bytes, NUL. */
 #define RECORD_HEADER_BYTES 56
 #define RECORD_STRING_OVERHEAD 5
 

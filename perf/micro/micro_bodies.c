@@ -208,7 +208,7 @@ body_rdtscp(void *ctx)
 
 #ifdef MICRO_HAVE_LOG
 #include <seqring/sr_log.h>
-#include "sr_log_codec_internal.h"
+#include "sr_fmt_internal.h"
 
 /*
  * Argument mixes, each a format and its arguments:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_log_format.c: libFuzzer target for the logger's deferred-format codec
- * (logger/sr_log_codec_internal.h): the format parser, the caller-side gather / fit /
+ * (logger/format/sr_fmt_internal.h): the format parser, the caller-side gather / fit /
  * write encoder, the consumer-side renderer, and the whole path through a
  * running logger (sr_log_emit on a small ring).
  *
@@ -50,7 +50,7 @@
 
 #include "fuzz_support.h"
 #include <seqring/sr_log.h>
-#include "sr_log_codec_internal.h"
+#include "sr_fmt_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -441,7 +441,7 @@ render_untrusted(const char *format, const unsigned char *values, size_t vlen,
 /*
  * A valid record, damaged the way a bug would damage it: an area cut short,
  * a string length off by a little, a lost NUL, a flipped byte.  Rendering it
- * must stay inside it ("<bad record>", sr_log_codec_internal.h), whatever it prints.
+ * must stay inside it ("<bad record>", sr_fmt_internal.h), whatever it prints.
  */
 static void
 check_damaged_record(const char *format, const sr_fmt_gather *g, const unsigned char *rec, size_t body,

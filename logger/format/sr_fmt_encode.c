@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_codec.c: a call's arguments gathered from its va_list, fitted under
+ * sr_fmt_encode.c: a call's arguments gathered from its va_list, fitted under
  * the record's size limit and written after the record header (the caller's
  * side of the codec), and sr_fmt_snprintf, the codec end to end.
  */
-#include "sr_log_codec_internal.h"
+#include "sr_fmt_internal.h"
 
 #include <stdint.h>
 

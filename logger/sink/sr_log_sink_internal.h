@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_sink_internal.h: the sinks' state, shared by sr_log_sink.c (opening,
+ * sr_log_sink_internal.h: the sinks' state, shared by sr_log_sinks.c (opening,
  * buffering, closing), sr_log_sink_write.c (writing) and sr_log_sink_rotate.c
  * (rotation), and the
  * sink functions the rest of the logger calls (internal).
@@ -76,7 +76,7 @@ enum sr_log_dispatch {
 	SR_DISPATCH_RAW = 2       /* the crash handler: no lock, async-signal-safe */
 };
 
-/* ---- for the rest of the logger (sr_log_sink.c) ---- */
+/* ---- for the rest of the logger (sr_log_sinks.c) ---- */
 
 int sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err);
 /* Flushes (consumer buffers), closes owned descriptors, calls close callbacks. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_threads_consumer.c: the consumer of the per-thread rings (mode
+ * sr_log_per_thread_consumer.c: the consumer of the per-thread rings (mode
  * ring, producer per_thread): one thread that merges every thread's ring in
  * timestamp order, hands each record to the consuming side
  * (sr_log_consumer.c), writes the sinks' buffers at the end of each pass and
  * then releases the room it read on each ring.  The rule of a pass and its
- * bound on disorder are in sr_log_threads_internal.h.
+ * bound on disorder are in sr_log_per_thread_internal.h.
  *
  * Why not the batch processor (sr_processor.h) of the shared ring: a
  * processor follows one sequencer, so one per ring would be one thread per
@@ -19,7 +19,7 @@
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
 #include "sr_log_thread_internal.h"
-#include "sr_log_threads_internal.h"
+#include "sr_log_per_thread_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -185,7 +185,7 @@ consume_head(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p)
 }
 
 /*
- * One pass over every ring (the rule in sr_log_threads_internal.h).  Returns
+ * One pass over every ring (the rule in sr_log_per_thread_internal.h).  Returns
  * the records taken; *more says whether some are left that a pass may take
  * at once (beyond the batch, or stamped after bound).
  */
@@ -327,7 +327,7 @@ reclaim_when_due(sr_log_threads *t, int64_t now, int64_t *last)
 
 /*
  * A batch end (the sinks' buffers, drop reports) that serves the flushes
- * asked by threads without a ring (sr_log_backend_threads.c) up to asked,
+ * asked by threads without a ring (sr_log_backend_per_thread.c) up to asked,
  * read before it: one asked later waits for the next.
  */
 static void

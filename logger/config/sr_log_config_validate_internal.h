@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_config_internal.h: validating a configuration and parsing names
- * (internal; sr_log_config.c).
+ * sr_log_config_validate_internal.h: validating a configuration and parsing names
+ * (internal; sr_log_config_validate.c).
  */
 #ifndef SR_LOG_CONFIG_INTERNAL_H
 #define SR_LOG_CONFIG_INTERNAL_H

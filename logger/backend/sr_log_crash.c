@@ -49,7 +49,7 @@
 #include "sr_log_layout_internal.h"
 #include "sr_log_ring_internal.h"
 #include "sr_log_sink_internal.h"
-#include "sr_log_threads_internal.h"
+#include "sr_log_per_thread_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_time.h"
 

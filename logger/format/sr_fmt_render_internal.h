@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_render_internal.h: what the renderer (sr_log_render.c) tells about
+ * sr_fmt_render_internal.h: what the renderer (sr_fmt_render.c) tells about
  * its own work.
  *
  * The consumer's work per record is bounded.  A conversion whose width or

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_config.c: the configuration's defaults, names and validation:
+ * sr_log_config_validate.c: the configuration's defaults, names and validation:
  * every field of sr_log_config and sr_sink_config is checked at open, and a
  * bad one is refused with a message naming the field, its value and what
  * is valid.  The reference is docs/configuration.md.
  */
-#include "sr_log_config_internal.h"
+#include "sr_log_config_validate_internal.h"
 #include "sr_log_fast.h"
 #include "sr_log_reopen_internal.h"
 

@@ -13,7 +13,7 @@
  * logger is the failure this prevents, so a bad value or an unknown
  * SEQRING_LOG_* name fails sr_log_open.
  */
-#include "sr_log_config_internal.h"
+#include "sr_log_config_validate_internal.h"
 #include "sr_log_console_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_log_reopen_internal.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_spec_internal.h: level rules and level specs in SEQRING_LOG's form
- * (internal; parsed by sr_log_spec.c, applied by sr_log_category.c).
+ * sr_log_level_spec_internal.h: level rules and level specs in SEQRING_LOG's form
+ * (internal; parsed by sr_log_level_spec.c, applied by sr_log_categories.c).
  */
 #ifndef SR_LOG_SPEC_INTERNAL_H
 #define SR_LOG_SPEC_INTERNAL_H

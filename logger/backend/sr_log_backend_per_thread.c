@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_backend_threads.c: the per-thread rings backend (mode ring,
+ * sr_log_backend_per_thread.c: the per-thread rings backend (mode ring,
  * producer per_thread): the callers' side, flush, start, stop.  The design
- * (claim, merge, waking and their bounds) is in sr_log_threads_internal.h;
- * the consumer is sr_log_threads_consumer.c.
+ * (claim, merge, waking and their bounds) is in sr_log_per_thread_internal.h;
+ * the consumer is sr_log_per_thread_consumer.c.
  *
  * A caller finds its ring in a thread-local cache (the logger's id and the
  * ring): one compare.  A miss looks in the thread's list of rings (one per
@@ -27,7 +27,7 @@
 #include "sr_log_consumer_internal.h"
 #include "sr_log_ring_internal.h"
 #include "sr_log_thread_internal.h"
-#include "sr_log_threads_internal.h"
+#include "sr_log_per_thread_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -451,7 +451,7 @@ sr_log__threads_wake(sr_log_threads *t)
  * After a publish: a relaxed load, no fence.  A caller that reads 0 while
  * the consumer is parking shallow without having seen its record costs that
  * record at most the park's bound (SR_LOG_THREADS_PARK_MAX_NS); a deep park
- * cannot miss it (sr_log_threads_internal.h).
+ * cannot miss it (sr_log_per_thread_internal.h).
  */
 static inline void
 wake_if_parked(sr_log_threads *t)

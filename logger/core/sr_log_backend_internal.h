@@ -9,7 +9,7 @@
  *   per-thread rings (mode ring, producer per_thread): each calling thread
  *          copies records into a single-producer ring of its own, one
  *          consumer thread merges the rings in timestamp order
- *          (sr_log_backend_threads.c, sr_log_threads_consumer.c);
+ *          (sr_log_backend_per_thread.c, sr_log_per_thread_consumer.c);
  *   queue  a baseline: callers format, then enqueue the line in a bounded
  *          mutex + condition-variable queue drained by one thread
  *          (sr_log_backend_queue.c);
@@ -19,7 +19,7 @@
  * The frontend (sr_log_frontend.c) writes a record into the room try_claim
  * gives and commits it, or, when there is none (a full ring, a baseline
  * backend, a record to cut), builds it and calls `emit`; the lifecycle
- * (sr_log.c) calls the rest.  Each backend keeps its
+ * (sr_log_lifecycle.c) calls the rest.  Each backend keeps its
  * state in log->state, a struct its own file defines.
  */
 #ifndef SR_LOG_BACKEND_INTERNAL_H
@@ -75,7 +75,7 @@ struct sr_log_backend {
 	/* Shutdown, on the closing thread: write what was taken and stop the consumer. */
 	void (*stop)(sr_log *log);
 	/*
-	 * fork(2), from sr_log.c's pthread_atfork handlers, with the logger's
+	 * fork(2), from sr_log_lifecycle.c's pthread_atfork handlers, with the logger's
 	 * life_lock held: SR_LOG_FORK_PREPARE takes the backend's locks (waiting
 	 * for work in flight, such as a batch being drained), so that the
 	 * child's copy of its state is consistent; _PARENT releases them;
@@ -116,7 +116,7 @@ extern const sr_log_backend sr_log__ring_backend_locking;
 extern const sr_log_backend sr_log__threads_backend;
 extern const sr_log_backend sr_log__queue_backend;
 extern const sr_log_backend sr_log__sync_backend;
-/* A forked child's with SR_LOG_FORK_DROP: every call dropped, counted (sr_log.c). */
+/* A forked child's with SR_LOG_FORK_DROP: every call dropped, counted (sr_log_lifecycle.c). */
 extern const sr_log_backend sr_log__dropping_backend;
 
 /* ---- sr_log_direct.c: a record rendered and written by its caller (sync, queue, policy sync) ---- */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink_validate.c: checking a sink's layout and a syslog sink's
- * fields at open (the rest of sr_sink_config is checked in sr_log_config.c).
+ * fields at open (the rest of sr_sink_config is checked in sr_log_config_validate.c).
  * Each message names the field, its value and what is valid.
  */
-#include "sr_log_config_internal.h"
+#include "sr_log_config_validate_internal.h"
 #include "sr_log_syslog_internal.h"
 
 #include <stdio.h>

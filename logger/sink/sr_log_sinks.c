@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_sink.c: where lines go.  File, descriptor, null and callback sinks:
+ * sr_log_sinks.c: where lines go.  File, descriptor, null and callback sinks:
  * opening them, the consumer's per-sink buffers (lines are appended during
  * a batch and written at its end, or when a buffer fills), a caller's
  * immediate writes (sync mode, policy sync), flushing and closing.  Writing

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_category.c: levels and categories.  A category is a dotted name
+ * sr_log_categories.c: levels and categories.  A category is a dotted name
  * with a handle whose level callers read without a lock; its level is that
  * of its longest configured prefix (a rule), else the root's.  Rules come
  * from the code, the environment (applied at open) and the run-time API; a
  * change recomputes every handle under one mutex.
  */
-#include "sr_log_category_internal.h"
-#include "sr_log_config_internal.h"
+#include "sr_log_categories_internal.h"
+#include "sr_log_config_validate_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"

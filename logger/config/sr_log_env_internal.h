@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "sr_log_internal.h"
-#include "sr_log_spec_internal.h"
+#include "sr_log_level_spec_internal.h"
 
 /* The settings sr_log_describe prints, in order (sr_log_settings.source). */
 enum sr_log_setting {

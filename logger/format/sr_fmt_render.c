@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_render.c: a record's message rendered from its format and decoded
+ * sr_fmt_render.c: a record's message rendered from its format and decoded
  * arguments (the consumer's side of the codec): with snprintf, one call per
  * conversion, so that the text equals snprintf's; or, in the crash handler,
  * with async-signal-safe routines of its own.
  */
-#include "sr_log_codec_internal.h"
-#include "sr_log_render_internal.h"
+#include "sr_fmt_internal.h"
+#include "sr_fmt_render_internal.h"
 
 #include <errno.h>
 #include <float.h>
@@ -63,7 +63,7 @@ put_unsigned(sr_fmt_buf *out, unsigned long long u, bool hex, bool upper)
 }
 
 /*
- * Bytes snprintf produced on this thread (sr_log_render_internal.h): what
+ * Bytes snprintf produced on this thread (sr_fmt_render_internal.h): what
  * the renderer asked of it, written or not, so that a test can bound the
  * work per record by a count.
  */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_spec.c: level specs in RUST_LOG's form ("warn,net.http=info,db"),
+ * sr_log_level_spec.c: level specs in RUST_LOG's form ("warn,net.http=info,db"),
  * parsed for config.level_spec, SEQRING_LOG and sr_log_set_level_spec.
  */
-#include "sr_log_spec_internal.h"
+#include "sr_log_level_spec_internal.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_codec_internal.h: the logger's deferred-format codec (internal).
+ * sr_fmt_internal.h: the logger's deferred-format codec (internal).
  *
  * Encoding, on the caller's thread: the arguments of one call are gathered
  * from its va_list by the site's signature (sr_log_site.h), fitted under the
@@ -15,8 +15,8 @@
  * rendered with one snprintf call on the decoded argument, so the text
  * equals what snprintf would have printed for the same arguments.
  *
- * Files: sr_log_site.c (format parsing), sr_log_codec.c (gather, fit, write,
- * sr_fmt_snprintf), sr_log_render.c (rendering) and sr_log_render_safe.c
+ * Files: sr_fmt_parse.c (format parsing), sr_fmt_encode.c (gather, fit, write,
+ * sr_fmt_snprintf), sr_fmt_render.c (rendering) and sr_log_render_safe.c
  * (the async-signal-safe renderer of the crash handler).  Not installed.
  */
 #ifndef SR_LOG_CODEC_INTERNAL_H
@@ -229,7 +229,7 @@ void sr_fmt_render_error(sr_fmt_buf *out, const char *format);
 int sr_fmt_snprintf(char *buf, size_t size, size_t max_record, const char *format, ...);
 int sr_fmt_vsnprintf(char *buf, size_t size, size_t max_record, const char *format, va_list ap);
 
-/* ---- Conversion specs, shared by parsing (sr_log_site.c) and rendering (sr_log_render.c) ---- */
+/* ---- Conversion specs, shared by parsing (sr_fmt_parse.c) and rendering (sr_fmt_render.c) ---- */
 
 /* Length modifiers of a spec. */
 enum {

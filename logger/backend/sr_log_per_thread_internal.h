@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_threads_internal.h: the per-thread rings backend (mode ring,
- * producer per_thread), shared by sr_log_backend_threads.c (the callers'
+ * sr_log_per_thread_internal.h: the per-thread rings backend (mode ring,
+ * producer per_thread), shared by sr_log_backend_per_thread.c (the callers'
  * side: each thread's ring, its claim and publish, flush; start and stop),
- * sr_log_threads_consumer.c (the consumer that merges the rings) and
+ * sr_log_per_thread_consumer.c (the consumer that merges the rings) and
  * sr_log_crash.c (internal).
  *
  * Each thread that logs gets a ring of its own (an sr_log_thread_ring): an
@@ -108,7 +108,7 @@ typedef struct sr_log_thread_ring {
 	sr_log_writer writer;
 	/* The owner thread's own: the name generation its records have told (sr_log_thread.name_gen). */
 	uint32_t name_gen;
-	/* The thread's list of rings, under the process-wide rings lock (sr_log_backend_threads.c). */
+	/* The thread's list of rings, under the process-wide rings lock (sr_log_backend_per_thread.c). */
 	struct sr_log_thread_ring *thread_next;
 	struct sr_log_ring_list *thread;   /* NULL once the thread exited */
 	/* The consumer's own, on lines of their own. */
@@ -193,7 +193,7 @@ sr_log__thread_ring_of_crash(sr_log_crash_ring *cr)
 	return (sr_log_thread_ring *)(void *)((char *)cr - offsetof(sr_log_thread_ring, crash));
 }
 
-/* ---- sr_log_backend_threads.c ---- */
+/* ---- sr_log_backend_per_thread.c ---- */
 
 /* A new key for a logger with per-thread rings: never 0, never reused in the process. */
 uint64_t sr_log__threads_new_key(void);
@@ -214,7 +214,7 @@ void sr_log__threads_fork_global(int phase);
 /* Rings now on the list, made and freed since open; false when the logger has no per-thread rings. */
 bool sr_log__threads_counts(const sr_log *log, int64_t *live, int64_t *made, int64_t *freed);
 
-/* ---- sr_log_threads_consumer.c ---- */
+/* ---- sr_log_per_thread_consumer.c ---- */
 
 /* The consumer thread's body (arg: the logger). */
 void *sr_log__threads_consumer_main(void *arg);

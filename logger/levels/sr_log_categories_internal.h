@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_category_internal.h: levels and categories, as the rest of the
- * logger asks for them (internal; sr_log_category.c owns the state).
+ * sr_log_categories_internal.h: levels and categories, as the rest of the
+ * logger asks for them (internal; sr_log_categories.c owns the state).
  */
 #ifndef SR_LOG_CATEGORY_INTERNAL_H
 #define SR_LOG_CATEGORY_INTERNAL_H

@@ -6,7 +6,7 @@
  */
 #include "sr_log_thread_internal.h"
 #include "sr_backoff.h"
-#include "sr_log_threads_internal.h"
+#include "sr_log_per_thread_internal.h"
 #include "sr_time.h"
 
 #include <errno.h>

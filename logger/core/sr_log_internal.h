@@ -10,8 +10,8 @@
  * internal header), so that no file sees another part's fields:
  *
  *   backend state   sr_log_backend_ring.c / _threads.c / _queue.c / _sync.c (chosen at open)
- *   levels          sr_log_category.c: categories, rules, their lock
- *   sinks           sr_log_sink.c: descriptors, buffers, rotation
+ *   levels          sr_log_categories.c: categories, rules, their lock
+ *   sinks           sr_log_sinks.c: descriptors, buffers, rotation
  *   consumer        sr_log_consumer.c: the consuming thread's line buffer and batch counts
  *   backtrace       sr_log_backtrace.c
  *   clock           sr_log_clock.c (tsc calibration)
@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "sr_log.h"
-#include "sr_log_codec_internal.h"
+#include "sr_fmt_internal.h"
 #include "sr_log_record_internal.h"
 
 typedef struct sr_log_backend sr_log_backend;
@@ -102,10 +102,10 @@ struct sr_log {
 	 * call finds the level off and cannot be accepted after the one it gave up.
 	 */
 	sr_atomic_i32 levels_off;
-	/* Lifecycle (sr_log.c). */
+	/* Lifecycle (sr_log_lifecycle.c). */
 	bool shutdown_done;
 	pthread_mutex_t life_lock;
-	struct sr_log *live_next;         /* the list of open loggers (sr_log.c) */
+	struct sr_log *live_next;         /* the list of open loggers (sr_log_lifecycle.c) */
 	/* In a forked child with SR_LOG_FORK_DROP: the backend whose state `state` is (to destroy it). */
 	const sr_log_backend *forked_backend;
 };

@@ -31,7 +31,7 @@
 
 /*
  * The ring had no room for k slots: apply the policy.  Out of line on
- * purpose.  The per-thread rings (sr_log_backend_threads.c) call it too,
+ * purpose.  The per-thread rings (sr_log_backend_per_thread.c) call it too,
  * with the calling thread's own sequencer.
  */
 __attribute__((noinline)) int

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_site.c: a call site's format, parsed once into the argument
+ * sr_fmt_parse.c: a call site's format, parsed once into the argument
  * signature that every call through the site copies by (sr_log_site.h).
  */
-#include "sr_log_codec_internal.h"
+#include "sr_fmt_internal.h"
 
 #include <limits.h>
 #include <stdio.h>

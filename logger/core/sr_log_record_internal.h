@@ -4,7 +4,7 @@
  * (internal).
  *
  * A record is a header (sr_log_rec) followed by the codec's value and string
- * areas (sr_log_codec_internal.h).  In a thread's own ring (producer
+ * areas (sr_fmt_internal.h).  In a thread's own ring (producer
  * per_thread) the header is the shorter sr_log__thread_rec (sr_log_fast.h):
  * the ring's writer (sr_log_writer) gives the thread's name and id, and the
  * caller's errno follows the header only when the site's format has %m
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "sr_log_category.h"
-#include "sr_log_codec_internal.h"
+#include "sr_fmt_internal.h"
 #include "sr_log_fast.h"
 #include "sr_ring.h"
 

@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log.c: the logger's lifecycle: open (resolve the environment, validate,
+ * sr_log_lifecycle.c: the logger's lifecycle: open (resolve the environment, validate,
  * build each part, start the backend), flush, shutdown (stop every handle,
  * drain, close the sinks), close (free), the default logger, the exit list,
  * and sr_log_stats.  The path of one log call is in docs/ARCHITECTURE.md.
  */
 #include "sr_log_backend_internal.h"
 #include "sr_log_backtrace_internal.h"
-#include "sr_log_category_internal.h"
+#include "sr_log_categories_internal.h"
 #include "sr_log_clock_internal.h"
-#include "sr_log_config_internal.h"
+#include "sr_log_config_validate_internal.h"
 #include "sr_log_consumer_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
-#include "sr_log_threads_internal.h"
+#include "sr_log_per_thread_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

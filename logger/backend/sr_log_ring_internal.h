@@ -4,7 +4,7 @@
  * sr_log_backend_ring.c (the callers' claim and publish, start and stop),
  * sr_log_ring_consumer.c (the consumer's batch processor) and sr_log_crash.c
  * (which reads the ring in a signal handler); and the full-queue policy,
- * which the per-thread rings (sr_log_backend_threads.c) apply too (internal).
+ * which the per-thread rings (sr_log_backend_per_thread.c) apply too (internal).
  */
 #ifndef SR_LOG_RING_INTERNAL_H
 #define SR_LOG_RING_INTERNAL_H
