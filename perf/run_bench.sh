@@ -12,7 +12,8 @@
 # Writes under RESULTS_DIR: environment.txt, throughput.csv/.md (the main job: Log4j 2's
 # per-thread table, the ring rows with the logger's default producer and with the shared ring),
 # latency.csv/.md and latency_*.dat (response time), ring.csv/.md,
-# wait.csv/.md, micro.json/.txt and PNG plots; prints the Markdown tables at the end.
+# wait.csv/.md, micro.json/.txt and PNG plots; prints the Markdown tables at the end. git keeps the
+# tables, CSVs, plots and environment.txt; latency_*.dat and micro.json are ignored (.gitignore).
 # Progress goes to stderr.  Harnesses run one after the other, never two at once.
 set -euo pipefail
 
@@ -23,7 +24,7 @@ QUICK=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "run_bench: unknown option: $arg" >&2; exit 2 ;;
     *) BUILD_DIR=$arg ;;
   esac

@@ -19,9 +19,11 @@
 # non-zero is "crashed (exit N)", one killed by its timeout "hung (killed after S s)": its
 # rows get empty rates and runs=0 in the CSV and say so in the tables.
 # Writes: RESULTS_DIR/peers.md (tables), RESULTS_DIR/peers/*.csv (every row of this run,
-# seqring's included), *.png, environment.txt, logs/ (each invocation's output); and appends
-# the peers' rows to RESULTS_DIR/throughput.csv, latency.csv and ring.csv after removing the
-# peer rows a previous run left there (seqring's own rows in those files are not touched).
+# seqring's included), *.png, environment.txt; and appends the peers' rows to
+# RESULTS_DIR/throughput.csv, latency.csv and ring.csv after removing the peer rows a previous run
+# left there (seqring's own rows in those files are not touched). Also, for a look at this run's
+# failures: RESULTS_DIR/peers/logs/ (each invocation's output), raw/ (per-round CSVs, status) and
+# dist/ (percentile files); git ignores those three (.gitignore).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
     --phases) PHASES=${2:?--phases needs a value}; shift ;;
     --only) ONLY=${2:?--only needs a value}; shift ;;
     --no-deps) DEPS=0 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     -*) echo "run_peers: unknown option: $1 (--help lists them)" >&2; exit 2 ;;
     *) BUILD_DIR=$1 ;;
   esac
@@ -94,13 +96,16 @@ J_LOGBACK=("${JVM[@]}" -cp "$CLASSES:$LOGBACK_JARS")
 J_DISRUPTOR=("${JVM[@]}" -cp "$CLASSES:$DISRUPTOR_JARS")
 CONFIG=(--config-dir "$HERE/java")
 
-SPDLOG=0
-if [ ! -f "$HERE/spdlog/build.sh" ] || [ ! -f "$HERE/spdlog/run.sh" ]; then
-  say "perf/peers/spdlog/build.sh or run.sh is missing: skipping the spdlog rows"
-elif ! bash "$HERE/spdlog/build.sh" "$PEERS_BUILD" >&2; then
-  say "perf/peers/spdlog/build.sh failed: skipping the spdlog rows"
-else
-  SPDLOG=1
+# spdlog's harness includes <seqring/sr_time.h> from the release build's staged headers, as every
+# program of the tree does. A peer that does not build fails the run here, before any
+# measurement, rather than leaving its rows out of tables that would not say so.
+if wanted spdlog; then
+  say "building the spdlog harness into $PEERS_BUILD"
+  if ! sh "$HERE/spdlog/build.sh" "$PEERS_BUILD" "$BUILD_DIR/include" >&2; then
+    echo "run_peers: perf/peers/spdlog/build.sh $PEERS_BUILD $BUILD_DIR/include failed (its error is above);" \
+      "fix it, or leave spdlog out with --only" >&2
+    exit 1
+  fi
 fi
 
 # --- what runs ------------------------------------------------------------------
@@ -121,8 +126,7 @@ SEQRING_WAITS=${SEQRING_WAITS:-default,timeout,yield,busyspin}
 # and in the response-time table: its default and the two waits of Log4j 2's rows there
 SEQRING_LAT_WAITS=${SEQRING_LAT_WAITS:-default,timeout,yield}
 TP_IDS=(seqring log4j2-async-timeout log4j2-async-yield log4j2-async-busyspin log4j2-appender log4j2-sync
-        logback-async logback-sync)
-[ "$SPDLOG" = 1 ] && TP_IDS+=(spdlog)
+        logback-async logback-sync spdlog)
 LAT_IDS=(seqring log4j2-async-timeout log4j2-async-yield)
 RING_IDS=(seqring disruptor)
 
@@ -620,7 +624,7 @@ MD=$RESULTS/peers.md
   echo "Every contender ran once per round, one at a time; $ROUNDS round(s) (latency: ${LAT_ROUNDS:-1}); medians over the rounds."
   echo "A ratio is seqring's median over the peer's: above 1 seqring is faster (latency: the peer's"
   echo "time over seqring's, above 1 seqring is quicker). \"crashed\" / \"hung\" cells: that peer's harness"
-  echo "exited non-zero / was killed by its timeout (logs in peers/logs/)."
+  echo "exited non-zero / was killed by its timeout (their output: peers/logs/, kept by the run, not by git)."
   echo
   if has_phase throughput; then
     echo "## Throughput: Log4j 2's per-thread table (messages/s, all threads together)"

@@ -1,19 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# build.sh OUT_DIR: builds OUT_DIR/spdlog_throughput from spdlog_throughput.cpp
-# against Debian's libspdlog-dev (installed with apt-get if missing), with the
-# C helpers it shares with perf/throughput (perf/common: arguments, output,
-# statistics; none of them needs the seqring library) and seqring's clock
-# (base/sr_time.h, whose monotonic clock is inline: nothing to link).
+# build.sh OUT_DIR INCLUDE_DIR: builds OUT_DIR/spdlog_throughput from
+# spdlog_throughput.cpp against Debian's libspdlog-dev (installed with apt-get if
+# missing), with the C helpers it shares with perf/throughput (perf/common:
+# arguments, output, statistics; none of them needs the seqring library) and
+# seqring's clock, included as every program includes it, <seqring/sr_time.h>,
+# from INCLUDE_DIR: a configured build's staged headers (build/<preset>/include,
+# where CMake links each public header as seqring/NAME.h). The monotonic clock is
+# inline: nothing of seqring's is linked. Exit 0: built; 1: a step failed; 2: usage.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 common=$here/../../common
-base=$here/../../../base
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-	echo "usage: $0 OUT_DIR" >&2
+if [ $# -ne 2 ] || [ -z "$1" ] || [ -z "$2" ]; then
+	echo "usage: $0 OUT_DIR INCLUDE_DIR   (INCLUDE_DIR: build/<preset>/include of a configured build)" >&2
 	exit 2
 fi
 out=$1
+include=$2
+if [ ! -f "$include/seqring/sr_time.h" ]; then
+	echo "build.sh: $include/seqring/sr_time.h does not exist: INCLUDE_DIR must be the staged include" \
+		"directory of a configured build (build/<preset>/include; cmake --preset release makes it)" >&2
+	exit 1
+fi
 
 install_spdlog() {
 	echo "build.sh: libspdlog-dev is missing; installing it with apt-get" >&2
@@ -50,7 +58,7 @@ done
 # Debian's spdlog is a compiled library on the external fmt (libfmt-dev): pkg-config says so
 # (-DSPDLOG_COMPILED_LIB -DSPDLOG_FMT_EXTERNAL ... -lspdlog -lfmt).
 # shellcheck disable=SC2046,SC2086
-if ! g++ -O2 -std=c++17 -Wall -Wextra -I"$common" -I"$base" $(pkg-config --cflags spdlog) \
+if ! g++ -O2 -std=c++17 -Wall -Wextra -I"$common" -I"$include" $(pkg-config --cflags spdlog) \
 	-o "$out/spdlog_throughput" "$here/spdlog_throughput.cpp" $objects $(pkg-config --libs spdlog) -pthread; then
 	echo "build.sh: compiling $here/spdlog_throughput.cpp failed" >&2
 	exit 1
