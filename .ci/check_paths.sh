@@ -12,8 +12,17 @@
 # ignored), or when it names a program the tree builds (perf/caller, from perf/caller.c). URLs,
 # absolute paths (/tmp, /dev, /proc, /etc, /var: never the tree's) and words glued to other
 # text are not paths named; comments in .c files are not read. The allow-list below holds what
-# looks like a path and is not one. Exit 0: every path exists; 1: findings (file:line and the
-# path); 2: usage.
+# looks like a path and is not one.
+#
+# Markdown files are also checked when named without a top-level folder: in a header or a
+# Markdown document a bare name.md (configuration.md), and anywhere a relative dir/name.md whose
+# first folder is not a top-level one (results/ring.md in perf/README.md). Such a name resolves
+# from the naming file's folder, then from the tree's root; a bare name that resolves from
+# neither is still accepted when exactly one file of the tree has that name (a reader searching
+# for it finds that one), never when several do (ring.md: docs/ring.md and perf/results/ring.md;
+# the naming file must then say which, with its folder).
+#
+# Exit 0: every path exists; 1: findings (file:line and the path); 2: usage.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=tree.sh
 . "$(dirname "${BASH_SOURCE[0]}")/tree.sh"
@@ -35,10 +44,11 @@ allowed=(
 foreign='^perf/peers/'
 
 files="$(tree_files)"
-declare -A exists=()
+declare -A exists=() md_named=()
 while IFS= read -r f; do
   [ -n "$f" ] || continue
   exists[$f]=1
+  [[ "$f" != *.md ]] || md_named[${f##*/}]=$(( ${md_named[${f##*/}]:-0} + 1 ))
   d="$f"
   while [[ "$d" == */* ]]; do d="${d%/*}"; exists[$d]=1; done
 done <<<"$files"
@@ -65,6 +75,8 @@ for d in "${layers[@]}" "${programs[@]}"; do top[$d]=1; done
 
 # A path-like word: not glued to a preceding word, URL, absolute path, variable or placeholder.
 word='(?<![\w./~$@{}<>%:=?#&*+\\-])(?:\.\.?/)*[\w][\w.+-]*(?:/[\w.+*?-]+)+/?'
+# A bare Markdown file name: the same, with no folder part.
+bare_md='(?<![\w./~$@{}<>%:=?#&*+\\-])[\w][\w.+-]*\.md(?![\w/-])'
 url='[a-zA-Z][a-zA-Z0-9+.-]*://[^ )>`"]*'
 
 # The tree path of DIR/PATH with . and .. resolved; empty when it leaves the tree.
@@ -93,7 +105,7 @@ check() {
   path="${path%%\?*}"
   while [[ "$path" == *[.,:\;] ]]; do path="${path%?}"; done
   [ -n "$path" ] || return 0
-  if [ "$kind" != link ]; then
+  if [ "$kind" != link ] && [[ "$path" != *.md ]]; then
     base="${path#./}"
     while [[ "$base" == ../* ]]; do base="${base#../}"; done
     [[ "$path" == ./* || "$path" == ../* || -n "${top[${base%%/*}]+x}" ]] || return 0
@@ -105,23 +117,29 @@ check() {
   [[ "$file" == */* ]] && dir="${file%/*}"
   resolve "$dir" "$path"
   [ -n "$REPLY" ] && [ -n "${exists[$REPLY]+x}" ] && return 0
+  local where="in the tree"
+  if [[ "$path" == *.md && "$path" != */* ]]; then
+    case "${md_named[$path]:-0}" in
+      1) return 0 ;;
+      0) ;;
+      *) where="in $dir or at the root, and ${md_named[$path]} files of the tree have that name: say which, with its folder" ;;
+    esac
+  fi
   # A Markdown link is also a word: say it once.
   [ -z "${reported[$file:$line:$path]+x}" ] || return 0
   reported[$file:$line:$path]=1
-  echo "$file:$line: names $path, which does not exist in the tree"
+  echo "$file:$line: names $path, which does not exist $where"
   findings=$((findings + 1))
 }
 
 while IFS= read -r file; do
   [[ "$file" =~ $foreign ]] && continue
   case "$file" in
-    *.h)
-      while IFS=: read -r line path; do check "$file" "$line" "$path"; done \
-        < <(grep -noP "$word" "$file" || true) ;;
-    *.md)
+    *.h|*.md)
       # URLs first, so that their path parts are not read as this tree's.
       while IFS=: read -r line path; do check "$file" "$line" "$path"; done \
-        < <(sed -E "s#$url##g" "$file" | grep -noP "$word" || true)
+        < <(sed -E "s#$url##g" "$file" | grep -noP "$word|$bare_md" || true)
+      [[ "$file" == *.md ]] || continue
       while IFS=: read -r line path; do
         case "$path" in http:*|https:*|mailto:*|'#'*) continue ;; esac
         check "$file" "$line" "$path" link

@@ -620,7 +620,7 @@ MD=$RESULTS/peers.md
   echo "# seqring and its peers (\`make bench-peers\`)"
   echo
   echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC'); how each peer is configured and what the tables"
-  echo "mean: [peers/README.md](../peers/README.md). Environment: [peers/environment.txt](peers/environment.txt)."
+  echo "mean: [perf/peers/README.md](../peers/README.md). Environment: [peers/environment.txt](peers/environment.txt)."
   echo "Every contender ran once per round, one at a time; $ROUNDS round(s) (latency: ${LAT_ROUNDS:-1}); medians over the rounds."
   echo "A ratio is seqring's median over the peer's: above 1 seqring is faster (latency: the peer's"
   echo "time over seqring's, above 1 seqring is quicker). \"crashed\" / \"hung\" cells: that peer's harness"
