@@ -17,6 +17,7 @@
 #            with seqring::seqring and once with seqring::seqring_static, then run (exit 0).
 #            Without SNIPPET_BUILD_DIR, cmake blocks are listed as not checked.
 #   other fences (```text, a bare ```)   output and diagrams: not checked.
+# README.md's first complete program must end within its first 60 lines (its first screen).
 # Each compile error names the Markdown file and line (the block is compiled under #line).
 # Registered with CTest as the test doc_snippets (label docs), which passes CC, CMAKE and
 # SNIPPET_BUILD_DIR. Exit 0: every
@@ -169,6 +170,25 @@ while read -r i lang file line; do
     *) ;;   # output, diagrams
   esac
 done <"$index"
+
+# README.md's first screen is what seqring is, how to install it and a complete program that
+# runs: its first c block with a main() (checked above) must end within its first 60 lines.
+first_screen=60
+for f in "${files[@]}"; do
+  [ "$f" = README.md ] || continue
+  program_end=""
+  while read -r i lang file line; do
+    [ "$file" = README.md ] && [ "$lang" = c ] || continue
+    grep -Eq '^[[:space:]]*int[[:space:]]+main[[:space:]]*\(' "$tmp/blocks/$i.$lang" || continue
+    program_end=$((line + $(wc -l <"$tmp/blocks/$i.$lang")))   # the closing fence's line
+    break
+  done <"$index"
+  if [ -z "$program_end" ]; then
+    fail README.md "no complete program (a c block with main) to show a first reader"
+  elif [ "$program_end" -gt "$first_screen" ]; then
+    fail "README.md:$program_end" "the first complete program ends after line $first_screen: the first screen is what seqring is, how to install it and a program that runs; move the rest below it"
+  fi
+done
 
 [ "$checked" -gt 0 ] || { echo "check_snippets: no c, sh or bash block found in ${files[*]}" >&2; exit 1; }
 if [ "$failures" -gt 0 ]; then
