@@ -25,8 +25,6 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <seqring/sr_disruptor.h>
 
@@ -67,36 +65,27 @@ write_event(void *ctx, void *slot, int64_t sequence, int64_t index)
 	return 0;
 }
 
-#define USAGE "usage: diamond [--quick] [--ring-slots SLOTS (a power of two, 2 to 1048576; default 256)] " \
-	"[EVENTS (at least 1)]\n"
+static int64_t events = 5000000, ring_slots = 256;
+
+static void
+quick(void)
+{
+	events = 100000;
+}
 
 int
 main(int argc, char **argv)
 {
-	int64_t events = 5000000, ring_slots = 256;
-	for (int i = 1; i < argc; i++) /* --help anywhere wins over the other arguments */
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return printf(USAGE), 0;
-	bool have_events = false;
-	for (int arg = 1; arg < argc; arg++) {
-		char *end = "";
-		if (strcmp(argv[arg], "--quick") == 0) {
-			events = 100000;
-		} else if (strcmp(argv[arg], "--ring-slots") == 0) {
-			if (!ex_flags_slots(argc, argv, &arg, "diamond", &ring_slots))
-				return fputs(USAGE, stderr), 2;
-		} else if (!have_events) {
-			events = strtoll(argv[arg], &end, 10);
-			if (events < 1 || *end != '\0') {
-				fprintf(stderr, "diamond: EVENTS '%s': expected a number, at least 1\n" USAGE, argv[arg]);
-				return 2;
-			}
-			have_events = true;
-		} else {
-			fprintf(stderr, "diamond: unexpected argument '%s'\n" USAGE, argv[arg]);
-			return 2;
-		}
-	}
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--ring-slots", EX_FLAG_POW2, &ring_slots, 2, 1 << 20, NULL },
+		{ "EVENTS", EX_FLAG_INT64, &events, 1, (double)INT64_MAX, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "diamond",
+	    "[--quick] [--ring-slots SLOTS (a power of two, 2 to 1048576; default 256)] [EVENTS (at least 1)]",
+	    flags, sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
 	ex_machine m;
 	ex_machine_measure(&m);
 	const int threads = 5;

@@ -207,7 +207,7 @@ main(int argc, char **argv)
 		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
 		{ "--threads", EX_FLAG_INT, &threads, 1, MAX_THREADS, NULL },
 		{ "--bursts", EX_FLAG_INT64, &bursts, 5, MAX_BURSTS, NULL },
-		{ "--ring-slots", EX_FLAG_INT64, &ring_slots, 1024, 1 << 24, NULL },
+		{ "--ring-slots", EX_FLAG_POW2, &ring_slots, 1024, 1 << 24, NULL },
 		{ "--same-cpu", EX_FLAG_SET, &same_cpu, 0, 0, NULL },
 	};
 	int status = ex_flags_parse(argc, argv, "locked_instruction",
@@ -217,10 +217,6 @@ main(int argc, char **argv)
 	    EX_STRINGIFY(RING_SLOTS) ")] [--same-cpu (every caller on one CPU)]", flags, sizeof flags / sizeof flags[0]);
 	if (status >= 0)
 		return status;
-	if ((ring_slots & (ring_slots - 1)) != 0) {
-		fprintf(stderr, "locked_instruction: --ring-slots %" PRId64 ": expected a power of two\n", ring_slots);
-		return 2;
-	}
 	ex_machine m;
 	ex_machine_measure(&m);
 	if (threads == 0)

@@ -112,7 +112,7 @@ main(int argc, char **argv)
 	const ex_flag flags[] = {
 		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
 		{ "--seconds", EX_FLAG_DOUBLE, &window_s, 0.05, 600, NULL },
-		{ "--capacity", EX_FLAG_INT64, &capacity, 1024, 1 << 24, NULL },
+		{ "--capacity", EX_FLAG_POW2, &capacity, 1024, 1 << 24, NULL },
 		{ "--judge-queue", EX_FLAG_SET, &judge_queue, 0, 0, NULL },
 	};
 	int status = ex_flags_parse(argc, argv, "one_lock",
@@ -122,10 +122,6 @@ main(int argc, char **argv)
 	    flags, sizeof flags / sizeof flags[0]);
 	if (status >= 0)
 		return status;
-	if ((capacity & (capacity - 1)) != 0) {
-		fprintf(stderr, "one_lock: --capacity %" PRId64 ": expected a power of two\n", capacity);
-		return 2;
-	}
 	work_iters = rl_calibrate_work(2000);
 	ex_machine m;
 	ex_machine_measure(&m);

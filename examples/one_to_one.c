@@ -25,7 +25,6 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <seqring/sr_disruptor.h>
@@ -62,46 +61,35 @@ write_value(void *ctx, void *slot, int64_t sequence, int64_t index)
 	return 0;
 }
 
-#define USAGE "usage: one_to_one [--quick] [--ring-slots SLOTS (a power of two, 2 to 1048576; default 1024)] " \
-	"[EVENTS (at least 1)] [WAIT_STRATEGY (default yield)]\n"
+static int64_t events = 10 * 1000 * 1000, ring_slots = 1024;
+static const char *wait_strategy = "yield";
+
+static void
+quick(void)
+{
+	events = 100000;
+}
 
 int
 main(int argc, char **argv)
 {
-	int64_t events = 10 * 1000 * 1000;
-	int64_t ring_slots = 1024;
-	const char *wait = "yield";
-	for (int i = 1; i < argc; i++) /* --help anywhere wins over the other arguments */
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return printf(USAGE), 0;
-	int arg = 1, positional = 0;
-	for (; arg < argc; arg++) {
-		char *end = "";
-		if (strcmp(argv[arg], "--quick") == 0) {
-			events = 100000;
-		} else if (strcmp(argv[arg], "--ring-slots") == 0) {
-			if (!ex_flags_slots(argc, argv, &arg, "one_to_one", &ring_slots))
-				return fputs(USAGE, stderr), 2;
-		} else if (positional == 0) {
-			events = strtoll(argv[arg], &end, 10);
-			if (events < 1 || *end != '\0') {
-				fprintf(stderr, "one_to_one: EVENTS '%s': expected a number, at least 1\n" USAGE, argv[arg]);
-				return 2;
-			}
-			positional++;
-		} else if (positional == 1) {
-			wait = argv[arg];
-			positional++;
-		} else {
-			fprintf(stderr, "one_to_one: unexpected argument '%s'\n" USAGE, argv[arg]);
-			return 2;
-		}
-	}
+	const char *synopsis = "[--quick] [--ring-slots SLOTS (a power of two, 2 to 1048576; default 1024)] "
+	    "[EVENTS (at least 1)] [WAIT_STRATEGY (default yield)]";
+	const ex_flag flags[] = {
+		{ "--quick", EX_FLAG_ACTION, NULL, 0, 0, quick },
+		{ "--ring-slots", EX_FLAG_POW2, &ring_slots, 2, 1 << 20, NULL },
+		{ "EVENTS", EX_FLAG_INT64, &events, 1, (double)INT64_MAX, NULL },
+		{ "WAIT_STRATEGY", EX_FLAG_TEXT, &wait_strategy, 0, 0, NULL },
+	};
+	int status = ex_flags_parse(argc, argv, "one_to_one", synopsis, flags, sizeof flags / sizeof flags[0]);
+	if (status >= 0)
+		return status;
 	sr_error err;
 	sr_disruptor_config dc;
 	sr_disruptor_config_default(&dc, ring_slots, 8, SR_PRODUCER_SINGLE);
-	if (sr_wait_config_parse(wait, &dc.wait, &err) != SR_OK) {
-		fprintf(stderr, "one_to_one: %s\n" USAGE, err.message);
+	if (sr_wait_config_parse(wait_strategy, &dc.wait, &err) != SR_OK) {
+		fprintf(stderr, "one_to_one: %s\n", err.message);
+		ex_flags_usage(stderr, "one_to_one", synopsis);
 		return 2;
 	}
 	ex_machine m;
@@ -135,7 +123,7 @@ main(int argc, char **argv)
 	    ns_per_event);
 	int ok = tally.expected == events && tally.errors == 0;
 	printf("%s: every event arrived exactly once, in order, in %" PRId64 " batches (%s wait).\n\n",
-	    ok ? "PASS" : "FAIL", tally.batches, wait);
+	    ok ? "PASS" : "FAIL", tally.batches, wait_strategy);
 	char reason[160] = "";
 	if (per_batch < 2)
 		snprintf(reason, sizeof reason, "the consumer took %.1f events per batch (%" PRId64 " slots): "
