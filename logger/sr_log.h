@@ -37,7 +37,7 @@
  *
  * @code
  *   sr_log_config c;
- *   sr_log_config_default(&c);                       // ring, 262,144 x 128 B, info
+ *   sr_log_config_default(&c);                       // a ring per thread, 16,384 x 128 B; info
  *   sr_sink_config sinks[] = { sr_sink_file("/var/log/app.log"), sr_sink_fd(2) };
  *   sinks[1].level = SR_LOG_WARN;                    // stderr gets warnings and worse
  *   c.sinks = sinks; c.sink_count = 2;
@@ -56,8 +56,11 @@
  * sr_log_describe prints what is in force and
  * where each value came from.
  *
- * Threads: every function may be called from any thread, except that no log
- * call may run concurrently with (or after) sr_log_close of its logger.
+ * Threads: every function may be called from any thread.  A log call may
+ * race sr_log_close of its logger, or come after it through a category
+ * handle: it is memory-safe, either finished before the logger is freed or
+ * refused and counted (sr_log_close says how); only the sr_log pointer
+ * itself must not be used once closed.
  * Errors are values: functions return SR_OK or a negative SR_E* code (and a
  * message naming the bad value when given an sr_error), constructors NULL.
  * Nothing here aborts or exits.
@@ -305,9 +308,12 @@ SR_API int sr_log_reopen(sr_log *log);
  * and counted (format_errors); the caller is not told.
  * @param cat An sr_category handle (sr_log_category); evaluated once.
  * @param lvl The level, a constant SR_LOG_TRACE .. SR_LOG_FATAL.
- * @param ... The format, a string literal, then its arguments.
+ * @param ... The format, a string literal, then at most SR_SITE_MAX_ARGS (32)
+ *            arguments: a call with more fails to compile, with the message
+ *            "a log call takes at most 32 arguments after the format".
  */
 #define SR_LOG(cat, lvl, ...) do { \
+	SR_LOG__CHECK_NARGS(__VA_ARGS__); \
 	sr_category *const sr_log__cat = (cat); \
 	/* No branch hint (SR_LOG_ENABLED has one): the call in line, a disabled level jumps over it. */ \
 	if ((int32_t)(lvl) >= sr_atomic_load_relaxed_i32(&sr_log__cat->level)) { \

@@ -15,9 +15,10 @@
  * still checks the format against the arguments (sr_log__format_check, a
  * prototype named in an unevaluated sizeof, never called).
  *
- * At most SR_SITE_MAX_ARGS arguments after the format; more is a compile
- * error.  A type that is neither arithmetic nor a pointer (a struct) is a
- * compile error too, as it is undefined for printf.
+ * At most SR_SITE_MAX_ARGS (32) arguments after the format: a call with
+ * more fails to compile, its error "a log call takes at most 32 arguments
+ * after the format".  A type that is neither arithmetic nor a pointer (a
+ * struct) is a compile error too, as it is undefined for printf.
  *
  * Part of the logging API (sr_log.h includes it); the names with two
  * underscores are for the macros only.
@@ -214,9 +215,27 @@ sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(decltype(nullptr));
 
 #endif /* __cplusplus */
 
-/* The number of arguments after the format (0 to 32), by counting __VA_ARGS__. */
-#define SR_LOG__NARGS(...) SR_LOG__NARGS_(__VA_ARGS__, 32,31,30,29,28,27,26,25,24,23,22,21,20,19,18,17,16,15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0, 0)
-#define SR_LOG__NARGS_(_0,_1,_2,_3,_4,_5,_6,_7,_8,_9,_10,_11,_12,_13,_14,_15,_16,_17,_18,_19,_20,_21,_22,_23,_24,_25,_26,_27,_28,_29,_30,_31,_32, n, ...) n
+/*
+ * The number of arguments after the format, by counting __VA_ARGS__: 0 to 32, and 33 for 33
+ * up to 124, which SR_LOG__CHECK_NARGS refuses.  The 33 keeps the rest of SR_LOG well formed,
+ * so that its static assertion is the only error a user reads.  124 fills the 127 arguments
+ * C requires a compiler to take in one macro call (SR_LOG's category, level and format, then
+ * 124); past it the count would be a user's argument pasted into a macro name, and the first
+ * error the preprocessor's.
+ */
+#define SR_LOG__NARGS(...) SR_LOG__NARGS_(__VA_ARGS__, \
+	33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33, \
+	33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33, \
+	33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33, \
+	33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33,33, \
+	32,31,30,29,28,27,26,25,24,23,22,21,20,19,18,17,16,15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0, 0)
+#define SR_LOG__NARGS_( \
+	_0,_1,_2,_3,_4,_5,_6,_7,_8,_9,_10,_11,_12,_13,_14,_15,_16,_17,_18,_19,_20,_21,_22,_23,_24, \
+	_25,_26,_27,_28,_29,_30,_31,_32,_33,_34,_35,_36,_37,_38,_39,_40,_41,_42,_43,_44,_45,_46,_47,_48,_49, \
+	_50,_51,_52,_53,_54,_55,_56,_57,_58,_59,_60,_61,_62,_63,_64,_65,_66,_67,_68,_69,_70,_71,_72,_73,_74, \
+	_75,_76,_77,_78,_79,_80,_81,_82,_83,_84,_85,_86,_87,_88,_89,_90,_91,_92,_93,_94,_95,_96,_97,_98,_99, \
+	_100,_101,_102,_103,_104,_105,_106,_107,_108,_109,_110,_111,_112,_113,_114,_115,_116,_117,_118,_119,_120,_121,_122,_123,_124, \
+	n, ...) n
 #define SR_LOG__CAT(a, b) SR_LOG__CAT_(a, b)
 #define SR_LOG__CAT_(a, b) a##b
 /*
@@ -258,13 +277,60 @@ sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(decltype(nullptr));
 #define SR_LOG__EACH_31(M, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31) M(0, a1) M(1, a2) M(2, a3) M(3, a4) M(4, a5) M(5, a6) M(6, a7) M(7, a8) M(8, a9) M(9, a10) M(10, a11) M(11, a12) M(12, a13) M(13, a14) M(14, a15) M(15, a16) M(16, a17) M(17, a18) M(18, a19) M(19, a20) M(20, a21) M(21, a22) M(22, a23) M(23, a24) M(24, a25) M(25, a26) M(26, a27) M(27, a28) M(28, a29) M(29, a30) M(30, a31)
 #define SR_LOG__EACH_32(M, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32) M(0, a1) M(1, a2) M(2, a3) M(3, a4) M(4, a5) M(5, a6) M(6, a7) M(7, a8) M(8, a9) M(9, a10) M(10, a11) M(11, a12) M(12, a13) M(13, a14) M(14, a15) M(15, a16) M(16, a17) M(17, a18) M(18, a19) M(19, a20) M(20, a21) M(21, a22) M(22, a23) M(23, a24) M(24, a25) M(25, a26) M(26, a27) M(27, a28) M(28, a29) M(29, a30) M(30, a31) M(31, a32)
 
+/* More than 32 (SR_LOG__NARGS says 33): nothing, SR_LOG__CHECK_NARGS has refused the call. */
+#define SR_LOG__EACH_33(M, ...)
+
+/* The table above is written for SR_SITE_MAX_ARGS arguments. */
+#if SR_SITE_MAX_ARGS != 32
+#error "sr_log_args.h counts up to 32 arguments: SR_LOG__NARGS and SR_LOG__EACH_n must follow SR_SITE_MAX_ARGS"
+#endif
+
+/*
+ * A compile-time check with a message, in every mode the headers support.  Before C11, GCC and
+ * clang take _Static_assert as an extension, but strict C99 (-std=c99) gets glibc's
+ * _Static_assert macro, which drops the message: a function-like macro's name followed by
+ * another token is not a call, so SR_LOG__NOTHING (empty) keeps the compiler's own.  (A log
+ * call passed as another macro's argument is scanned again, and there glibc's macro and its
+ * bit-field error come instead.)
+ */
+#if defined(__cplusplus)
+#define SR_LOG__STATIC_ASSERT(condition, message) static_assert(condition, message)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define SR_LOG__STATIC_ASSERT(condition, message) _Static_assert(condition, message)
+#else
+#define SR_LOG__NOTHING
+#define SR_LOG__STATIC_ASSERT(condition, message) \
+	__extension__ _Static_assert SR_LOG__NOTHING (condition, message)
+#endif
+/*
+ * SR_LOG's first statement: a call with more arguments after the format than a site holds fails
+ * to compile, and this message is its first error.  A constant: nothing runs.
+ */
+#define SR_LOG__CHECK_NARGS(...) SR_LOG__STATIC_ASSERT(SR_LOG__NARGS(__VA_ARGS__) <= SR_SITE_MAX_ARGS, \
+	"a log call takes at most 32 arguments after the format (SR_SITE_MAX_ARGS)")
+
 /* ", kind", ", constant length" and "args[i] = value;" for each argument (SR_LOG__EACH's M). */
 #define SR_LOG__KIND_ITEM(i, x) , SR_LOG__KIND(x)
 #define SR_LOG__LEN_ITEM(i, x) , SR_LOG__CONST_LEN(x)
 #define SR_LOG__ARG_STORE(i, x) sr_log__args[i] = SR_LOG__ARG(x);
 
-/* Never defined nor called: the macros name it in sizeof so that the compiler checks the format. */
-int sr_log__format_check(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The macros name it inside sizeof, an unevaluated operand in C and C++, so that the compiler
+ * checks the format against the arguments: no object file refers to it, so the library neither
+ * defines nor exports it.  A direct call would fail to link: the error attribute makes it a
+ * compile error that says why.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(__error__)
+#define SR_LOG__NEVER_CALLED __attribute__((__error__( \
+	"sr_log__format_check only checks the log macros' format inside sizeof: it is never defined")))
+#endif
+#endif
+#ifndef SR_LOG__NEVER_CALLED
+#define SR_LOG__NEVER_CALLED
+#endif
+int sr_log__format_check(const char *format, ...) __attribute__((format(printf, 1, 2)))
+    SR_LOG__NEVER_CALLED;
 
 /*
  * What the macros call once the level passed: the hot path.  args holds the

@@ -307,7 +307,16 @@ open_parts(sr_log *log, const sr_log_resolved *r, sr_error *err)
 	/* After the sinks: a category's effective level depends on the lowest sink level. */
 	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++)
 		sr_atomic_store_relaxed_i64(&log->totals.dropped[l], 0);
-	return sr_log__levels_open(log, r, err);
+	sr_log_config defaults;
+	sr_log_config_default(&defaults);
+	sr_log_levels_setup levels = {
+		.root_level = c->level,
+		.root_level_from_code = c->level != defaults.level,
+		.code_spec = &r->code_spec,
+		.env_spec = &r->env_spec,
+		.sinks_min_level = sr_log__sinks_min_level(log),
+	};
+	return sr_log__levels_open(log, &levels, err);
 }
 
 sr_log *
@@ -512,6 +521,31 @@ sr_log_flush(sr_log *log)
 	if (sr_log__must_not_wait() || sr_atomic_load_acquire_i32(&log->shut))
 		return SR_ESTATE;
 	return log->backend->flush(log);
+}
+
+int
+sr_log_reopen(sr_log *log)
+{
+	if (log == NULL)
+		return SR_EINVAL;
+	/* pairs with the store-release in sr_log_shutdown */
+	if (sr_atomic_load_acquire_i32(&log->shut))
+		return SR_ESTATE;
+	sr_log__sinks_ask_reopen(log);
+	/* On the consumer (a sink callback) it happens at the end of this batch. */
+	if (sr_log__must_not_wait())
+		return SR_OK;
+	int64_t before = sr_log__sinks_reopens_done(log);
+	int rc = sr_log_flush(log);
+	/*
+	 * The flush ends with a batch end that saw the request, unless a
+	 * concurrent batch end took it first (then it is done too): either way
+	 * the count of reopens done moved.  A sync-mode flush reopens under its
+	 * mutex.
+	 */
+	for (int spins = 0; rc == SR_OK && sr_log__sinks_reopens_done(log) == before && spins < 1000; spins++)
+		rc = sr_log_flush(log);
+	return rc;
 }
 
 int

@@ -63,15 +63,12 @@ forget_cached_ring(void)
 	memset(&sr_log__my_fast.r, 0, sizeof sr_log__my_fast.r);
 }
 
-void
-sr_log__threads_thread_renamed(void)
-{
-	forget_cached_ring();
-}
+static const sr_log_rename_hook rename_hook = { forget_cached_ring };
 
 uint64_t
 sr_log__threads_new_key(void)
 {
+	sr_log__on_thread_rename(&rename_hook);
 	/* Counters of ids only: no data rides on this add. */
 	return (uint64_t)sr_atomic_faa_i64(&last_logger_id, 1) + 1;
 }

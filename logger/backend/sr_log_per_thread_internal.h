@@ -195,10 +195,12 @@ sr_log__thread_ring_of_crash(sr_log_crash_ring *cr)
 
 /* ---- sr_log_backend_per_thread.c ---- */
 
-/* A new key for a logger with per-thread rings: never 0, never reused in the process. */
+/*
+ * A new key for a logger with per-thread rings: never 0, never reused in the
+ * process.  It also registers the backend's rename hook (a renamed thread
+ * forgets its cached ring, so that its next record tells the new name).
+ */
 uint64_t sr_log__threads_new_key(void);
-/* The calling thread was renamed: its cached ring is forgotten, the next record tells the name. */
-void sr_log__threads_thread_renamed(void);
 /* Wakes a parked consumer (out of line: only when a caller saw the flag). */
 void sr_log__threads_wake(sr_log_threads *t);
 /* Frees a ring (its thread exited, or the logger closes); unlinks it from its thread first. */

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_fanout.c: a layout per sink.  At open, the sinks' layouts are
- * gathered into a table of distinct ones (0 is the logger's own), and for
- * each level the set of layouts some sink taking that level uses.  A
- * record is then rendered once per layout in that set, not once per sink,
- * and each line goes to the sinks of its layout.  Also here: the consumer's
- * report of what a syslog sink could not deliver, which goes to every sink
- * as drop reports do.
+ * sr_log_fanout.c: a record rendered once per distinct layout that the
+ * sinks taking its level use (the table sr_log_sink_layouts.c made at
+ * open), not once per sink, and each line handed to the sinks of its
+ * layout.  Also here: the consumer's report of what a syslog sink could not
+ * deliver, which goes to every sink as drop reports do.
  */
 #include "sr_log_consumer_internal.h"
 #include "sr_log_sink_internal.h"
@@ -15,84 +13,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-/* The index of a layout equal to (layout, pattern text) in the table, or -1. */
-static int
-find_layout(const struct sr_log_sinks *sinks, const char *const *texts, sr_log_layout layout,
-    const char *pattern)
-{
-	for (int k = 0; k < sinks->layout_count; k++) {
-		if (sinks->layouts[k].layout != layout)
-			continue;
-		if (layout != SR_LOG_LAYOUT_PATTERN || (texts[k] != NULL && strcmp(texts[k], pattern) == 0))
-			return k;
-	}
-	return -1;
-}
-
-int
-sr_log__sinks_layouts_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err)
-{
-	struct sr_log_sinks *sinks = log->sinks;
-	const char *texts[SR_LOG_MAX_SINKS + 1] = { log->opt.pattern_text };
-	sinks->layout_count = 1;
-	sinks->layouts[0] = (sr_log_layout_choice){ log->opt.layout, log->pattern };
-	for (int i = 0; i < sinks->n; i++) {
-		sr_log_sink *s = &sinks->s[i];
-		const sr_sink_config *c = count > 0 ? &configs[i] : NULL;
-		s->layout = 0;
-		if (c == NULL || c->layout == SR_LOG_LAYOUT_LOGGER)
-			continue;
-		int k = find_layout(sinks, texts, c->layout, c->pattern);
-		if (k < 0) {
-			if (log->opt.mode == SR_LOG_MODE_QUEUE)
-				return sr_error_set(err, SR_EINVAL,
-				    "config.sinks[%d].layout %s differs from the logger's (%s) but mode is queue: "
-				    "the caller renders one line before it queues (expected SR_LOG_LAYOUT_LOGGER, "
-				    "or mode ring or sync)", i, sr_log_layout_name(c->layout),
-				    sr_log_layout_name(log->opt.layout));
-			k = sinks->layout_count;
-			sr_log_pattern *p = NULL;
-			if (c->layout == SR_LOG_LAYOUT_PATTERN && sr_log__pattern_compile(c->pattern, &p, err) != SR_OK)
-				return err != NULL ? err->code : SR_EINVAL;
-			sinks->layouts[k] = (sr_log_layout_choice){ c->layout, p };
-			texts[k] = c->pattern;
-			sinks->layout_count++;
-		}
-		s->layout = k;
-	}
-	sinks->has_syslog = false;
-	for (int i = 0; i < sinks->n; i++)
-		sinks->has_syslog |= sinks->s[i].cfg.kind == SR_SINK_SYSLOG;
-	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
-		unsigned mask = 0;
-		for (int i = 0; i < sinks->n; i++)
-			if (l >= (int)sinks->s[i].cfg.level)
-				mask |= 1u << sinks->s[i].layout;
-		sinks->layouts_for_level[l] = mask;
-	}
-	return SR_OK;
-}
-
-void
-sr_log__sinks_layouts_free(struct sr_log_sinks *sinks)
-{
-	/* Patterns past 0 were compiled for the sinks; 0's is the logger's. */
-	for (int k = 1; k < sinks->layout_count; k++)
-		sr_log__pattern_free((sr_log_pattern *)sinks->layouts[k].pattern);
-	sinks->layout_count = 0;
-}
-
-int
-sr_log__sink_layout_describe(const sr_log *log, const sr_log_sink *s, char *buf, size_t size)
-{
-	const sr_log_layout_choice *lc = &log->sinks->layouts[s->layout];
-	bool own = s->cfg.layout != SR_LOG_LAYOUT_LOGGER;
-	if (lc->layout == SR_LOG_LAYOUT_PATTERN)
-		return snprintf(buf, size, "layout=pattern '%s'%s",
-		    own ? s->cfg.pattern : log->opt.pattern_text, own ? "" : " (the logger's)");
-	return snprintf(buf, size, "layout=%s%s", sr_log_layout_name(lc->layout), own ? "" : " (the logger's)");
-}
 
 static int
 level_index(int level)

@@ -70,32 +70,6 @@ typedef struct sr_log_clock_state {
 /* The open-time calibration spans at least this long. */
 #define CALIBRATE_NS (5 * INT64_C(1000000))
 
-const char *
-sr_log_clock_name(int clock)
-{
-	switch (clock) {
-	case SR_LOG_CLOCK_REALTIME: return "realtime";
-	case SR_LOG_CLOCK_COARSE: return "coarse";
-	case SR_LOG_CLOCK_TSC: return "tsc";
-	case SR_LOG_CLOCK_AUTO: return "auto";
-	default: return "unknown";
-	}
-}
-
-int
-sr_log_clock_parse(const char *name, sr_log_clock *clock, sr_error *err)
-{
-	for (int i = 0; i <= SR_LOG_CLOCK_AUTO; i++) {
-		if (name != NULL && strcasecmp(name, sr_log_clock_name(i)) == 0) {
-			if (clock != NULL)
-				*clock = (sr_log_clock)i;
-			return SR_OK;
-		}
-	}
-	return sr_error_set(err, SR_EINVAL, "clock '%.64s' is invalid: expected realtime, coarse, tsc or auto",
-	    name != NULL ? name : "(null)");
-}
-
 
 static int64_t
 double_bits(double d)

@@ -6,7 +6,6 @@
  */
 #include "sr_log_thread_internal.h"
 #include "sr_backoff.h"
-#include "sr_log_per_thread_internal.h"
 #include "sr_time.h"
 
 #include <errno.h>
@@ -225,6 +224,16 @@ sr_log__thread_init(sr_log_thread *t)
 	t->init = true;
 }
 
+/* The registered hook, or NULL. */
+static sr_atomic_ptr rename_hook;
+
+void
+sr_log__on_thread_rename(const sr_log_rename_hook *hook)
+{
+	/* pairs with the load-acquire in sr_log_thread_name: the hook's fields are set before */
+	sr_atomic_store_release_ptr(&rename_hook, (void *)hook);
+}
+
 void
 sr_log_thread_name(const char *name)
 {
@@ -241,7 +250,10 @@ sr_log_thread_name(const char *name)
 	}
 	/* A ring of this thread's own tells its consumer the new name with its next record. */
 	t->name_gen++;
-	sr_log__threads_thread_renamed();
+	/* pairs with the store-release in sr_log__on_thread_rename */
+	const sr_log_rename_hook *hook = sr_atomic_load_acquire_ptr(&rename_hook);
+	if (hook != NULL)
+		hook->thread_renamed();
 	/* A shared ring's inline calls wrote the old name (sr_log_backend_ring.c caches it). */
 	memset(&sr_log__my_fast.sh, 0, sizeof sr_log__my_fast.sh);
 }

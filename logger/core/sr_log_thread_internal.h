@@ -44,6 +44,16 @@ typedef struct sr_log_thread {
 extern _Thread_local sr_log_thread sr_log__self;
 /* Fills in the thread id and, unless named, the default name. */
 void sr_log__thread_init(sr_log_thread *t);
+/*
+ * What else a thread's new name must reset: a backend that caches state
+ * derived from the name (the per-thread rings cache the thread's ring, whose
+ * records carry the name) registers its hook once, before any thread can
+ * have cached anything, so that this file calls up into no backend.
+ */
+typedef struct sr_log_rename_hook {
+	void (*thread_renamed)(void);   /* runs on the renamed thread */
+} sr_log_rename_hook;
+void sr_log__on_thread_rename(const sr_log_rename_hook *hook);
 
 /* The calling thread's state, initialised on first use. */
 static inline sr_log_thread *

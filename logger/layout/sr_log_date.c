@@ -91,19 +91,6 @@ sr_log__put_int(sr_fmt_buf *out, int64_t v)
 	}
 }
 
-static const char level_upper[SR_LOG_LEVEL_COUNT][6] = {
-	"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"
-};
-static const char level_lower[SR_LOG_LEVEL_COUNT][6] = {
-	"trace", "debug", "info", "warn", "error", "fatal", "off"
-};
-
-const char *
-sr_log__level_upper(int level)
-{
-	return level >= 0 && level < SR_LOG_LEVEL_COUNT ? level_upper[level] : "?";
-}
-
 /* "YYYY-MM-DDTHH:MM:SS" */
 void
 sr_log__put_iso_seconds(sr_fmt_buf *out, int64_t sec)
@@ -123,8 +110,3 @@ sr_log__put_iso_seconds(sr_fmt_buf *out, int64_t sec)
 	sr_log__put_uint(out, (uint64_t)tm.second, 2);
 }
 
-const char *
-sr_log__level_lower(int level)
-{
-	return level >= 0 && level < SR_LOG_LEVEL_COUNT ? level_lower[level] : "off";
-}

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "sr_log_internal.h"
+#include "sr_log_names_internal.h"
 
 /* One message to lay out: a record, or text made by the logger itself. */
 typedef struct sr_log_event {
@@ -77,8 +78,6 @@ void sr_log__put_message(const sr_log_event *ev, sr_fmt_buf *out);
  * fit before out's cap are cut whole, and want counts them.
  */
 void sr_log__put_message_escaped(const sr_log_event *ev, sr_fmt_buf *out);
-/* Escapes the control characters in out from start to its end, in place. */
-void sr_log__escape_controls(sr_fmt_buf *out, size_t start);
 /* Marks a backtrace line in the text, message and pattern layouts. */
 #define SR_LOG_BACKTRACE_MARK "[backtrace] "
 
@@ -112,8 +111,5 @@ void sr_log__put_uint(sr_fmt_buf *out, uint64_t v, int digits);
 void sr_log__put_int(sr_fmt_buf *out, int64_t v);
 /* "YYYY-MM-DDTHH:MM:SS" */
 void sr_log__put_iso_seconds(sr_fmt_buf *out, int64_t sec);
-/* Level names: "TRACE" ... "OFF" (upper) and "trace" ... (lower); "?" / "off" for others. */
-const char *sr_log__level_upper(int level);
-const char *sr_log__level_lower(int level);
 
 #endif /* SR_LOG_LAYOUT_INTERNAL_H */

@@ -7,9 +7,8 @@
  * change recomputes every handle under one mutex.
  */
 #include "sr_log_categories_internal.h"
-#include "sr_log_config_validate_internal.h"
-#include "sr_log_layout_internal.h"
-#include "sr_log_sink_internal.h"
+#include "sr_log_names_internal.h"
+#include "sr_fmt_escape_internal.h"
 #include "sr_log_thread_internal.h"
 
 #include <inttypes.h>
@@ -30,6 +29,7 @@ struct sr_log_levels {
 	size_t nrules, rules_cap;
 	int root_level;
 	uint8_t root_source;      /* enum sr_log_source */
+	int sinks_min_level;      /* the lowest level a sink takes, fixed at open */
 	char **refused;           /* names sr_log_category refused and reported, each once */
 	size_t nrefused;
 };
@@ -73,7 +73,7 @@ report_line(const char *head, const char *text, const char *tail)
 	sr_fmt_buf_put(&b, head, strlen(head));
 	size_t start = b.len;
 	sr_fmt_buf_put(&b, text, strlen(text));
-	sr_log__escape_controls(&b, start);
+	sr_fmt_escape_controls(&b, start);
 	sr_fmt_buf_put(&b, tail, strlen(tail));
 	b.data[b.len++] = '\n';
 	ssize_t rc = write(2, b.data, b.len);
@@ -146,39 +146,6 @@ report_refused(sr_log *log, const char *name, const char *message)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Level names                                                                              */
-
-static const char *const level_names[SR_LOG_LEVEL_COUNT] = {
-	"trace", "debug", "info", "warn", "error", "fatal", "off"
-};
-
-const char *
-sr_log_level_name(int level)
-{
-	return level >= 0 && level < SR_LOG_LEVEL_COUNT ? level_names[level] : "unknown";
-}
-
-
-int
-sr_log_level_parse(const char *name, sr_log_level *level, sr_error *err)
-{
-	int v;
-	if (sr_log__parse_name(name, level_names, SR_LOG_LEVEL_COUNT, &v) != 0) {
-		if (name != NULL && strcasecmp(name, "warning") == 0) {
-			v = SR_LOG_WARN;
-		} else {
-			return sr_error_set(err, SR_EINVAL,
-			    "level '%.64s' is invalid: expected trace, debug, info, warn, error, fatal or off",
-			    name != NULL ? name : "(null)");
-		}
-	}
-	if (level != NULL)
-		*level = (sr_log_level)v;
-	return SR_OK;
-}
-
-
-/* ---------------------------------------------------------------------------------------- */
 /* Categories and rules                                                                     */
 
 static bool
@@ -216,7 +183,7 @@ set_category_levels(const sr_log *log, sr_category *c)
 {
 	int level = configured_level(log, c->name);
 	/* A level that no sink writes is cut off at the call site. */
-	int write = level > sr_log__sinks_min_level(log) ? level : sr_log__sinks_min_level(log);
+	int write = level > log->levels->sinks_min_level ? level : log->levels->sinks_min_level;
 	int site = write;
 	/* The backtrace keeps what is below the write level, from its own level up. */
 	if (log->opt.bt_size > 0 && log->opt.bt_level < site)
@@ -443,13 +410,11 @@ put_rule(sr_log *log, const char *prefix, int level, uint8_t source)
 }
 
 static int
-apply_specs(sr_log *log, const sr_log_resolved *r, sr_error *err)
+apply_specs(sr_log *log, const sr_log_levels_setup *setup, sr_error *err)
 {
-	sr_log_config d;
-	sr_log_config_default(&d);
-	log->levels->root_level = r->cfg.level;
-	log->levels->root_source = r->cfg.level != d.level ? SR_SRC_CODE : SR_SRC_DEFAULT;
-	const sr_log_spec *specs[2] = { &r->code_spec, &r->env_spec };
+	log->levels->root_level = setup->root_level;
+	log->levels->root_source = setup->root_level_from_code ? SR_SRC_CODE : SR_SRC_DEFAULT;
+	const sr_log_spec *specs[2] = { setup->code_spec, setup->env_spec };
 	const uint8_t sources[2] = { SR_SRC_CODE, SR_SRC_ENV };
 	for (int k = 0; k < 2; k++) {
 		const sr_log_spec *s = specs[k];
@@ -564,13 +529,14 @@ sr_log_level_spec(sr_log *log, char *buf, size_t size)
 /* For the rest of the logger                                                               */
 
 int
-sr_log__levels_open(sr_log *log, const sr_log_resolved *r, sr_error *err)
+sr_log__levels_open(sr_log *log, const sr_log_levels_setup *setup, sr_error *err)
 {
 	log->levels = calloc(1, sizeof *log->levels);
 	if (log->levels == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the category registry");
 	pthread_mutex_init(&log->levels->lock, NULL);
-	int rc = apply_specs(log, r, err);
+	log->levels->sinks_min_level = setup->sinks_min_level;
+	int rc = apply_specs(log, setup, err);
 	if (rc != SR_OK)
 		return rc;
 	pthread_mutex_lock(&log->levels->lock);
@@ -700,7 +666,7 @@ sr_log__levels_describe(sr_log *log, FILE *out)
 		fprintf(out, "  %-30s %-8s %s\n", sorted[i].prefix, sr_log_level_name(sorted[i].level),
 		    sr_log__source_name(sorted[i].source));
 	fprintf(out, "categories (configured level, from which directive; effective level%s):\n",
-	    sr_log__sinks_min_level(log) > SR_LOG_TRACE ? ", raised to the lowest sink level" : "");
+	    log->levels->sinks_min_level > SR_LOG_TRACE ? ", raised to the lowest sink level" : "");
 	/* Known categories: created ones, and directive prefixes not (yet) created. */
 	for (size_t i = 0; i < lv->ncats; i++) {
 		const sr_category *c = lv->cats[i];

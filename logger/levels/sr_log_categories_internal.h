@@ -9,10 +9,24 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sr_log_env_internal.h"
+#include "sr_log_internal.h"
+#include "sr_log_level_spec_internal.h"
 
-/* Creates the registry and the root category, with the rules of r (open time). */
-int sr_log__levels_open(sr_log *log, const sr_log_resolved *r, sr_error *err);
+/* What the registry starts from, given by sr_log_open. */
+typedef struct sr_log_levels_setup {
+	int root_level;                 /* config.level */
+	bool root_level_from_code;      /* config.level differs from the default */
+	const sr_log_spec *code_spec;   /* config.level_spec, parsed */
+	const sr_log_spec *env_spec;    /* SEQRING_LOG, parsed */
+	/*
+	 * The lowest level any sink takes (SR_LOG_OFF without sinks): a level
+	 * below it is cut off at the call site.  The sinks are fixed at open.
+	 */
+	int sinks_min_level;
+} sr_log_levels_setup;
+
+/* Creates the registry and the root category, with the setup's rules (open time). */
+int sr_log__levels_open(sr_log *log, const sr_log_levels_setup *setup, sr_error *err);
 void sr_log__levels_free(sr_log *log);
 /*
  * sr_log_close: every handle's level becomes SR_LOG__CLOSED and the handles

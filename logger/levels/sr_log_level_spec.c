@@ -20,24 +20,6 @@ sr_log__spec_free(sr_log_spec *spec)
 	memset(spec, 0, sizeof *spec);
 }
 
-/* Parses a level name; false when it is none. */
-bool
-sr_log__level_of(const char *s, size_t n, int *level)
-{
-	static const char *const names[] = { "trace", "debug", "info", "warn", "error", "fatal", "off" };
-	for (int i = 0; i < SR_LOG_LEVEL_COUNT; i++) {
-		if (strlen(names[i]) == n && strncasecmp(s, names[i], n) == 0) {
-			*level = i;
-			return true;
-		}
-	}
-	if (n == 7 && strncasecmp(s, "warning", 7) == 0) {
-		*level = SR_LOG_WARN;
-		return true;
-	}
-	return false;
-}
-
 int
 sr_log__spec_parse(const char *spec, sr_log_spec *out, char *msg, size_t msg_size)
 {

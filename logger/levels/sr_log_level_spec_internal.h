@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "sr_log.h"
+#include "sr_log_names_internal.h"
 
 /* Where a setting or a level directive came from (sr_log_describe). */
 enum sr_log_source {
@@ -60,9 +61,6 @@ sr_log__is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
-
-/* Parses the level name s[0..n) (case-insensitive, "warning" for warn); false when it is none. */
-bool sr_log__level_of(const char *s, size_t n, int *level);
 
 /* "default", "code", "environment", "run time" (enum sr_log_source). */
 const char *sr_log__source_name(int source);

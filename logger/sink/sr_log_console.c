@@ -15,26 +15,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-static const char *const color_names[] = { "auto", "always", "never" };
-
-const char *
-sr_log_color_name(int color)
-{
-	return color >= 0 && color < 3 ? color_names[color] : "unknown";
-}
-
-int
-sr_log__color_parse(const char *name, int *color)
-{
-	for (int i = 0; i < 3; i++) {
-		if (strcasecmp(name, color_names[i]) == 0) {
-			*color = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 bool
 sr_log__console_colors(int fd, int color)
 {
@@ -53,17 +33,17 @@ static const char reset[] = "\033[0m";
 size_t
 sr_log__console_color_line(int level, const char *line, size_t len, char *out, size_t room)
 {
-	static const char *const names[] = { "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL" };
 	if (level < 0 || level > SR_LOG_FATAL || len + SR_LOG_COLOR_EXTRA > room)
 		return 0;
 	/* The level word, where the text layout and most patterns put it: near the start. */
-	size_t nlen = strlen(names[level]);
+	const char *word = sr_log__level_upper(level);
+	size_t nlen = strlen(word);
 	size_t scan = len < 96 ? len : 96;
 	const char *at = NULL;
 	for (size_t i = 0; i + nlen <= scan && at == NULL; i++) {
 		bool starts = i == 0 || line[i - 1] == ' ' || line[i - 1] == '[';
 		bool ends = i + nlen == len || line[i + nlen] == ' ' || line[i + nlen] == ']' || line[i + nlen] == '|';
-		if (starts && ends && memcmp(line + i, names[level], nlen) == 0)
+		if (starts && ends && memcmp(line + i, word, nlen) == 0)
 			at = line + i;
 	}
 	if (at == NULL)

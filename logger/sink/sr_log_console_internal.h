@@ -9,10 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sr_log_names_internal.h"
 #include "sr_log_sink_internal.h"
 
-/* "auto", "always", "never" (case-insensitive) into *color; -1 for another name. */
-int sr_log__color_parse(const char *name, int *color);
 /* At open: whether this descriptor sink colours (color, NO_COLOR, isatty). */
 bool sr_log__console_colors(int fd, int color);
 /*

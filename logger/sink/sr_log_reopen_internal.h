@@ -20,5 +20,12 @@ int sr_log__reopen_signal_install(sr_log *log, sr_error *err);
 void sr_log__reopen_signal_remove(sr_log *log);
 /* End of sr_log__sinks_flush: reopens the file sinks when asked to (consumer, or sync's mutex). */
 void sr_log__sinks_reopen_if_asked(sr_log *log);
+/*
+ * Asks for a reopen at the next end of a batch (async-signal-safe: the
+ * reopen signal's handler asks too).
+ */
+void sr_log__sinks_ask_reopen(sr_log *log);
+/* How many asked reopens were done: sr_log_reopen waits until it moves. */
+int64_t sr_log__sinks_reopens_done(const sr_log *log);
 
 #endif /* SR_LOG_REOPEN_INTERNAL_H */

@@ -71,8 +71,8 @@ sr_log__reopen_signal_name(int signo)
 	return signo == 0 ? "none" : i >= 0 ? reopen_signal_names[i] : "?";
 }
 
-static void
-request(sr_log *log)
+void
+sr_log__sinks_ask_reopen(sr_log *log)
 {
 	/* pairs with the exchange in sr_log__sinks_reopen_if_asked */
 	sr_atomic_store_release_i32(&log->sinks->reopen_asked, 1);
@@ -86,7 +86,7 @@ on_reopen_signal(int signo, siginfo_t *info, void *uctx)
 		/* pairs with the store-release in sr_log__reopen_signal_install */
 		sr_log *log = sr_atomic_load_acquire_ptr(&registered[i]);
 		if (log != NULL && log->opt.reopen_signal == signo)
-			request(log);
+			sr_log__sinks_ask_reopen(log);
 	}
 	int k = signal_index(signo);
 	if (k >= 0 && (previous[k].sa_flags & SA_SIGINFO) && previous[k].sa_sigaction != NULL)
@@ -188,28 +188,9 @@ sr_log__sinks_reopen_if_asked(sr_log *log)
 	sr_atomic_faa_i64(&sinks->reopen_done, 1);
 }
 
-int
-sr_log_reopen(sr_log *log)
+int64_t
+sr_log__sinks_reopens_done(const sr_log *log)
 {
-	if (log == NULL)
-		return SR_EINVAL;
-	/* pairs with the store-release in sr_log_shutdown */
-	if (sr_atomic_load_acquire_i32(&log->shut))
-		return SR_ESTATE;
-	request(log);
-	/* On the consumer (a sink callback) it happens at the end of this batch. */
-	if (sr_log__must_not_wait())
-		return SR_OK;
-	int64_t before = sr_atomic_load_acquire_i64(&log->sinks->reopen_done);
-	int rc = sr_log_flush(log);
-	/*
-	 * The flush ends with a batch end that saw the request, unless a
-	 * concurrent batch end took it first (then it is done too): either way
-	 * reopen_done moved.  A sync-mode flush reopens under its mutex.
-	 */
-	for (int spins = 0; rc == SR_OK && sr_atomic_load_acquire_i64(&log->sinks->reopen_done) == before &&
-	     spins < 1000; spins++) {
-		rc = sr_log_flush(log);
-	}
-	return rc;
+	/* pairs with the add at the end of sr_log__sinks_reopen_if_asked */
+	return sr_atomic_load_acquire_i64(&log->sinks->reopen_done);
 }

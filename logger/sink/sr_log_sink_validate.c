@@ -4,7 +4,7 @@
  * fields at open (the rest of sr_sink_config is checked in sr_log_config_validate.c).
  * Each message names the field, its value and what is valid.
  */
-#include "sr_log_config_validate_internal.h"
+#include "sr_log_sink_validate_internal.h"
 #include "sr_log_syslog_internal.h"
 
 #include <stdio.h>
