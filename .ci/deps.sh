@@ -11,10 +11,10 @@ set -euo pipefail
 
 # clang, libclang-rt-dev (libFuzzer and sanitizer runtimes) and libffi-dev: the fuzz targets of
 # tests/fuzz (skipped by CMake when missing, so a machine without them still builds).
-# rsyslog: tests/stress_log_syslog.c runs its own rsyslogd (never the system's) as the syslog
-# sink's collector; logrotate: tests/stress_log_reopen.c rotates the logger's files with it (both
-# tests are skipped when their program is missing). doxygen: the API reference (make docs, and
-# the CTest test api_docs, skipped without it).
+# rsyslog: tests/stress/stress_log_syslog.c runs its own rsyslogd (never the system's) as the
+# syslog sink's collector; logrotate: tests/stress/stress_log_reopen.c rotates the logger's files
+# with it (both tests are skipped when their program is missing). doxygen: the API reference
+# (make docs, and the CTest test api_docs, skipped without it).
 packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin cppcheck clang-tidy
           clang libclang-rt-dev libffi-dev rsyslog logrotate doxygen)
 if [ "${1:-}" = --library ]; then

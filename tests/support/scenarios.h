@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenarios.h: the concurrent test scenarios of seqring, shared by the
- * Criterion tests (tests/test_*.c) and the plain stress programs
- * (tests/stress_*.c) that the ThreadSanitizer preset runs, since Criterion's
- * runner crashes under TSan.  Part of the seqring_test_support library,
- * which needs no Criterion.
+ * Criterion tests (tests/ring/test_*.c) and the plain stress programs
+ * (tests/stress/stress_*.c) that the ThreadSanitizer preset runs, since
+ * Criterion's runner crashes under TSan.  Part of the seqring_test_support
+ * library, which needs no Criterion.
  *
  * Each scenario builds its ring, sequencer and consumers, runs its threads,
  * checks every event it delivers, tears everything down and returns an

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log_support.h: helpers shared by the logger's Criterion suites
- * (tests/test_log*.c, test_api_errors.c), in the seqring_test_criterion
- * library: a capturing sink, opening a logger or failing the test, temporary
- * paths, stderr captured around a call, sr_log_describe's text.  Helpers
- * that need no Criterion are in log_support.h, included here.
+ * (tests/logger/test_log*.c, tests/ring/test_api_errors.c), in the
+ * seqring_test_criterion library: a capturing sink, opening a logger or
+ * failing the test, temporary paths, stderr captured around a call,
+ * sr_log_describe's text.  Helpers that need no Criterion are in
+ * log_support.h, included here.
  *
  * The suites include this header alone for Criterion and the C library
  * headers below.

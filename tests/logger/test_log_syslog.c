@@ -2,8 +2,8 @@
 /*
  * test_log_syslog.c: the syslog sink against collectors written here (a
  * unix datagram socket, a TCP listener), so that it is checked without
- * rsyslogd too (tests/stress_log_syslog.c runs the real one): the RFC 5424
- * and 3164 frames byte by byte, RFC 6587 octet counting, the cut of a
+ * rsyslogd too (tests/stress/stress_log_syslog.c runs the real one): the
+ * RFC 5424 and 3164 frames byte by byte, RFC 6587 octet counting, the cut of a
  * datagram too long for the transport, a collector down at open (the open
  * succeeds, the sink connects later, counts and reports what it lost), a
  * collector that closes the connection (no SIGPIPE, nothing sent twice),

@@ -12,8 +12,8 @@
  * This is the shared ring's suite: its ring-mode loggers are pinned to
  * producer shared (shared_config, open_capture, open_fd_sink and the tests
  * that build their own config), so that ring_slots sizes the ring that fills
- * and wraps; tests/test_log_producer.c is the per-thread rings' suite.  Only
- * the tests of the defaults keep the default producer, per_thread.
+ * and wraps; test_log_producer.c is the per-thread rings' suite.  Only the
+ * tests of the defaults keep the default producer, per_thread.
  */
 #include "test_log_support.h"
 
