@@ -7,8 +7,8 @@
  * change recomputes every handle under one mutex.
  */
 #include "sr_log_categories_internal.h"
+#include "sr_log_registry_internal.h"
 #include "sr_log_names_internal.h"
-#include "sr_fmt_escape_internal.h"
 #include "sr_log_thread_internal.h"
 
 #include <inttypes.h>
@@ -20,20 +20,6 @@
 
 
 
-/* The registry: handles and rules, under `lock` (a cold path). */
-struct sr_log_levels {
-	pthread_mutex_t lock;
-	sr_category **cats;
-	size_t ncats, cats_cap;
-	sr_log_rule *rules;
-	size_t nrules, rules_cap;
-	int root_level;
-	uint8_t root_source;      /* enum sr_log_source */
-	int sinks_min_level;      /* the lowest level a sink takes, fixed at open */
-	char **refused;           /* names sr_log_category refused and reported, each once */
-	size_t nrefused;
-};
-
 /* Its level is above off, so that even a site at SR_LOG_OFF ends at the level check. */
 sr_category sr_category_off = {
 	.level = SR_LOG__CLOSED, .id = -1, .log = NULL, .name = "off", .write_level = SR_LOG_OFF,
@@ -42,73 +28,6 @@ sr_category sr_category_off = {
 
 /* ---------------------------------------------------------------------------------------- */
 /* Handles that write nothing say so                                                        */
-
-/*
- * What sr_log_category and sr_log_root give for a NULL logger (sr_log_open
- * failed, and the program logs anyway).  Its call-site level lets the first
- * call into the frontend, which calls sr_log__call_without_logger: one line
- * on stderr says why nothing is logged, then the handle is off.
- */
-static sr_category no_logger = {
-	.level = SR_LOG_TRACE, .id = -1, .log = NULL, .name = "no logger", .write_level = SR_LOG_OFF,
-	.fast_key = SR_LOG__NO_FAST_KEY   /* never the inline path: its first call reaches the frontend */
-};
-static sr_atomic_i32 no_logger_reported;
-
-/* Why the last sr_log_open failed, for that line. */
-static pthread_mutex_t open_failure_lock = PTHREAD_MUTEX_INITIALIZER;
-static char open_failure[SR_ERROR_MESSAGE_MAX];
-
-/*
- * Writes "seqring: <head><text><tail>" on stderr as one line, with one
- * write(2) and no stdio (a log call may come from a signal handler), the
- * control characters of text (a name, a message quoting one) escaped.
- */
-static void
-report_line(const char *head, const char *text, const char *tail)
-{
-	char data[SR_ERROR_MESSAGE_MAX + 256 + SR_FMT_LINE_RESERVE];
-	sr_fmt_buf b = { data, 0, sizeof data - SR_FMT_LINE_RESERVE, 0 };
-	sr_fmt_buf_put(&b, "seqring: ", 9);
-	sr_fmt_buf_put(&b, head, strlen(head));
-	size_t start = b.len;
-	sr_fmt_buf_put(&b, text, strlen(text));
-	sr_fmt_escape_controls(&b, start);
-	sr_fmt_buf_put(&b, tail, strlen(tail));
-	b.data[b.len++] = '\n';
-	ssize_t rc = write(2, b.data, b.len);
-	(void)rc;  /* nowhere left to report a failure to */
-}
-
-void
-sr_log__note_open_failure(const char *message)
-{
-	pthread_mutex_lock(&open_failure_lock);
-	snprintf(open_failure, sizeof open_failure, "%s", message != NULL ? message : "");
-	pthread_mutex_unlock(&open_failure_lock);
-}
-
-void
-sr_log__call_without_logger(sr_category *cat)
-{
-	if (cat != &no_logger)
-		return;
-	/* Relaxed: the line is written once whoever comes first; no data is published. */
-	sr_atomic_store_relaxed_i32(&no_logger.level, SR_LOG_OFF);
-	if (sr_atomic_exchange_i32(&no_logger_reported, 1) != 0)
-		return;
-	static const char tail[] = " (this line is written once; check what sr_log_open returns)";
-	/* trylock: a signal handler's call must not wait for the lock its own thread may hold. */
-	if (pthread_mutex_trylock(&open_failure_lock) == 0) {
-		if (open_failure[0] != '\0')
-			report_line("nothing is logged: sr_log_open failed: ", open_failure, tail);
-		else
-			report_line("nothing is logged: a log call went through a category of a NULL logger", "", tail);
-		pthread_mutex_unlock(&open_failure_lock);
-	} else {
-		report_line("nothing is logged: a log call went through a category of a NULL logger", "", tail);
-	}
-}
 
 /*
  * A name sr_log_category refused: said on stderr once per name and logger
@@ -140,9 +59,9 @@ report_refused(sr_log *log, const char *name, const char *message)
 	if (!report)
 		return;
 	if (n > SR_LOG_MAX_REFUSED)
-		report_line("sr_log_category refused more category names; they are not reported", "", "");
+		sr_log__notice_line("sr_log_category refused more category names; they are not reported", "", "");
 	else
-		report_line("", message, "; sr_log_category gave the off handle: nothing logged through it is written");
+		sr_log__notice_line("", message, "; sr_log_category gave the off handle: nothing logged through it is written");
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -154,8 +73,8 @@ prefix_matches(const char *prefix, size_t plen, const char *name)
 	return strncmp(name, prefix, plen) == 0 && (name[plen] == '\0' || name[plen] == '.');
 }
 
-static long
-rule_for(const sr_log *log, const char *name)
+long
+sr_log__rule_for(const sr_log *log, const char *name)
 {
 	long found = -1;
 	size_t best = 0;
@@ -173,7 +92,7 @@ rule_for(const sr_log *log, const char *name)
 static int
 configured_level(const sr_log *log, const char *name)
 {
-	long r = rule_for(log, name);
+	long r = sr_log__rule_for(log, name);
 	return r >= 0 ? log->levels->rules[r].level : log->levels->root_level;
 }
 
@@ -276,7 +195,7 @@ sr_category *
 sr_log_category(sr_log *log, const char *name)
 {
 	if (log == NULL)
-		return &no_logger;
+		return &sr_log__no_logger;
 	sr_error err;
 	sr_category *c = sr_log_category_get(log, name, &err);
 	if (c != NULL)
@@ -291,7 +210,7 @@ sr_category *
 sr_log_root(sr_log *log)
 {
 	if (log == NULL)
-		return &no_logger;
+		return &sr_log__no_logger;
 	if (log->levels->ncats == 0)
 		return &sr_category_off;
 	return log->levels->cats[0];  /* created at open, never moves */
@@ -481,50 +400,6 @@ sr_log_set_level_spec(sr_log *log, const char *spec, sr_error *err)
 	return SR_OK;
 }
 
-static int
-cmp_rule(const void *a, const void *b)
-{
-	return strcmp(((const sr_log_rule *)a)->prefix, ((const sr_log_rule *)b)->prefix);
-}
-
-/* The spec in force, into a buffer (cat_lock held). */
-static size_t
-spec_locked(sr_log *log, char *buf, size_t size)
-{
-	sr_fmt_buf b = { buf, 0, size > 0 ? size - 1 : 0, 0 };
-	const char *root = sr_log_level_name(log->levels->root_level);
-	sr_fmt_buf_put(&b, root, strlen(root));
-	sr_log_rule *sorted = log->levels->nrules > 0 ? malloc(log->levels->nrules * sizeof *sorted) : NULL;
-	if (sorted != NULL) {
-		memcpy(sorted, log->levels->rules, log->levels->nrules * sizeof *sorted);
-		qsort(sorted, log->levels->nrules, sizeof *sorted, cmp_rule);
-	}
-	for (size_t i = 0; i < log->levels->nrules; i++) {
-		const sr_log_rule *r = sorted != NULL ? &sorted[i] : &log->levels->rules[i];
-		sr_fmt_buf_putc(&b, ',');
-		sr_fmt_buf_put(&b, r->prefix, strlen(r->prefix));
-		sr_fmt_buf_putc(&b, '=');
-		const char *l = sr_log_level_name(r->level);
-		sr_fmt_buf_put(&b, l, strlen(l));
-	}
-	free(sorted);
-	if (size > 0)
-		buf[b.len] = '\0';
-	return b.want;
-}
-
-int
-sr_log_level_spec(sr_log *log, char *buf, size_t size)
-{
-	if (log == NULL || (buf == NULL && size > 0))
-		return SR_EINVAL;
-	pthread_mutex_lock(&log->levels->lock);
-	size_t n = spec_locked(log, buf, size);
-	pthread_mutex_unlock(&log->levels->lock);
-	return n > INT32_MAX ? INT32_MAX : (int)n;
-}
-
-
 /* ---------------------------------------------------------------------------------------- */
 /* For the rest of the logger                                                               */
 
@@ -632,62 +507,4 @@ sr_log__levels_shut(sr_log *log)
 	pthread_mutex_lock(&log->levels->lock);
 	update_categories(log); /* every handle off: later calls end at the level check */
 	pthread_mutex_unlock(&log->levels->lock);
-}
-
-size_t
-sr_log__levels_spec(sr_log *log, char *buf, size_t size, bool *runtime)
-{
-	pthread_mutex_lock(&log->levels->lock);
-	size_t n = spec_locked(log, buf, size);
-	if (runtime != NULL) {
-		bool changed = log->levels->root_source == SR_SRC_RUNTIME;
-		for (size_t i = 0; i < log->levels->nrules; i++)
-			changed = changed || log->levels->rules[i].source == SR_SRC_RUNTIME;
-		*runtime = changed;
-	}
-	pthread_mutex_unlock(&log->levels->lock);
-	return n;
-}
-
-void
-sr_log__levels_describe(sr_log *log, FILE *out)
-{
-	struct sr_log_levels *lv = log->levels;
-	pthread_mutex_lock(&lv->lock);
-	fprintf(out, "level directives (a category takes its longest dotted prefix's level):\n");
-	fprintf(out, "  %-30s %-8s %s\n", "(root)", sr_log_level_name(lv->root_level),
-	    sr_log__source_name(lv->root_source));
-	sr_log_rule *sorted = lv->nrules > 0 ? malloc(lv->nrules * sizeof *sorted) : NULL;
-	if (sorted != NULL) {
-		memcpy(sorted, lv->rules, lv->nrules * sizeof *sorted);
-		qsort(sorted, lv->nrules, sizeof *sorted, cmp_rule);
-	}
-	for (size_t i = 0; sorted != NULL && i < lv->nrules; i++)
-		fprintf(out, "  %-30s %-8s %s\n", sorted[i].prefix, sr_log_level_name(sorted[i].level),
-		    sr_log__source_name(sorted[i].source));
-	fprintf(out, "categories (configured level, from which directive; effective level%s):\n",
-	    log->levels->sinks_min_level > SR_LOG_TRACE ? ", raised to the lowest sink level" : "");
-	/* Known categories: created ones, and directive prefixes not (yet) created. */
-	for (size_t i = 0; i < lv->ncats; i++) {
-		const sr_category *c = lv->cats[i];
-		long r = rule_for(log, c->name);
-		int conf = r >= 0 ? lv->rules[r].level : lv->root_level;
-		fprintf(out, "  %-30s %-8s from %-20s effective %s", c->name[0] ? c->name : "root",
-		    sr_log_level_name(conf), r >= 0 ? lv->rules[r].prefix : "(root)",
-		    sr_log_level_name(sr_atomic_load_relaxed_i32(&c->write_level)));
-		if (log->opt.bt_size > 0)
-			fprintf(out, ", kept for the backtrace from %s",
-			    sr_log_level_name(sr_atomic_load_relaxed_i32(&c->level)));
-		fputc('\n', out);
-	}
-	for (size_t i = 0; sorted != NULL && i < lv->nrules; i++) {
-		bool created = false;
-		for (size_t k = 0; k < lv->ncats && !created; k++)
-			created = strcmp(lv->cats[k]->name, sorted[i].prefix) == 0;
-		if (!created)
-			fprintf(out, "  %-30s %-8s from %-20s (no handle yet)\n", sorted[i].prefix,
-			    sr_log_level_name(sorted[i].level), sorted[i].prefix);
-	}
-	pthread_mutex_unlock(&lv->lock);
-	free(sorted);
 }

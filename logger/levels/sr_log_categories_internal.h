@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "sr_log_internal.h"
+#include "sr_log_category_notices_internal.h"
 #include "sr_log_level_spec_internal.h"
 
 /* What the registry starts from, given by sr_log_open. */
@@ -45,13 +46,4 @@ void sr_log__levels_shut(sr_log *log);
 size_t sr_log__levels_spec(sr_log *log, char *buf, size_t size, bool *runtime);
 /* sr_log_describe's levels part: the directives and every known category. */
 void sr_log__levels_describe(sr_log *log, FILE *out);
-/* Keeps why sr_log_open failed, for the line a call through a NULL logger's category writes. */
-void sr_log__note_open_failure(const char *message);
-/*
- * The frontend's call through a category without a logger: for the handle
- * that sr_log_category gives a NULL logger, the first call writes one line
- * to stderr saying why nothing is logged (the open's error) and turns it off.
- */
-void sr_log__call_without_logger(sr_category *cat);
-
 #endif /* SR_LOG_CATEGORY_INTERNAL_H */
