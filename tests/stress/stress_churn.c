@@ -37,6 +37,8 @@
 
 #include <seqring/sr_log.h>
 
+#include "stress_args.h"
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
 #define __SANITIZE_ADDRESS__ 1
@@ -222,28 +224,15 @@ verify_file(const char *path, int iteration, bool all)
 	return c;
 }
 
-static void
-usage(const char *argv0)
-{
-	fprintf(stderr, "usage: %s [--iterations N]   (default %d)\n", argv0, DEFAULT_ITERATIONS);
-	exit(2);
-}
-
 int
 main(int argc, char **argv)
 {
-	long iterations = DEFAULT_ITERATIONS;
-	for (int a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--iterations") == 0 && a + 1 < argc) {
-			char *end;
-			errno = 0;
-			iterations = strtol(argv[++a], &end, 10);
-			if (errno != 0 || *end != '\0' || iterations < 1 || iterations > 100000000)
-				usage(argv[0]);
-		} else {
-			usage(argv[0]);
-		}
-	}
+	int64_t iterations = DEFAULT_ITERATIONS;
+	const sa_option options[] = {
+		{ .name = "iterations", .kind = SA_COUNT, .dest = &iterations, .min = 1, .max = 100000000,
+		    .help = "open/log/close cycles (default " SA_STRING(DEFAULT_ITERATIONS) ")" },
+	};
+	sa_parse(argc, argv, options, sizeof options / sizeof *options, NULL);
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -356,8 +345,8 @@ main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	unlink(path);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("stress_churn: %ld open/log/close iterations (modes ring per_thread/shared, queue, sync, %zu wait "
-	    "strategies, rings of 8-1024 slots, block/drop), %" PRIu64 " messages attempted, %" PRIu64
+	printf("stress_churn: %" PRId64 " open/log/close iterations (modes ring per_thread/shared, queue, sync, "
+	    "%zu wait strategies, rings of 8-1024 slots, block/drop), %" PRIu64 " messages attempted, %" PRIu64
 	    " lines verified, %" PRIu64 " dropped and reported, %.2f s\n",
 	    iterations, sizeof waits / sizeof *waits, attempted, written, dropped_total, secs);
 	return 0;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "scenarios.h"
+#include "stress_args.h"
 #include <seqring/sr_disruptor.h>
 #include <seqring/sr_poller.h>
 
@@ -293,8 +294,9 @@ poller_after_a_rewinding_stage(int64_t events)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	sa_parse(argc, argv, NULL, 0, NULL); /* no options but --help */
 	int64_t started = sc_now();
 	int failures = 0;
 	const char *waits[] = { "block", "liteblock", "timeout", "sleep", "yield" };

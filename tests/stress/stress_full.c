@@ -7,10 +7,12 @@
  * Criterion) for the ThreadSanitizer preset; exits non-zero on any failure.
  */
 #include "scenarios.h"
+#include "stress_args.h"
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	sa_parse(argc, argv, NULL, 0, NULL); /* no options but --help */
 	const char *prog = "stress_full";
 	int64_t started = sc_now();
 	int failures = 0, scenarios = 0;

@@ -25,6 +25,7 @@
 
 #include "log_support.h"
 #include "scenarios.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__)
@@ -193,8 +194,9 @@ run(const char *title, sr_log_mode mode, bool shared, sr_log_full_policy policy)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	sa_parse(argc, argv, NULL, 0, NULL); /* no options but --help */
 	alarm(300);     /* a hang fails the run instead of blocking CI */
 	for (int i = 0; i < MAX_STRING; i++)
 		pattern[i] = (char)('A' + i % 58);

@@ -17,6 +17,8 @@
 
 #include <seqring/sr_log.h>
 
+#include "stress_args.h"
+
 static int
 child(void)
 {
@@ -57,10 +59,11 @@ expect(const char *what, const char *env, bool terminal, bool colored, const cha
 	self[n > 0 ? n : 0] = '\0';
 	char cmd[1400], out[8192];
 	if (terminal)
-		snprintf(cmd, sizeof cmd, "env -u NO_COLOR -u SEQRING_LOG_COLOR %s script -qfec '%s child' /dev/null 2>&1",
-		    env, self);
+		snprintf(cmd, sizeof cmd,
+		    "env -u NO_COLOR -u SEQRING_LOG_COLOR %s script -qfec '%s --child' /dev/null 2>&1", env, self);
 	else
-		snprintf(cmd, sizeof cmd, "env -u NO_COLOR -u SEQRING_LOG_COLOR %s '%s' child 2>&1 | cat", env, self);
+		snprintf(cmd, sizeof cmd, "env -u NO_COLOR -u SEQRING_LOG_COLOR %s '%s' --child 2>&1 | cat", env,
+		    self);
 	capture(cmd, out, sizeof out);
 	bool has_info = strstr(out, "\033[32mINFO\033[0m") != NULL;
 	bool has_error = strstr(out, "\033[31mERROR\033[0m") != NULL;
@@ -75,7 +78,13 @@ expect(const char *what, const char *env, bool terminal, bool colored, const cha
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "child") == 0)
+	bool run_child = false;
+	const sa_option options[] = {
+		{ .name = "child", .kind = SA_SWITCH, .dest = &run_child,
+		    .help = "log two lines to stderr and end: what each check runs, under a terminal or a pipe" },
+	};
+	sa_parse(argc, argv, options, sizeof options / sizeof *options, NULL);
+	if (run_child)
 		return child();
 	if (system("command -v script >/dev/null 2>&1") != 0) {
 		printf("stress_log_console: script (util-linux) is not installed: skipped\n");

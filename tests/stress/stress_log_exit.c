@@ -21,27 +21,25 @@
 #include <unistd.h>
 
 #include "log_support.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 
 enum { MESSAGES = 10000 };
 
+/* How a child's main ends (--how): returns, exit(0), quick_exit(0), or returns while threads log. */
+enum how { HOW_RETURN, HOW_EXIT, HOW_QUICK_EXIT, HOW_BUSY };
+static const char *const hows[] = { "return", "exit", "quick_exit", "busy", NULL };
+
 static sr_log *
-open_logger(sr_sink_config *sink, const char *mode, const char *producer)
+open_logger(sr_sink_config *sink, sr_log_mode mode, sr_log_producer producer)
 {
 	sr_log_config c;
 	tl_config_sink(&c, sink);
 	c.ignore_environment = true;
 	c.ring_slots = 1024;
 	c.thread_ring_slots = 1024;
-	if (mode != NULL && sr_log_mode_parse(mode, &c.mode, NULL) != SR_OK)
-		return NULL;
-	/* Named either way: "shared" must not fall to the default, per_thread. */
-	if (producer != NULL && strcmp(producer, "shared") == 0)
-		c.producer = SR_LOG_PRODUCER_SHARED;
-	else if (producer != NULL && strcmp(producer, "per_thread") == 0)
-		c.producer = SR_LOG_PRODUCER_PER_THREAD;
-	else
-		return NULL;
+	c.mode = mode;
+	c.producer = producer;
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL)
@@ -58,35 +56,34 @@ keep_logging(void *arg)
 	return NULL;
 }
 
-/* The child: argv = how path mode producer. */
+/* The child: logs MESSAGES lines into path and ends as how says. */
 static int
-child(char **argv)
+child(enum how how, const char *path, sr_log_mode mode, sr_log_producer producer)
 {
-	const char *how = argv[1];
-	sr_sink_config sink = sr_sink_file(argv[2]);
-	sr_log *log = open_logger(&sink, argv[3], argv[4]);
+	sr_sink_config sink = sr_sink_file(path);
+	sr_log *log = open_logger(&sink, mode, producer);
 	if (log == NULL)
 		return 3;
 	sr_category *cat = sr_log_category(log, "exit");
-	if (strcmp(how, "busy") == 0) {
+	if (how == HOW_BUSY) {
 		pthread_t t;
 		for (int i = 0; i < 3; i++)
 			pthread_create(&t, NULL, keep_logging, cat);
 	}
 	for (int i = 0; i < MESSAGES; i++)
 		SR_INFO(cat, "E#%d. exit test", i);
-	if (strcmp(how, "exit") == 0)
+	if (how == HOW_EXIT)
 		exit(0);
-	if (strcmp(how, "quick_exit") == 0)
+	if (how == HOW_QUICK_EXIT)
 		quick_exit(0);
-	return 0; /* "return", "busy": main returns */
+	return 0; /* HOW_RETURN, HOW_BUSY: main returns */
 }
 
-/* The child with a sink that never drains: argv = stuck fd. */
+/* The child with a sink that never drains: the write end fd of a pipe nobody reads. */
 static int
-stuck_child(char **argv)
+stuck_child(int fd)
 {
-	sr_sink_config sink = sr_sink_fd(atoi(argv[2]));
+	sr_sink_config sink = sr_sink_fd(fd);
 	sr_log_config c;
 	tl_config_sink(&c, &sink);
 	c.ignore_environment = true;
@@ -113,19 +110,20 @@ check(int ok, const char *what)
 }
 
 static void
-run_one(const char *how, const char *mode, const char *producer)
+run_one(enum how how, sr_log_mode mode, sr_log_producer producer)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/tmp/seqring_exit_XXXXXX");
 	int fd = mkstemp(path);
 	close(fd);
-	char *argv[] = { "stress_log_exit", (char *)how, path, (char *)mode, (char *)producer, NULL };
+	char *argv[] = { "stress_log_exit", "--child", "--how", (char *)hows[how], "--file", path, "--mode",
+		(char *)sa_log_modes[mode], "--producer", (char *)sa_log_producers[producer], NULL };
 	int status = 0;
 	int rc = tl_run_self(argv, 20000, &status);
 	tl_tally t = tl_tally_lines(path, "E", MESSAGES);
 	char what[128];
-	snprintf(what, sizeof what, "%s, %s %s: %d lines, %d missing, %d twice", how, mode, producer,
-	    t.lines, t.missing, t.doubled);
+	snprintf(what, sizeof what, "%s, %s %s: %d lines, %d missing, %d twice", hows[how], sa_log_modes[mode],
+	    sa_log_producers[producer], t.lines, t.missing, t.doubled);
 	check(rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && t.missing == 0 && t.doubled == 0 &&
 	    t.bad == 0, what);
 	unlink(path);
@@ -134,21 +132,38 @@ run_one(const char *how, const char *mode, const char *producer)
 int
 main(int argc, char **argv)
 {
-	if (argc == 5)
-		return child(argv);
-	if (argc == 3 && strcmp(argv[1], "stuck") == 0)
-		return stuck_child(argv);
-	tl_clear_env();
-	static const char *const modes[][2] = {
-		{ "ring", "shared" }, { "ring", "per_thread" }, { "queue", "shared" }, { "sync", "shared" },
+	bool run_child = false;
+	int how = HOW_RETURN, mode = SR_LOG_MODE_RING, producer = SR_LOG_PRODUCER_PER_THREAD;
+	const char *path = NULL;
+	int64_t stuck_fd = -1;
+	const sa_option options[] = {
+		{ .name = "child", .kind = SA_SWITCH, .dest = &run_child,
+		    .help = "one run in this process (what each check runs): log into --file, end as --how says" },
+		{ .name = "how", .kind = SA_WORD, .dest = &how, .words = hows,
+		    .help = "how the child's main ends; busy: returns while three threads log (default return)" },
+		{ .name = "file", .kind = SA_TEXT, .dest = &path, .value = "PATH", .help = "the child's log file" },
+		SA_LOG_MODE_OPTIONS(&mode, &producer),
+		{ .name = "stuck-fd", .kind = SA_COUNT, .dest = &stuck_fd, .value = "FD", .min = 0, .max = 65535,
+		    .help = "the child whose sink never drains: log into FD, a pipe nobody reads" },
 	};
-	static const char *const hows[] = { "return", "exit", "quick_exit" };
+	sa_parse(argc, argv, options, sizeof options / sizeof *options, NULL);
+	if (run_child && path == NULL)
+		sa_usage_error("--child needs --file PATH: expected --child --file PATH");
+	if (run_child)
+		return child((enum how)how, path, (sr_log_mode)mode, (sr_log_producer)producer);
+	if (stuck_fd >= 0)
+		return stuck_child((int)stuck_fd);
+	tl_clear_env();
+	static const int modes[][2] = {
+		{ SR_LOG_MODE_RING, SR_LOG_PRODUCER_SHARED }, { SR_LOG_MODE_RING, SR_LOG_PRODUCER_PER_THREAD },
+		{ SR_LOG_MODE_QUEUE, SR_LOG_PRODUCER_SHARED }, { SR_LOG_MODE_SYNC, SR_LOG_PRODUCER_SHARED },
+	};
 	for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
-		for (size_t h = 0; h < sizeof hows / sizeof hows[0]; h++)
-			run_one(hows[h], modes[m][0], modes[m][1]);
-	run_one("busy", "ring", "shared");
-	run_one("busy", "ring", "per_thread");
-	run_one("busy", "queue", "shared");
+		for (int h = HOW_RETURN; h <= HOW_QUICK_EXIT; h++)
+			run_one((enum how)h, (sr_log_mode)modes[m][0], (sr_log_producer)modes[m][1]);
+	run_one(HOW_BUSY, SR_LOG_MODE_RING, SR_LOG_PRODUCER_SHARED);
+	run_one(HOW_BUSY, SR_LOG_MODE_RING, SR_LOG_PRODUCER_PER_THREAD);
+	run_one(HOW_BUSY, SR_LOG_MODE_QUEUE, SR_LOG_PRODUCER_SHARED);
 
 	/* 3: a pipe nobody reads; the parent holds the read end open. */
 	int p[2];
@@ -156,7 +171,7 @@ main(int argc, char **argv)
 		return 2;
 	char fdtext[16];
 	snprintf(fdtext, sizeof fdtext, "%d", p[1]);
-	char *argv3[] = { "stress_log_exit", "stuck", fdtext, NULL };
+	char *argv3[] = { "stress_log_exit", "--stuck-fd", fdtext, NULL };
 	int status = 0;
 	int rc = tl_run_self(argv3, 10000, &status);
 	close(p[1]);

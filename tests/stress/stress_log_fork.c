@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__)
@@ -34,6 +35,11 @@ enum { THREADS = 4, EACH = 20000, CHILD = 5000, FORKS = 3 };
 
 static sr_category *cat;
 
+/* --fork-policy's words, indexed by sr_log_fork_policy. */
+static const char *const fork_policies[] = { "restart", "drop", NULL };
+_Static_assert(SR_LOG_FORK_RESTART == 0 && SR_LOG_FORK_DROP == 1,
+    "fork_policies is indexed by sr_log_fork_policy");
+
 static void *
 work(void *arg)
 {
@@ -43,28 +49,20 @@ work(void *arg)
 	return NULL;
 }
 
-/* One mode: argv = mode producer path policy; exit status 0 when every line is there once. */
+/* One run, logging into path; exit status 0 when every line is there once. */
 static int
-run_mode(char **argv)
+run_mode(sr_log_mode mode, sr_log_producer producer, sr_log_fork_policy policy, const char *path)
 {
-	sr_sink_config sink = sr_sink_file(argv[3]);
+	sr_sink_config sink = sr_sink_file(path);
 	sr_log_config c;
 	tl_config_sink(&c, &sink);
 	c.ignore_environment = true;
 	c.ring_slots = 1024;
 	c.thread_ring_slots = 1024;
-	if (sr_log_mode_parse(argv[1], &c.mode, NULL) != SR_OK)
-		return 3;
-	/* Named either way: "shared" must not fall to the default, per_thread. */
-	if (strcmp(argv[2], "shared") == 0)
-		c.producer = SR_LOG_PRODUCER_SHARED;
-	else if (strcmp(argv[2], "per_thread") == 0)
-		c.producer = SR_LOG_PRODUCER_PER_THREAD;
-	else
-		return 3;
-	bool drop = strcmp(argv[4], "drop") == 0;
-	if (drop)
-		c.fork_policy = SR_LOG_FORK_DROP;
+	c.mode = mode;
+	c.producer = producer;
+	c.fork_policy = policy;
+	bool drop = policy == SR_LOG_FORK_DROP;
 	sr_log *log = sr_log_open(&c, NULL);
 	if (log == NULL)
 		return 3;
@@ -98,7 +96,8 @@ run_mode(char **argv)
 			if (waited_ms >= 20000) {
 				kill(kids[f], SIGKILL);
 				waitpid(kids[f], &status, 0);
-				printf("  %s %s: child %d hung: killed\n", argv[1], argv[2], f);
+				printf("  %s %s: child %d hung: killed\n", sa_log_modes[mode], sa_log_producers[producer],
+				    f);
 				break;
 			}
 			tl_sleep_ms(5);
@@ -113,15 +112,16 @@ run_mode(char **argv)
 	sr_log_shutdown(log);
 	sr_log_stats(log, &st);
 	sr_log_close(&log);
-	tl_tally p = tl_tally_lines(argv[3], "P", THREADS * EACH);
-	tl_tally ch = tl_tally_lines(argv[3], "C", FORKS * CHILD);
+	tl_tally p = tl_tally_lines(path, "P", THREADS * EACH);
+	tl_tally ch = tl_tally_lines(path, "C", FORKS * CHILD);
 	if (drop && ch.lines == 0)
 		ch.missing = ch.doubled = 0; /* as it should be: nothing of the children's */
 	else if (drop)
 		ch.missing = 1;
 	printf("  %s %s %s: parent %d lines (%d missing, %d twice), children %d lines (%d missing, %d twice), "
-	    "parent accepted %llu dropped %llu\n", argv[1], argv[2], argv[4], p.lines, p.missing, p.doubled, ch.lines,
-	    ch.missing, ch.doubled, (unsigned long long)st.accepted, (unsigned long long)st.dropped);
+	    "parent accepted %llu dropped %llu\n", sa_log_modes[mode], sa_log_producers[producer],
+	    fork_policies[policy], p.lines, p.missing, p.doubled, ch.lines, ch.missing, ch.doubled,
+	    (unsigned long long)st.accepted, (unsigned long long)st.dropped);
 	return bad == 0 && p.missing == 0 && p.doubled == 0 && p.bad == 0 && ch.missing == 0 && ch.doubled == 0 &&
 	    ch.bad == 0 ? 0 : 1;
 }
@@ -129,8 +129,22 @@ run_mode(char **argv)
 int
 main(int argc, char **argv)
 {
-	if (argc == 5)
-		return run_mode(argv);
+	bool run_child = false;
+	int mode = SR_LOG_MODE_RING, producer = SR_LOG_PRODUCER_PER_THREAD, policy = SR_LOG_FORK_RESTART;
+	const char *path = NULL;
+	const sa_option options[] = {
+		{ .name = "child", .kind = SA_SWITCH, .dest = &run_child,
+		    .help = "one run in this process (what each check runs), logging into --file" },
+		{ .name = "file", .kind = SA_TEXT, .dest = &path, .value = "PATH", .help = "the child's log file" },
+		SA_LOG_MODE_OPTIONS(&mode, &producer),
+		{ .name = "fork-policy", .kind = SA_WORD, .dest = &policy, .words = fork_policies,
+		    .help = "the logger's fork_policy (default restart)" },
+	};
+	sa_parse(argc, argv, options, sizeof options / sizeof *options, NULL);
+	if (run_child && path == NULL)
+		sa_usage_error("--child needs --file PATH: expected --child --file PATH");
+	if (run_child)
+		return run_mode((sr_log_mode)mode, (sr_log_producer)producer, (sr_log_fork_policy)policy, path);
 	tl_clear_env();
 #if defined(__SANITIZE_THREAD__)
 	/*
@@ -171,8 +185,8 @@ main(int argc, char **argv)
 		char path[64];
 		snprintf(path, sizeof path, "/tmp/seqring_fork_XXXXXX");
 		close(mkstemp(path));
-		char *args[] = { "stress_log_fork", (char *)runs[r][0], (char *)runs[r][1], path, (char *)runs[r][2],
-			NULL };
+		char *args[] = { "stress_log_fork", "--child", "--mode", (char *)runs[r][0], "--producer",
+			(char *)runs[r][1], "--fork-policy", (char *)runs[r][2], "--file", path, NULL };
 		int status = 0;
 		int rc = tl_run_self(args, 60000, &status);
 		bool ok = rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;

@@ -30,6 +30,7 @@
 
 #include "log_support.h"
 #include "scenarios.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__)
@@ -341,8 +342,9 @@ reload_scenario(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	sa_parse(argc, argv, NULL, 0, NULL); /* no options but --help */
 	alarm(120);
 	pthread_mutex_init(&cs.lock, NULL);
 	clock_scenario(SR_LOG_MODE_QUEUE, SR_LOG_FULL_BLOCK, 256);

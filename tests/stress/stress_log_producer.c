@@ -34,6 +34,7 @@
 
 #include "scenarios.h"
 #include "log_support.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 #include "sr_log_per_thread_internal.h"
 #include <seqring/sr_time.h>
@@ -365,7 +366,13 @@ main(int argc, char **argv)
 {
 	for (int i = 0; i < MAX_STRING; i++)
 		pattern[i] = (char)('a' + i % 26);
-	if (argc > 1 && strcmp(argv[1], "--idle") == 0) {
+	bool idle = false;
+	const sa_option options[] = {
+		{ .name = "idle", .kind = SA_SWITCH, .dest = &idle,
+		    .help = "measure instead: an idle consumer's CPU time, a call's time to its line after 20 ms" },
+	};
+	sa_parse(argc, argv, options, sizeof options / sizeof *options, NULL);
+	if (idle) {
 		printf("| producer | wait strategy | consumer CPU, 1 s idle | context switches | call to line after "
 		    "20 ms idle, p50 us | p90 us | max us |\n|---|---|--:|--:|--:|--:|--:|\n");
 		measure_idle(SR_LOG_PRODUCER_SHARED, SR_LOG_DEFAULT_WAIT);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 
 #define LOGROTATE "/usr/sbin/logrotate"
@@ -233,8 +234,9 @@ deleted_file(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	sa_parse(argc, argv, NULL, 0, NULL); /* no options but --help */
 	if (access(LOGROTATE, X_OK) != 0) {
 		printf("stress_log_reopen: %s is not installed (Debian package logrotate): skipped\n", LOGROTATE);
 		return 77;

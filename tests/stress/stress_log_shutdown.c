@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__)
@@ -82,8 +83,9 @@ round_once(sr_log_mode mode, sr_log_producer producer, bool immediate, int round
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	sa_parse(argc, argv, NULL, 0, NULL); /* no options but --help */
 	tl_clear_env();
 	static const struct {
 		sr_log_mode mode;

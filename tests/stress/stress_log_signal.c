@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
@@ -52,9 +53,9 @@ seconds_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The child: argv = mode producer wait. */
+/* The child: logs from main and from the handler for SECONDS (wait NULL: the default strategy). */
 static int
-child(char **argv)
+child(sr_log_mode mode, sr_log_producer producer, const char *wait)
 {
 	int devnull = open("/dev/null", O_WRONLY);
 	sr_sink_config sink = sr_sink_fd(devnull);
@@ -64,17 +65,10 @@ child(char **argv)
 	/* The same room whichever ring main writes into. */
 	c.ring_slots = 4096;
 	c.thread_ring_slots = 4096;
-	if (sr_log_mode_parse(argv[1], &c.mode, NULL) != SR_OK)
-		return 3;
-	/* Named either way: "shared" must not fall to the default, per_thread. */
-	if (strcmp(argv[2], "shared") == 0)
-		c.producer = SR_LOG_PRODUCER_SHARED;
-	else if (strcmp(argv[2], "per_thread") == 0)
-		c.producer = SR_LOG_PRODUCER_PER_THREAD;
-	else
-		return 3;
-	if (strcmp(argv[3], "-") != 0)
-		c.wait_strategy = argv[3];
+	c.mode = mode;
+	c.producer = producer;
+	if (wait != NULL)
+		c.wait_strategy = wait;
 	/* The logger's threads inherit this mask: SIGALRM lands on the main thread only. */
 	sigset_t alrm;
 	sigemptyset(&alrm);
@@ -112,7 +106,8 @@ child(char **argv)
 	sr_log_stats(log, &st);
 	long attempted = main_calls + handler_calls;
 	printf("  %s %s %s: main %ld, handler %ld; accepted %llu + dropped %llu = %llu (attempted %ld), "
-	    "written %llu\n", argv[1], argv[2], argv[3], main_calls, handler_calls,
+	    "written %llu\n", sa_log_modes[mode], sa_log_producers[producer], wait != NULL ? wait : "default",
+	    main_calls, handler_calls,
 	    (unsigned long long)st.accepted, (unsigned long long)st.dropped,
 	    (unsigned long long)(st.accepted + st.dropped), attempted, (unsigned long long)st.written);
 	bool ok = st.accepted + st.dropped == (uint64_t)attempted && st.written == st.accepted && handler_calls > 0;
@@ -123,15 +118,27 @@ child(char **argv)
 int
 main(int argc, char **argv)
 {
-	if (argc == 4)
-		return child(argv);
+	bool run_child = false;
+	int mode = SR_LOG_MODE_RING, producer = SR_LOG_PRODUCER_PER_THREAD;
+	const char *wait = NULL;
+	const sa_option options[] = {
+		{ .name = "child", .kind = SA_SWITCH, .dest = &run_child,
+		    .help = "one run in this process (what each check runs)" },
+		SA_LOG_MODE_OPTIONS(&mode, &producer),
+		{ .name = "wait", .kind = SA_TEXT, .dest = &wait, .value = "SPEC",
+		    .help = "the logger's wait strategy (default: the logger's default)" },
+	};
+	sa_parse(argc, argv, options, sizeof options / sizeof *options, NULL);
+	if (run_child)
+		return child((sr_log_mode)mode, (sr_log_producer)producer, wait);
 	tl_clear_env();
+	/* mode, producer, wait strategy (NULL: the default) */
 	static const char *const runs[][3] = {
-		{ "ring", "shared", "-" },
+		{ "ring", "shared", NULL },
 		{ "ring", "shared", "block" },
-		{ "ring", "per_thread", "-" },
-		{ "queue", "shared", "-" },
-		{ "sync", "shared", "-" },
+		{ "ring", "per_thread", NULL },
+		{ "queue", "shared", NULL },
+		{ "sync", "shared", NULL },
 	};
 	int failures = 0;
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
@@ -141,11 +148,13 @@ main(int argc, char **argv)
 		else
 			unsetenv("TSAN_OPTIONS");
 #endif
-		char *args[] = { "stress_log_signal", (char *)runs[i][0], (char *)runs[i][1], (char *)runs[i][2], NULL };
+		/* The wait option last: without one, its place ends the list. */
+		char *args[] = { "stress_log_signal", "--child", "--mode", (char *)runs[i][0], "--producer",
+			(char *)runs[i][1], runs[i][2] != NULL ? "--wait" : NULL, (char *)runs[i][2], NULL };
 		int status = 0;
 		int rc = tl_run_self(args, SECONDS * 1000 + 15000, &status);
 		bool ok = rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-		printf("%s %s wait %s: %s\n", runs[i][0], runs[i][1], runs[i][2],
+		printf("%s %s wait %s: %s\n", runs[i][0], runs[i][1], runs[i][2] != NULL ? runs[i][2] : "default",
 		    ok ? "ok" : rc == 1 ? "FAILED (hung: killed)" : "FAILED");
 		failures += !ok;
 	}

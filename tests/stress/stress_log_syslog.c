@@ -18,9 +18,10 @@
  *      dying daemon had taken from the kernel), and the sink's report line
  *      ("N message(s) could not be delivered ...") arrives once it delivers
  *      again, with N as sr_log_stats counts.
- * With --rate [MESSAGES [ROUNDS [file|tcp|unix]]] (not run by CTest): messages per second into rsyslogd over
- * TCP and the unix socket, beside a file sink, in the same run, and the
- * consumer thread's CPU time per message (from /proc's schedstat).
+ * With --rate [MESSAGES [ROUNDS [file|tcp|unix]]] (not run by CTest):
+ * messages per second into rsyslogd over TCP and the unix socket, beside a
+ * file sink, in the same run, and the consumer thread's CPU time per message
+ * (from /proc's schedstat).
  * Without rsyslogd (not installed) the program says so and exits 77, which
  * CTest counts as skipped.
  */
@@ -41,6 +42,7 @@
 #include <unistd.h>
 
 #include "log_support.h"
+#include "stress_args.h"
 #include <seqring/sr_log.h>
 
 #define RSYSLOGD "/usr/sbin/rsyslogd"
@@ -499,19 +501,23 @@ rate(const char *what, sr_sink_config s, int count)
 	    (double)cpu / count, st.sinks[0].lost_messages);
 }
 
+/* rates' sinks, as --rate's third operand names them. */
+enum rate_sink { RATE_FILE, RATE_TCP, RATE_UNIX, RATE_ALL };
+static const char *const rate_sinks[] = { "file", "tcp", "unix", NULL };
+
 static void
-rates(int count, int rounds, const char *only)
+rates(int count, int rounds, enum rate_sink only)
 {
 	char sock[128], tcp[64], file[128];
 	snprintf(sock, sizeof sock, "%s/log.sock", dir);
 	snprintf(tcp, sizeof tcp, "127.0.0.1:%d", tcp_port);
 	snprintf(file, sizeof file, "%s/file.log", dir);
 	for (int round = 0; round < rounds; round++) {
-		if (only == NULL || strcmp(only, "file") == 0)
+		if (only == RATE_ALL || only == RATE_FILE)
 			rate("file", sr_sink_file(file), count);
-		if (only == NULL || strcmp(only, "tcp") == 0)
+		if (only == RATE_ALL || only == RATE_TCP)
 			rate("syslog tcp", sr_sink_syslog(SR_SYSLOG_TCP, tcp), count);
-		if (only == NULL || strcmp(only, "unix") == 0)
+		if (only == RATE_ALL || only == RATE_UNIX)
 			rate("syslog unix (dgram)", sr_sink_syslog(SR_SYSLOG_UNIX, sock), count);
 	}
 }
@@ -519,6 +525,23 @@ rates(int count, int rounds, const char *only)
 int
 main(int argc, char **argv)
 {
+	bool rate_only = false;
+	const sa_option options[] = {
+		{ .name = "rate", .kind = SA_SWITCH, .dest = &rate_only,
+		    .help = "measure instead: MESSAGES (200000) per sink, ROUNDS (3) times, one sink or all" },
+	};
+	const char *rate_operands = "[MESSAGES [ROUNDS [file|tcp|unix]]]";
+	int first = sa_parse(argc, argv, options, sizeof options / sizeof *options, rate_operands);
+	int operands = argc - first;
+	if (operands > 0 && !rate_only)
+		sa_usage_error("'%s' is an operand of --rate only: expected --rate %s", argv[first], rate_operands);
+	if (operands > 3)
+		sa_usage_error("'%s' is a fourth operand: expected --rate %s", argv[first + 3], rate_operands);
+	int64_t messages = operands > 0 ? sa_operand_count("MESSAGES", argv[first], 1, 1000000000) : 200000;
+	int64_t rounds = operands > 1 ? sa_operand_count("ROUNDS", argv[first + 1], 1, 1000) : 3;
+	enum rate_sink only = RATE_ALL;
+	if (operands > 2)
+		only = (enum rate_sink)sa_operand_word("the sink", argv[first + 2], rate_sinks);
 	if (access(RSYSLOGD, X_OK) != 0) {
 		printf("stress_log_syslog: %s is not installed (Debian package rsyslog): skipped\n", RSYSLOGD);
 		return 77;
@@ -531,9 +554,8 @@ main(int argc, char **argv)
 	udp_port = free_port(SOCK_DGRAM);
 	write_config();
 	start_daemon();
-	if (argc > 1 && strcmp(argv[1], "--rate") == 0) {
-		/* --rate [MESSAGES [ROUNDS [file|tcp|unix]]]: 200,000, 3, all by default */
-		rates(argc > 2 ? atoi(argv[2]) : 200000, argc > 3 ? atoi(argv[3]) : 3, argc > 4 ? argv[4] : NULL);
+	if (rate_only) {
+		rates((int)messages, (int)rounds, only);
 		return 0;
 	}
 	check_tcp_and_unix();

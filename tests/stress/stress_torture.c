@@ -18,6 +18,8 @@
 
 #include <seqring/sr_processor.h>
 
+#include "stress_args.h"
+
 #define MAX_PRODUCERS 8
 
 struct event {
@@ -162,14 +164,11 @@ main(int argc, char **argv)
 #else
 	int64_t events = 3000;
 #endif
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--events") == 0 && i + 1 < argc)
-			events = strtoll(argv[++i], NULL, 10);
-		else {
-			fprintf(stderr, "usage: %s [--events N]\n", argv[0]);
-			return 2;
-		}
-	}
+	const sa_option options[] = {
+		{ .name = "events", .kind = SA_COUNT, .dest = &events, .min = 1, .max = 1000000000,
+		    .help = "events per producer in each configuration (default bounded for CI)" },
+	};
+	sa_parse(argc, argv, options, sizeof options / sizeof *options, NULL);
 	const int producer_counts[] = { 1, 2, 4, 8 };
 	const int64_t slot_counts[] = { 2, 8, 1024 };
 	int runs = 0, failures = 0;

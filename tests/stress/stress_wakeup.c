@@ -8,10 +8,12 @@
  * preset; exits non-zero on any failure.
  */
 #include "scenarios.h"
+#include "stress_args.h"
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	sa_parse(argc, argv, NULL, 0, NULL); /* no options but --help */
 	const char *prog = "stress_wakeup";
 	int64_t started = sc_now();
 	int failures = 0, scenarios = 0;
