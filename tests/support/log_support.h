@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <seqring/sr_atomic.h>
 #include <seqring/sr_log.h>
-#include "sr_atomic.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* A test's configuration (log_config.c)                                                    */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "log_support.h"
-#include "sr_atomic.h"
+#include <seqring/sr_atomic.h>
 #include <seqring/sr_time.h>
 
 int
