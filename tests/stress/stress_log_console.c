@@ -7,8 +7,12 @@
  *   - NO_COLOR (set, not empty) turns auto off; SEQRING_LOG_COLOR=always
  *     colours a pipe; SEQRING_LOG_COLOR=never leaves a terminal plain;
  *   - a bad SEQRING_LOG_COLOR is refused with a message naming it.
- * Without `script` the program says so and exits 77 (CTest: skipped).
+ * Without `script`, or where no pseudo-terminal can be made (no devpts
+ * mounted on /dev/pts, as in some containers), the program says why and
+ * exits 77 (CTest: skipped).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +79,39 @@ expect(const char *what, const char *env, bool terminal, bool colored, const cha
 	failures += !ok;
 }
 
+/*
+ * Whether a pseudo-terminal can be made here, the way `script` makes its
+ * child's: a master, unlocked, and its slave opened.  If not, why (the step
+ * and its error) in why.
+ */
+static bool
+terminal_can_be_made(char *why, size_t size)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (master < 0) {
+		snprintf(why, size, "posix_openpt: %s", strerror(errno));
+		return false;
+	}
+	const char *failed = NULL;
+	const char *slave_path = NULL;
+	int slave = -1;
+	if (grantpt(master) != 0)
+		failed = "grantpt";
+	else if (unlockpt(master) != 0)
+		failed = "unlockpt";
+	else if ((slave_path = ptsname(master)) == NULL)
+		failed = "ptsname";
+	else if ((slave = open(slave_path, O_RDWR | O_NOCTTY)) < 0)
+		failed = "opening the slave";
+	if (failed != NULL)
+		snprintf(why, size, "%s%s%s: %s", failed, slave_path != NULL ? " " : "",
+		    slave_path != NULL ? slave_path : "", strerror(errno));
+	if (slave >= 0)
+		close(slave);
+	close(master);
+	return failed == NULL;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -88,6 +125,12 @@ main(int argc, char **argv)
 		return child();
 	if (system("command -v script >/dev/null 2>&1") != 0) {
 		printf("stress_log_console: script (util-linux) is not installed: skipped\n");
+		return 77;
+	}
+	char why[256];
+	if (!terminal_can_be_made(why, sizeof why)) {
+		printf("stress_log_console: no pseudo-terminal can be made here (%s; is devpts mounted on /dev/pts?), "
+		    "so script cannot give the child a terminal: skipped\n", why);
 		return 77;
 	}
 	expect("a terminal colours the level (auto)", "", true, true, NULL);
