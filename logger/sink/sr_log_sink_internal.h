@@ -22,7 +22,7 @@ typedef struct sr_log_sink {
 	char *copies[3];          /* cfg.pattern, cfg.syslog_address, cfg.syslog_app (owned) */
 	int index;
 	int layout;               /* its layout: an index into sinks->layouts */
-	struct sr_log_syslog *syslog; /* SYSLOG only (sr_log_sink_syslog.c) */
+	struct sr_log_syslog *syslog; /* SYSLOG only (sr_log_syslog_state_internal.h) */
 	int fd;                   /* -1 for null, callback and syslog */
 	bool owns_fd;
 	bool may_sigpipe;         /* a pipe or socket */

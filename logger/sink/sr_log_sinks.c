@@ -4,7 +4,9 @@
  * opening them, the consumer's per-sink buffers (lines are appended during
  * a batch and written at its end, or when a buffer fills), a caller's
  * immediate writes (sync mode, policy sync), flushing and closing.  Writing
- * and its errors are sr_log_sink_write.c; rotation is sr_log_sink_rotate.c.
+ * and its errors are sr_log_sink_write.c; rotation is sr_log_sink_rotate.c;
+ * the syslog sink is sr_log_sink_syslog.c's; the public constructors of a
+ * sink's configuration (sr_sink_file, ...) are sr_log_sink_config.c.
  *
  * Nothing here waits without a bound except a write(2) to a blocking
  * descriptor whose reader stopped reading: that is the sink's nature (and
@@ -27,7 +29,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
 
 /* Writes bytes to a file or descriptor sink; the caller holds s->lock. */
 static void
@@ -59,13 +60,139 @@ callback_locked(sr_log_sink *s, int level, const char *line, size_t len)
 	sr_log__sink_report_once(s, what);
 }
 
+/* Frees what opening gave sink s: its syslog state, string copies, buffer and names (not its lock). */
 static void
-free_copies(sr_log_sink *s)
+free_sink_memory(sr_log_sink *s)
 {
+	sr_log__syslog_free(s);
 	for (int k = 0; k < 3; k++) {
 		free(s->copies[k]);
 		s->copies[k] = NULL;
 	}
+	free(s->buf);
+	free(s->path);
+	free(s->rot_name);
+	s->buf = s->path = s->rot_name = NULL;
+}
+
+/* Closes the file a file sink opened; descriptors the caller gave stay open. */
+static void
+close_own_file(sr_log_sink *s)
+{
+	if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+}
+
+/* Undoes an open of s: the file it opened, its memory. */
+static void
+undo_open(sr_log_sink *s)
+{
+	close_own_file(s);
+	free_sink_memory(s);
+}
+
+static int
+no_memory(sr_error *err, int i)
+{
+	return sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", i);
+}
+
+/* A file sink: its path, the scratch for rotation's names, and its file, opened (created). */
+static int
+open_file_sink(sr_log_sink *s, const sr_sink_config *c, int i, sr_error *err)
+{
+	s->path = strdup(c->path);
+	s->rot_name_size = strlen(c->path) + 16;
+	s->rot_name = malloc(2 * s->rot_name_size); /* two names: rename from, to */
+	if (s->path == NULL || s->rot_name == NULL)
+		return no_memory(err, i);
+	s->cfg.path = s->path;
+	int e = sr_log__sink_open_file(s);
+	if (e != 0)
+		return sr_error_set(err, SR_ESYS, "config.sinks[%d].path '%s' cannot be opened: %s",
+		    i, c->path, strerror(e));
+	s->owns_fd = true;
+	return SR_OK;
+}
+
+/* A descriptor sink: the caller's descriptor, its pipe resized when pipe_bytes asks. */
+static int
+open_fd_sink(sr_log_sink *s, const sr_sink_config *c, int i, sr_error *err)
+{
+	s->fd = c->fd;
+	s->owns_fd = c->close_fd;
+	if (c->pipe_bytes <= 0)
+		return SR_OK;
+	struct stat pst;
+	if (fstat(c->fd, &pst) != 0 || !S_ISFIFO(pst.st_mode))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.sinks[%d].pipe_bytes %d is set but fd %d is not a pipe",
+		    i, c->pipe_bytes, c->fd);
+	if (fcntl(c->fd, F_SETPIPE_SZ, c->pipe_bytes) < 0) {
+		int e = errno;
+		return sr_error_set(err, SR_ESYS,
+		    "config.sinks[%d].pipe_bytes %d: cannot resize the pipe: %s%s", i,
+		    c->pipe_bytes, strerror(e),
+		    e == EPERM ? " (above /proc/sys/fs/pipe-max-size)" : "");
+	}
+	return SR_OK;
+}
+
+/* Opens sink i as c says, into s; on failure s holds nothing and err says why. */
+static int
+open_sink(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->cfg = *c;
+	s->index = i;
+	s->fd = -1;
+	s->cfg.path = NULL;
+	int rc = SR_OK;
+	/* The configuration's strings may die with it (the environment's copy does). */
+	const char **strings[3] = { &s->cfg.pattern, &s->cfg.syslog_address, &s->cfg.syslog_app };
+	for (int k = 0; k < 3; k++) {
+		if (*strings[k] == NULL)
+			continue;
+		s->copies[k] = strdup(*strings[k]);
+		if (s->copies[k] == NULL) {
+			rc = no_memory(err, i);
+			goto undo;
+		}
+		*strings[k] = s->copies[k];
+	}
+	switch (c->kind) {
+	case SR_SINK_FILE:
+		rc = open_file_sink(s, c, i, err);
+		break;
+	case SR_SINK_FD:
+		rc = open_fd_sink(s, c, i, err);
+		break;
+	case SR_SINK_SYSLOG:
+		rc = sr_log__syslog_open(s, log->opt.max_line, err);
+		break;
+	default:
+		break;
+	}
+	if (rc != SR_OK)
+		goto undo;
+	if (s->fd >= 0) {
+		struct stat st;
+		if (fstat(s->fd, &st) == 0)
+			s->may_sigpipe = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+		s->cap = c->buffer_bytes;
+		s->buf = malloc(s->cap);
+		if (s->buf == NULL) {
+			rc = no_memory(err, i);
+			goto undo;
+		}
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	return SR_OK;
+undo:
+	undo_open(s);
+	return rc;
 }
 
 int
@@ -83,88 +210,8 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 	}
 	log->sinks->n = 0;
 	for (int i = 0; i < count; i++) {
-		const sr_sink_config *c = &configs[i];
-		sr_log_sink *s = &log->sinks->s[i];
-		memset(s, 0, sizeof *s);
-		s->cfg = *c;
-		s->index = i;
-		s->fd = -1;
-		s->cfg.path = NULL;
-		/* The configuration's strings may die with it (the environment's copy does). */
-		const char **strings[3] = { &s->cfg.pattern, &s->cfg.syslog_address, &s->cfg.syslog_app };
-		for (int k = 0; k < 3; k++) {
-			if (*strings[k] == NULL)
-				continue;
-			s->copies[k] = strdup(*strings[k]);
-			if (s->copies[k] == NULL)
-				goto nomem;
-			*strings[k] = s->copies[k];
-		}
-		switch (c->kind) {
-		case SR_SINK_FILE: {
-			s->path = strdup(c->path);
-			s->rot_name_size = strlen(c->path) + 16;
-			s->rot_name = malloc(2 * s->rot_name_size); /* two names: rename from, to */
-			if (s->path == NULL || s->rot_name == NULL) {
-				free(s->path);
-				free(s->rot_name);
-				goto nomem;
-			}
-			s->cfg.path = s->path;
-			int e = sr_log__sink_open_file(s);
-			if (e != 0) {
-				free(s->path);
-				free(s->rot_name);
-				sr_error_set(err, SR_ESYS, "config.sinks[%d].path '%s' cannot be opened: %s",
-				    i, c->path, strerror(e));
-				goto fail;
-			}
-			s->owns_fd = true;
-			break;
-		}
-		case SR_SINK_FD:
-			s->fd = c->fd;
-			s->owns_fd = c->close_fd;
-			if (c->pipe_bytes > 0) {
-				struct stat pst;
-				if (fstat(c->fd, &pst) != 0 || !S_ISFIFO(pst.st_mode)) {
-					sr_error_set(err, SR_EINVAL,
-					    "config.sinks[%d].pipe_bytes %d is set but fd %d is not a pipe",
-					    i, c->pipe_bytes, c->fd);
-					goto fail;
-				}
-				if (fcntl(c->fd, F_SETPIPE_SZ, c->pipe_bytes) < 0) {
-					int e = errno;
-					sr_error_set(err, SR_ESYS,
-					    "config.sinks[%d].pipe_bytes %d: cannot resize the pipe: %s%s", i,
-					    c->pipe_bytes, strerror(e),
-					    e == EPERM ? " (above /proc/sys/fs/pipe-max-size)" : "");
-					goto fail;
-				}
-			}
-			break;
-		case SR_SINK_SYSLOG:
-			if (sr_log__syslog_open(s, log->opt.max_line, err) != SR_OK)
-				goto fail;
-			break;
-		default:
-			break;
-		}
-		if (s->fd >= 0) {
-			struct stat st;
-			if (fstat(s->fd, &st) == 0)
-				s->may_sigpipe = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
-			s->cap = c->buffer_bytes;
-			s->buf = malloc(s->cap);
-			if (s->buf == NULL) {
-				if (s->owns_fd && c->kind == SR_SINK_FILE)
-					close(s->fd);
-				free(s->path);
-				free(s->rot_name);
-				goto nomem;
-			}
-		}
-		pthread_mutex_init(&s->lock, NULL);
+		if (open_sink(log, &log->sinks->s[i], &configs[i], i, err) != SR_OK)
+			goto fail;
 		log->sinks->n = i + 1;
 	}
 	log->sinks->min_level = SR_LOG_OFF;
@@ -180,23 +227,12 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 		    sr_log__console_colors(s->fd, log->opt.color);
 	}
 	return SR_OK;
-nomem:
-	sr_error_set(err, SR_ENOMEM, "cannot allocate sink %d", log->sinks->n);
 fail:
-	/* The sink that failed (it is not counted in n yet) may have copied its strings. */
-	if (log->sinks->n < SR_LOG_MAX_SINKS)
-		free_copies(&log->sinks->s[log->sinks->n]);
-	/* Undo the sinks opened so far; descriptors the caller gave stay open. */
+	/* Undo the sinks opened so far (the one that failed undid itself). */
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0)
-			close(s->fd);
 		pthread_mutex_destroy(&s->lock);
-		sr_log__syslog_free(s);
-		free_copies(s);
-		free(s->buf);
-		free(s->path);
-		free(s->rot_name);
+		undo_open(s);
 	}
 	sr_log__sinks_layouts_free(log->sinks);
 	log->sinks->n = 0;
@@ -211,14 +247,21 @@ take_lost_locked(sr_log_sink *s)
 	s->lost_pending = 0;
 }
 
+/* Consumer: writes p[0..n) now, under the sink's lock; what it lost counts for the batch. */
+static void
+write_for_batch(sr_log_sink *s, const char *p, size_t n)
+{
+	pthread_mutex_lock(&s->lock);
+	sink_write_locked(s, p, n);
+	take_lost_locked(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void
 flush_one(sr_log_sink *s)
 {
 	if (s->len > 0) {
-		pthread_mutex_lock(&s->lock);
-		sink_write_locked(s, s->buf, s->len);
-		take_lost_locked(s);
-		pthread_mutex_unlock(&s->lock);
+		write_for_batch(s, s->buf, s->len);
 		s->len = 0;
 	}
 }
@@ -283,10 +326,7 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 			}
 			if (len > s->cap) {
 				/* Bigger than the whole buffer: write it as it is. */
-				pthread_mutex_lock(&s->lock);
-				sink_write_locked(s, line, len);
-				take_lost_locked(s);
-				pthread_mutex_unlock(&s->lock);
+				write_for_batch(s, line, len);
 			} else {
 				memcpy(s->buf + s->len, line, len);
 				s->len += len;
@@ -412,48 +452,11 @@ sr_log__sinks_free(sr_log *log)
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		pthread_mutex_destroy(&s->lock);
-		sr_log__syslog_free(s);
-		free_copies(s);
-		free(s->buf);
-		free(s->path);
-		free(s->rot_name);
+		free_sink_memory(s);
 	}
 	sr_log__sinks_layouts_free(log->sinks);
 	free(log->sinks);
 	log->sinks = NULL;
-}
-
-sr_sink_config
-sr_sink_file(const char *path)
-{
-	sr_sink_config c;
-	memset(&c, 0, sizeof c);
-	c.kind = SR_SINK_FILE;
-	c.level = SR_LOG_TRACE;
-	c.path = path;
-	c.file_mode = 0640;
-	c.fd = -1;
-	c.buffer_bytes = 64 * 1024;
-	c.write_timeout_ms = 100;
-	c.max_file_bytes = 0;
-	c.keep_files = 5;
-	c.rotate_daily = false;
-	c.layout = SR_LOG_LAYOUT_LOGGER;
-	c.pattern = NULL;
-	c.syslog_transport = SR_SYSLOG_LOCAL;
-	c.syslog_facility = 1; /* user */
-	c.syslog_format = SR_SYSLOG_5424;
-	c.reconnect_max_ms = 2000;
-	return c;
-}
-
-sr_sink_config
-sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files)
-{
-	sr_sink_config c = sr_sink_file(path);
-	c.max_file_bytes = max_file_bytes;
-	c.keep_files = keep_files;
-	return c;
 }
 
 static void
@@ -485,47 +488,6 @@ describe_config(const sr_sink_config *c, char *buf, size_t size)
 		snprintf(buf, size, "callback level=%s", sr_log_level_name(c->level));
 		break;
 	}
-}
-
-
-sr_sink_config
-sr_sink_fd(int fd)
-{
-	sr_sink_config c = sr_sink_file(NULL);
-	c.kind = SR_SINK_FD;
-	c.fd = fd;
-	return c;
-}
-
-sr_sink_config
-sr_sink_null(void)
-{
-	sr_sink_config c = sr_sink_file(NULL);
-	c.kind = SR_SINK_NULL;
-	return c;
-}
-
-sr_sink_config
-sr_sink_syslog(sr_syslog_transport transport, const char *address)
-{
-	sr_sink_config c = sr_sink_file(NULL);
-	c.kind = SR_SINK_SYSLOG;
-	c.syslog_transport = transport;
-	c.syslog_address = address;
-	/* The local daemons (journald, rsyslog's imuxsock) read the traditional form. */
-	if (transport == SR_SYSLOG_LOCAL)
-		c.syslog_format = SR_SYSLOG_3164;
-	return c;
-}
-
-sr_sink_config
-sr_sink_callback(sr_sink_write_fn write, void *ctx)
-{
-	sr_sink_config c = sr_sink_file(NULL);
-	c.kind = SR_SINK_CALLBACK;
-	c.write = write;
-	c.ctx = ctx;
-	return c;
 }
 
 int
@@ -574,11 +536,6 @@ sr_log__sinks_abandon(sr_log *log)
 {
 	if (log->sinks == NULL)
 		return;
-	for (int i = 0; i < log->sinks->n; i++) {
-		sr_log_sink *s = &log->sinks->s[i];
-		if (s->cfg.kind == SR_SINK_FILE && s->fd >= 0) {
-			close(s->fd);
-			s->fd = -1;
-		}
-	}
+	for (int i = 0; i < log->sinks->n; i++)
+		close_own_file(&log->sinks->s[i]);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_syslog_internal.h: the syslog sink (internal; sr_log_sink_syslog.c
- * frames and sends, sr_log_syslog_parse.c reads the SEQRING_LOG_SINK form).
+ * opens and closes it, with the parts sr_log_syslog_state_internal.h lists:
+ * framing, describing, loss, connecting, sending; sr_log_syslog_parse.c reads
+ * the SEQRING_LOG_SINK form).
  *
  * append and flush run on the consumer (or at open and close); send_now on a
  * caller under the sink's lock (sync mode, policy sync).  The syslog state

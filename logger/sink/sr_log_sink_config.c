@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sr_log_sink_config.c: the public constructors of a sink's configuration
+ * (sr_sink_file, sr_sink_rotating, sr_sink_fd, sr_sink_null, sr_sink_syslog,
+ * sr_sink_callback): each starts from sr_sink_file's defaults.  They fill a
+ * struct and call nothing of the logger, so that any file may call them
+ * (the syslog sink's parser does) without making a circle.
+ */
+#include "sr_log_config.h"
+
+#include <string.h>
+
+sr_sink_config
+sr_sink_file(const char *path)
+{
+	sr_sink_config c;
+	memset(&c, 0, sizeof c);
+	c.kind = SR_SINK_FILE;
+	c.level = SR_LOG_TRACE;
+	c.path = path;
+	c.file_mode = 0640;
+	c.fd = -1;
+	c.buffer_bytes = 64 * 1024;
+	c.write_timeout_ms = 100;
+	c.max_file_bytes = 0;
+	c.keep_files = 5;
+	c.rotate_daily = false;
+	c.layout = SR_LOG_LAYOUT_LOGGER;
+	c.pattern = NULL;
+	c.syslog_transport = SR_SYSLOG_LOCAL;
+	c.syslog_facility = 1; /* user */
+	c.syslog_format = SR_SYSLOG_5424;
+	c.reconnect_max_ms = 2000;
+	return c;
+}
+
+sr_sink_config
+sr_sink_rotating(const char *path, uint64_t max_file_bytes, int keep_files)
+{
+	sr_sink_config c = sr_sink_file(path);
+	c.max_file_bytes = max_file_bytes;
+	c.keep_files = keep_files;
+	return c;
+}
+
+sr_sink_config
+sr_sink_fd(int fd)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_FD;
+	c.fd = fd;
+	return c;
+}
+
+sr_sink_config
+sr_sink_null(void)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_NULL;
+	return c;
+}
+
+sr_sink_config
+sr_sink_syslog(sr_syslog_transport transport, const char *address)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_SYSLOG;
+	c.syslog_transport = transport;
+	c.syslog_address = address;
+	/* The local daemons (journald, rsyslog's imuxsock) read the traditional form. */
+	if (transport == SR_SYSLOG_LOCAL)
+		c.syslog_format = SR_SYSLOG_3164;
+	return c;
+}
+
+sr_sink_config
+sr_sink_callback(sr_sink_write_fn write, void *ctx)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_CALLBACK;
+	c.write = write;
+	c.ctx = ctx;
+	return c;
+}
