@@ -19,6 +19,7 @@
 #include "sr_log_backend_internal.h"
 #include "sr_log_categories_internal.h"
 #include "sr_log_clock_internal.h"
+#include "sr_log_consumer_internal.h"
 #include "sr_log_thread_internal.h"
 
 #include <errno.h>
@@ -317,4 +318,29 @@ sr_log_emit(sr_category *cat, sr_site *site, const char *format, ...)
 		}
 	}
 	sr_log__call_leave(self);
+}
+
+/* Calls refused because their logger was closed (no logger left to count them). */
+static sr_atomic_i64 dropped_after_close;
+
+__attribute__((noinline, cold)) void
+sr_log__refused(sr_category *cat, int32_t level_now, int call_level)
+{
+	/* Counters only: no data rides on them. */
+	if (cat == &sr_category_off)
+		return;
+	if (level_now == SR_LOG__CLOSED) {
+		sr_atomic_faa_i64(&dropped_after_close, 1);
+		return;
+	}
+	/* pairs with the store-release in begin_shutdown; the logger is valid (the call is in progress) */
+	sr_log *log = cat->log;
+	if (log != NULL && sr_atomic_load_acquire_i32(&log->shut))
+		sr_log__count_drop(log, call_level);
+}
+
+uint64_t
+sr_log_dropped_after_close(void)
+{
+	return (uint64_t)sr_atomic_load_relaxed_i64(&dropped_after_close);
 }

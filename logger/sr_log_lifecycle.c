@@ -37,31 +37,6 @@ static sr_atomic_ptr default_log;
 
 static int shutdown_until(sr_log *log, int64_t deadline_ns);
 
-/* Calls refused because their logger was closed (no logger left to count them). */
-static sr_atomic_i64 dropped_after_close;
-
-__attribute__((noinline, cold)) void
-sr_log__refused(sr_category *cat, int32_t level_now, int call_level)
-{
-	/* Counters only: no data rides on them. */
-	if (cat == &sr_category_off)
-		return;
-	if (level_now == SR_LOG__CLOSED) {
-		sr_atomic_faa_i64(&dropped_after_close, 1);
-		return;
-	}
-	/* pairs with the store-release in begin_shutdown; the logger is valid (the call is in progress) */
-	sr_log *log = cat->log;
-	if (log != NULL && sr_atomic_load_acquire_i32(&log->shut))
-		sr_log__count_drop(log, call_level);
-}
-
-uint64_t
-sr_log_dropped_after_close(void)
-{
-	return (uint64_t)sr_atomic_load_relaxed_i64(&dropped_after_close);
-}
-
 /*
  * The exit handler (atexit, at_quick_exit): shut down every logger opened
  * with close_at_exit, each within its exit_timeout_ms.  Other threads may
@@ -151,51 +126,6 @@ fork_phase(int phase)
 static void fork_prepare(void) { fork_phase(SR_LOG_FORK_PREPARE); }
 static void fork_parent(void) { fork_phase(SR_LOG_FORK_PARENT); }
 static void fork_child(void) { fork_phase(SR_LOG_FORK_CHILD); }
-
-/* ---- The dropping backend: a forked child's with SR_LOG_FORK_DROP ---- */
-
-static void
-dropping_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
-{
-	(void)g;
-	sr_log__count_drop(log, h->level);
-}
-
-static int
-dropping_flush(sr_log *log)
-{
-	(void)log;
-	return SR_OK; /* nothing was taken: nothing to wait for */
-}
-
-static void
-dropping_stop(sr_log *log)
-{
-	(void)log;
-}
-
-static void
-dropping_destroy(sr_log *log)
-{
-	/* The state is the original backend's, left not started by the fork. */
-	if (log->forked_backend != NULL)
-		log->forked_backend->destroy(log);
-}
-
-static void
-dropping_fork(sr_log *log, int phase)
-{
-	(void)log;
-	(void)phase;
-}
-
-const sr_log_backend sr_log__dropping_backend = {
-	.emit = dropping_emit,
-	.flush = dropping_flush,
-	.stop = dropping_stop,
-	.fork = dropping_fork,
-	.destroy = dropping_destroy,
-};
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 

@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "sr_fmt_escape_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_fmt_render_internal.h"
 
@@ -538,7 +539,7 @@ escaped(const char *prefix, const char *text, size_t n, size_t cap, sr_fmt_buf *
 	sr_fmt_buf_put(b, prefix, strlen(prefix));
 	size_t start = b->len;
 	sr_fmt_buf_put(b, text, n);
-	sr_log__escape_controls(b, start);
+	sr_fmt_escape_controls(b, start);
 	data[b->len] = '\0';
 	return data;
 }
