@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "sr_fmt_internal.h"
+#include "sr_fmt_buf_internal.h"
 
 /*
  * Escapes the control characters in out from start to its end, in place:

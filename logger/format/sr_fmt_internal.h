@@ -15,12 +15,16 @@
  * rendered with one snprintf call on the decoded argument, so the text
  * equals what snprintf would have printed for the same arguments.
  *
- * Files: sr_fmt_parse.c (format parsing), sr_fmt_encode.c (gather, fit, write,
- * sr_fmt_snprintf), sr_fmt_render.c (rendering) and sr_log_render_safe.c
- * (the async-signal-safe renderer of the crash handler).  Not installed.
+ * Files, bottom first: sr_fmt_buf_internal.h (the text buffer) and
+ * sr_fmt_spec_internal.h (a conversion spec), both inline; sr_fmt_parse.c
+ * (format parsing); sr_fmt_encode.c (gather, fit; the write is inline here);
+ * sr_fmt_render.c (rendering with snprintf) and sr_fmt_render_safe.c (the
+ * async-signal-safe renderer of the crash handler), which share the walk
+ * over the format (sr_fmt_walk_internal.h); sr_fmt_snprintf.c (the codec end
+ * to end).  None calls a file listed after it.  Not installed.
  */
-#ifndef SR_LOG_CODEC_INTERNAL_H
-#define SR_LOG_CODEC_INTERNAL_H
+#ifndef SR_FMT_INTERNAL_H
+#define SR_FMT_INTERNAL_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,6 +32,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sr_fmt_buf_internal.h"
+#include "sr_fmt_spec_internal.h"
 #include "sr_log_args.h"
 #include "sr_log_site.h"
 #include "sr_ring.h"
@@ -151,46 +157,6 @@ sr_fmt_write(const sr_fmt_gather *g, sr_ring_writer *w)
 }
 
 /*
- * A bounded text buffer.  Appends never overflow: what does not fit is cut,
- * and `want` keeps counting what would have been written, so that a caller
- * can tell (want > len) and retry with a bigger buffer.  data must have room
- * for cap + SR_FMT_LINE_RESERVE bytes: the reserve holds the marker, the
- * line end and snprintf's NUL after a cut.
- */
-typedef struct sr_fmt_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-	size_t want;
-} sr_fmt_buf;
-
-#define SR_FMT_LINE_RESERVE (SR_FMT_TRUNCATION_MARKER_LEN + 4)
-
-static inline void
-sr_fmt_buf_put(sr_fmt_buf *b, const char *s, size_t n)
-{
-	size_t room = b->cap - b->len;
-	size_t k = n < room ? n : room;
-	memcpy(b->data + b->len, s, k);
-	b->len += k;
-	b->want += n;
-}
-
-static inline void
-sr_fmt_buf_putc(sr_fmt_buf *b, char c)
-{
-	if (b->len < b->cap)
-		b->data[b->len++] = c;
-	b->want++;
-}
-
-static inline bool
-sr_fmt_buf_truncated(const sr_fmt_buf *b)
-{
-	return b->want > b->len;
-}
-
-/*
  * Renders the message of a record: walks format, copying literal text and
  * rendering each conversion from the value area (values, values_len bytes)
  * and the string area (strings, strings_len bytes), with errno_value for %m.
@@ -214,7 +180,8 @@ void sr_fmt_render_safe(sr_fmt_buf *out, const char *format,
     const unsigned char *strings, size_t strings_len, int errno_value);
 
 /*
- * Renders a refused format's error text: "format error (<why>) in \"<fmt>\"".
+ * Renders a refused format's error text: "format error: <why> in \"<fmt>\"" (without
+ * the " in" part for a NULL format).
  */
 void sr_fmt_render_error(sr_fmt_buf *out, const char *format);
 
@@ -229,49 +196,8 @@ void sr_fmt_render_error(sr_fmt_buf *out, const char *format);
 int sr_fmt_snprintf(char *buf, size_t size, size_t max_record, const char *format, ...);
 int sr_fmt_vsnprintf(char *buf, size_t size, size_t max_record, const char *format, va_list ap);
 
-/* ---- Conversion specs, shared by parsing (sr_fmt_parse.c) and rendering (sr_fmt_render.c) ---- */
-
-/* Length modifiers of a spec. */
-enum {
-	SR_FMT_LEN_NONE = 0, SR_FMT_LEN_HH, SR_FMT_LEN_H, SR_FMT_LEN_L, SR_FMT_LEN_LL, SR_FMT_LEN_J,
-	SR_FMT_LEN_Z, SR_FMT_LEN_T, SR_FMT_LEN_BIG_L
-};
-
-/* Longest conversion spec accepted (flags may repeat; nothing sane is longer). */
-#define SR_FMT_SPEC_MAX 64
-
-/* One conversion spec, from its '%' through its conversion character. */
-typedef struct sr_fmt_spec {
-	size_t len;
-	char conv;
-	uint8_t length;
-	bool plain;         /* no flags, width or precision: fast paths apply */
-	bool width_star;
-	bool prec_star;
-	int32_t prec;       /* static precision, or -1 */
-	uint8_t type;       /* enum sr_fmt_arg of the value, 0 for %% and %m */
-} sr_fmt_spec;
-
-static inline bool
-sr_fmt__is_flag(char c)
-{
-	return c == '-' || c == '+' || c == ' ' || c == '#' || c == '0' || c == '\'' || c == 'I';
-}
-
-static inline bool
-sr_fmt__is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/*
- * Parses the spec at p (p[0] == '%').  Returns SR_FMT_OK, or an error with
- * s->len covering the offending text (for the message).
- */
-int sr_fmt__parse_spec(const char *p, sr_fmt_spec *s);
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* SR_LOG_CODEC_INTERNAL_H */
+#endif /* SR_FMT_INTERNAL_H */

@@ -3,12 +3,38 @@
  * sr_fmt_parse.c: a call site's format, parsed once into the argument
  * signature that every call through the site copies by (sr_log_site.h).
  */
-#include "sr_fmt_internal.h"
+#include "sr_fmt_spec_internal.h"
+#include "sr_log_site.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+/*
+ * Reads the number at *q (a width or precision; it may have no digits) into
+ * *value and moves *q past it.  A number above INT_MAX is SR_FMT_E_RANGE,
+ * with s->len covering the spec from p through its digits.
+ */
+static int
+read_number(const char *p, const char **q, sr_fmt_spec *s, long long *value)
+{
+	const char *d = *q;
+	long long v = 0;
+	while (sr_fmt__is_digit(*d)) {
+		v = v * 10 + (*d - '0');
+		if (v > INT_MAX) {
+			while (sr_fmt__is_digit(*d))
+				d++;
+			s->len = (size_t)(d - p) + (*d != '\0');
+			return SR_FMT_E_RANGE;
+		}
+		d++;
+	}
+	*q = d;
+	*value = v;
+	return SR_FMT_OK;
+}
 
 int
 sr_fmt__parse_spec(const char *p, sr_fmt_spec *s)
@@ -41,18 +67,11 @@ sr_fmt__parse_spec(const char *p, sr_fmt_spec *s)
 		s->plain = false;
 		q++;
 	} else if (sr_fmt__is_digit(*q)) {
-		long long w = 0;
+		long long width;  /* checked here, read again where it is used */
 		s->plain = false;
-		while (sr_fmt__is_digit(*q)) {
-			w = w * 10 + (*q - '0');
-			if (w > INT_MAX) {
-				while (sr_fmt__is_digit(*q))
-					q++;
-				s->len = (size_t)(q - p) + (*q != '\0');
-				return SR_FMT_E_RANGE;
-			}
-			q++;
-		}
+		int e = read_number(p, &q, s, &width);
+		if (e != SR_FMT_OK)
+			return e;
 	}
 	if (*q == '.') {
 		s->plain = false;
@@ -61,39 +80,25 @@ sr_fmt__parse_spec(const char *p, sr_fmt_spec *s)
 			s->prec_star = true;
 			q++;
 		} else {
-			long long v = 0;
-			while (sr_fmt__is_digit(*q)) {
-				v = v * 10 + (*q - '0');
-				if (v > INT_MAX) {
-					while (sr_fmt__is_digit(*q))
-						q++;
-					s->len = (size_t)(q - p) + (*q != '\0');
-					return SR_FMT_E_RANGE;
-				}
-				q++;
-			}
-			s->prec = (int32_t)v;
+			long long prec;
+			int e = read_number(p, &q, s, &prec);
+			if (e != SR_FMT_OK)
+				return e;
+			s->prec = (int32_t)prec;
 		}
 	}
 	switch (*q) {
 	case 'h':
-		q++;
-		if (*q == 'h') {
-			s->length = SR_FMT_LEN_HH;
-			q++;
-		} else {
-			s->length = SR_FMT_LEN_H;
-		}
+	case 'l': {
+		/* h, hh, l or ll */
+		bool twice = q[1] == q[0];
+		if (*q == 'h')
+			s->length = twice ? SR_FMT_LEN_HH : SR_FMT_LEN_H;
+		else
+			s->length = twice ? SR_FMT_LEN_LL : SR_FMT_LEN_L;
+		q += twice ? 2 : 1;
 		break;
-	case 'l':
-		q++;
-		if (*q == 'l') {
-			s->length = SR_FMT_LEN_LL;
-			q++;
-		} else {
-			s->length = SR_FMT_LEN_L;
-		}
-		break;
+	}
 	case 'q': q++; s->length = SR_FMT_LEN_LL; break;
 	case 'j': q++; s->length = SR_FMT_LEN_J; break;
 	case 'z': q++; s->length = SR_FMT_LEN_Z; break;
@@ -123,19 +128,12 @@ sr_fmt__parse_spec(const char *p, sr_fmt_spec *s)
 			return SR_FMT_OK;
 		}
 		return SR_FMT_E_UNSUPPORTED;
-	case 'c':
+	case 'c': case 's':
 		if (s->length == SR_FMT_LEN_L)
-			return SR_FMT_E_WIDE;
+			return SR_FMT_E_WIDE;   /* %lc, %ls */
 		if (s->length != SR_FMT_LEN_NONE)
 			return SR_FMT_E_UNSUPPORTED;
-		s->type = SR_FMT_ARG_INT;
-		return SR_FMT_OK;
-	case 's':
-		if (s->length == SR_FMT_LEN_L)
-			return SR_FMT_E_WIDE;
-		if (s->length != SR_FMT_LEN_NONE)
-			return SR_FMT_E_UNSUPPORTED;
-		s->type = SR_FMT_ARG_STR;
+		s->type = s->conv == 's' ? SR_FMT_ARG_STR : SR_FMT_ARG_INT;
 		return SR_FMT_OK;
 	case 'C': case 'S':
 		return SR_FMT_E_WIDE;
@@ -178,33 +176,28 @@ static void
 error_message(int error, const char *spec_text, size_t spec_len, char *msg, size_t size)
 {
 	int n = (int)(spec_len > SR_FMT_SPEC_MAX ? SR_FMT_SPEC_MAX : spec_len);
+	const char *why;
 	switch (error) {
-	case SR_FMT_E_N:
-		snprintf(msg, size, "conversion '%.*s' is refused: it writes through a pointer", n, spec_text);
-		break;
-	case SR_FMT_E_WIDE:
-		snprintf(msg, size, "conversion '%.*s' is not supported: wide characters", n, spec_text);
-		break;
-	case SR_FMT_E_POSITIONAL:
-		snprintf(msg, size, "conversion '%.*s' is not supported: positional arguments", n, spec_text);
-		break;
-	case SR_FMT_E_INCOMPLETE:
-		snprintf(msg, size, "conversion '%.*s' is incomplete at the end of the format", n, spec_text);
-		break;
+	case SR_FMT_E_N: why = "is refused: it writes through a pointer"; break;
+	case SR_FMT_E_WIDE: why = "is not supported: wide characters"; break;
+	case SR_FMT_E_POSITIONAL: why = "is not supported: positional arguments"; break;
+	case SR_FMT_E_INCOMPLETE: why = "is incomplete at the end of the format"; break;
 	case SR_FMT_E_RANGE:
 		snprintf(msg, size, "conversion '%.*s' has a width or precision above %d", n, spec_text, INT_MAX);
-		break;
+		return;
 	case SR_FMT_E_TOO_MANY:
 		snprintf(msg, size, "the format takes more than %d arguments (at '%.*s')",
 		    SR_SITE_MAX_ARGS, n, spec_text);
-		break;
+		return;
 	default:
-		if (spec_text == NULL)
+		if (spec_text == NULL) {
 			snprintf(msg, size, "the format is NULL");
-		else
-			snprintf(msg, size, "conversion '%.*s' is not supported", n, spec_text);
+			return;
+		}
+		why = "is not supported";
 		break;
 	}
+	snprintf(msg, size, "conversion '%.*s' %s", n, spec_text, why);
 }
 
 static int

@@ -18,8 +18,8 @@
  * The length counted is snprintf's: for the clamped precision's digits only
  * where the precision adds them (not for an infinity, a NaN, a NULL %p).
  */
-#ifndef SR_LOG_RENDER_INTERNAL_H
-#define SR_LOG_RENDER_INTERNAL_H
+#ifndef SR_FMT_RENDER_INTERNAL_H
+#define SR_FMT_RENDER_INTERNAL_H
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,4 +35,4 @@ unsigned long long sr_fmt__render_work(void);
 }
 #endif
 
-#endif /* SR_LOG_RENDER_INTERNAL_H */
+#endif /* SR_FMT_RENDER_INTERNAL_H */
