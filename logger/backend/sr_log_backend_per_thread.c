@@ -12,8 +12,8 @@
  * touches it, gates it on the consumer, puts it on the logger's list.  Then:
  * claim on the ring's single-producer sequencer (plain arithmetic), write,
  * publish (one store-release), and read the consumer's park flag (a relaxed
- * load).  Only a full ring leaves this path: the full-queue policy of the
- * shared ring (sr_log__when_full), waiting on this ring alone.
+ * load).  Only a full ring leaves this path: the full-queue policy that the
+ * shared ring applies too (sr_log_full_policy.c), waiting on this ring alone.
  *
  * Reclaiming: a process-wide pthread key holds each thread's list of rings
  * (sr_log_ring_list); its destructor, as the thread exits, marks every
@@ -25,7 +25,7 @@
 #include "sr_log_backend_internal.h"
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
-#include "sr_log_ring_internal.h"
+#include "sr_log_full_policy_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_per_thread_internal.h"
 

@@ -7,14 +7,14 @@
  * (one CAS), write the record through a ring writer (it may cross the
  * physical end of the array), publish the range top-down so that the
  * consumer sees all of it or none; the wait strategy signals the consumer
- * only when it may sleep.  Only a full ring leaves this path (when_full, out
- * of line), to apply the full-queue policy.
+ * only when it may sleep.  Only a full ring leaves this path, to apply the
+ * full-queue policy (sr_log_full_policy.c, out of line).
  *
  * The consumer, a batch processor, is sr_log_ring_consumer.c.
  */
 #include "sr_log_backend_internal.h"
-#include "sr_log_backtrace_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_full_policy_internal.h"
 #include "sr_log_ring_internal.h"
 #include "sr_log_thread_internal.h"
 
@@ -23,71 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-/* A caller blocked on a full ring re-checks for shutdown this often. */
-#define BLOCK_SLICE_NS (10 * 1000 * 1000)
-
 /* ---------------------------------------------------------------------------------------- */
 /* Callers                                                                                  */
-
-/*
- * The ring had no room for k slots: apply the policy.  Out of line on
- * purpose.  The per-thread rings (sr_log_backend_per_thread.c) call it too,
- * with the calling thread's own sequencer.
- */
-__attribute__((noinline)) int
-sr_log__when_full(sr_log *log, sr_sequencer *seq, int level, int64_t k, int64_t *first)
-{
-	/* A consumer (or a sink's write) that waited for the consumer would wait forever. */
-	if (sr_log__must_not_wait())
-		goto drop;
-	switch (log->opt.policy) {
-	case SR_LOG_FULL_DROP:
-		goto drop;
-	case SR_LOG_FULL_SYNC:
-		return SR_LOG_FULL_BY_CALLER;
-	case SR_LOG_FULL_DISCARD:
-		if (level <= log->opt.discard_level)
-			goto drop;
-		break;
-	default:
-		break;
-	}
-	/* Block: the sequencer's full-ring wait (backoff, synchronized enqueue). */
-	if (sr_log__claim_while_open(log, seq, k, first) == SR_OK)
-		return SR_LOG_FULL_CLAIMED;
-drop:
-	sr_log__count_drop(log, level);
-	return SR_LOG_FULL_DROPPED;
-}
-
-int
-sr_log__claim_while_open(sr_log *log, sr_sequencer *seq, int64_t k, int64_t *first)
-{
-	/* In slices, so that a caller stranded by a shutdown gives up. */
-	for (;;) {
-		int rc = sr_sequencer_claim_until(seq, k, sr_monotonic_ns() + BLOCK_SLICE_NS, first);
-		if (rc == SR_OK)
-			return SR_OK;
-		/*
-		 * Pairs with the store-release of levels_off in begin_shutdown: a
-		 * caller that gives up here finds the level off at its next call,
-		 * so no later call of this thread is accepted after this one.
-		 */
-		if (rc != SR_ETIMEDOUT || sr_atomic_load_acquire_i32(&log->levels_off))
-			return SR_ESTATE;
-	}
-}
-
-void
-sr_log__write_full_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
-{
-	/* A message let in for the backtrace only is not the caller's to write. */
-	if (sr_log__bt_only(log, h)) {
-		sr_log__count_drop(log, h->level);
-		return;
-	}
-	sr_log__write_by_caller(log, h, g, false);
-}
 
 static void
 ring_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)

@@ -2,9 +2,8 @@
 /*
  * sr_log_ring_internal.h: the ring backend's state, shared by
  * sr_log_backend_ring.c (the callers' claim and publish, start and stop),
- * sr_log_ring_consumer.c (the consumer's batch processor) and sr_log_crash.c
- * (which reads the ring in a signal handler); and the full-queue policy,
- * which the per-thread rings (sr_log_backend_per_thread.c) apply too (internal).
+ * sr_log_ring_consumer.c (the consumer's batch processor) and sr_log_crash.c,
+ * which reads the ring in a signal handler (internal).
  */
 #ifndef SR_LOG_RING_INTERNAL_H
 #define SR_LOG_RING_INTERNAL_H
@@ -38,27 +37,6 @@ sr_log__ring_of(const sr_log *log)
 	return log->opt.mode == SR_LOG_MODE_RING && log->opt.producer == SR_LOG_PRODUCER_SHARED ?
 	    (sr_log_ring *)log->state : NULL;
 }
-
-/* ---- sr_log_backend_ring.c: the full-queue policy, shared with the per-thread rings ---- */
-
-/* What sr_log__when_full did. */
-enum { SR_LOG_FULL_CLAIMED, SR_LOG_FULL_DROPPED, SR_LOG_FULL_BY_CALLER };
-
-/*
- * seq had no room for k slots for a record at `level`: applies the policy.
- * SR_LOG_FULL_CLAIMED (block or discard waited, *first claimed),
- * SR_LOG_FULL_DROPPED (counted), or SR_LOG_FULL_BY_CALLER (policy sync: the
- * caller writes the record itself).  A consumer thread or sink write never
- * waits (sr_log__must_not_wait): its record is dropped.
- */
-int sr_log__when_full(sr_log *log, sr_sequencer *seq, int level, int64_t k, int64_t *first);
-/*
- * Claims k slots of seq, waiting for room in slices so that a caller
- * stranded by a shutdown gives up: SR_OK, or SR_ESTATE once the logger shut.
- */
-int sr_log__claim_while_open(sr_log *log, sr_sequencer *seq, int64_t k, int64_t *first);
-/* Policy sync's write by the caller (a record let in for the backtrace only is dropped). */
-void sr_log__write_full_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g);
 
 /* ---- sr_log_ring_consumer.c ---- */
 
