@@ -6,8 +6,8 @@
 #include "sr_log_categories_internal.h"
 #include "sr_log_config_validate_internal.h"
 #include "sr_log_crash_internal.h"
-#include "sr_log_env_internal.h"
 #include "sr_log_reopen_internal.h"
+#include "sr_log_settings_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_per_thread_internal.h"
 

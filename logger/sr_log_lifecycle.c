@@ -11,6 +11,7 @@
 #include "sr_log_clock_internal.h"
 #include "sr_log_config_validate_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_env_explain_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_reopen_internal.h"

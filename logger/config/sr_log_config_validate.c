@@ -3,11 +3,13 @@
  * sr_log_config_validate.c: the configuration's defaults, names and validation:
  * every field of sr_log_config and sr_sink_config is checked at open, and a
  * bad one is refused with a message naming the field, its value and what
- * is valid.  The reference is docs/configuration.md.
+ * is valid.  The settings' ranges are sr_log_settings.c's, which the
+ * environment's parser reads too.  The reference is docs/configuration.md.
  */
 #include "sr_log_config_validate_internal.h"
 #include "sr_log_fast.h"
 #include "sr_log_reopen_internal.h"
+#include "sr_log_settings_internal.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -51,10 +53,25 @@ sr_log_config_default(sr_log_config *c)
 	c->ignore_environment = false;
 }
 
-static bool
-is_pow2(uint64_t v)
+/*
+ * SR_OK when a number is within its setting's range, else "config.FIELD
+ * VALUE is invalid: expected a power of two ..." or "... is out of range:
+ * expected ...".  is_signed: value holds an int64_t field's (or an int's)
+ * two's complement, printed as such; else a size_t's.
+ */
+static int
+check_number(sr_error *err, int set, uint64_t value, bool is_signed)
 {
-	return v != 0 && (v & (v - 1)) == 0;
+	bool negative = is_signed && (int64_t)value < 0;
+	if (!negative && sr_log__in_range(set, value))
+		return SR_OK;
+	char text[24], expected[160];
+	if (is_signed)
+		snprintf(text, sizeof text, "%" PRId64, (int64_t)value);
+	else
+		snprintf(text, sizeof text, "%" PRIu64, value);
+	return sr_error_set(err, SR_EINVAL, "config.%s %s is %s: %s", sr_log__field_name(set), text,
+	    sr_log__range_verdict(set), sr_log__range_expected(set, false, expected, sizeof expected));
 }
 
 static int
@@ -127,23 +144,16 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.mode %d is invalid: expected SR_LOG_MODE_RING (0), SR_LOG_MODE_QUEUE (1) "
 		    "or SR_LOG_MODE_SYNC (2)", (int)c->mode);
-	if (c->ring_slots < 2 || c->ring_slots > SR_RING_MAX_SLOT_COUNT || !is_pow2((uint64_t)c->ring_slots))
-		return sr_error_set(err, SR_EINVAL,
-		    "config.ring_slots %" PRId64 " is invalid: expected a power of two from 2 to %" PRId64,
-		    c->ring_slots, (int64_t)SR_RING_MAX_SLOT_COUNT);
-	if (c->slot_size < 64 || c->slot_size > SR_RING_MAX_SLOT_SIZE || !is_pow2(c->slot_size))
-		return sr_error_set(err, SR_EINVAL,
-		    "config.slot_size %zu is invalid: expected a power of two from 64 to %u",
-		    c->slot_size, SR_RING_MAX_SLOT_SIZE);
+	int rc;
+	if ((rc = check_number(err, SR_SET_RING_SLOTS, (uint64_t)c->ring_slots, true)) != SR_OK ||
+	    (rc = check_number(err, SR_SET_SLOT_SIZE, c->slot_size, false)) != SR_OK)
+		return rc;
 	if ((unsigned)c->producer > SR_LOG_PRODUCER_PER_THREAD)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.producer %d is invalid: expected SR_LOG_PRODUCER_SHARED (0) or "
 		    "SR_LOG_PRODUCER_PER_THREAD (1)", (int)c->producer);
-	if (c->thread_ring_slots < 2 || c->thread_ring_slots > SR_RING_MAX_SLOT_COUNT ||
-	    !is_pow2((uint64_t)c->thread_ring_slots))
-		return sr_error_set(err, SR_EINVAL,
-		    "config.thread_ring_slots %" PRId64 " is invalid: expected a power of two from 2 to %" PRId64,
-		    c->thread_ring_slots, (int64_t)SR_RING_MAX_SLOT_COUNT);
+	if ((rc = check_number(err, SR_SET_THREAD_RING_SLOTS, (uint64_t)c->thread_ring_slots, true)) != SR_OK)
+		return rc;
 	const char *spec = c->wait_strategy != NULL ? c->wait_strategy : SR_LOG_DEFAULT_WAIT;
 	sr_error werr;
 	if (sr_wait_config_parse(spec, wait, &werr) != SR_OK)
@@ -160,11 +170,8 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 	if ((unsigned)c->level > SR_LOG_OFF)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_OFF (6)", (int)c->level);
-	/* The inline calls leave out the record limit's check where a record cannot exceed this bound. */
-	if (c->max_message_bytes < SR_LOG__MIN_RECORD || c->max_message_bytes > (1u << 20))
-		return sr_error_set(err, SR_EINVAL,
-		    "config.max_message_bytes %zu is out of range: expected %d to %u",
-		    c->max_message_bytes, SR_LOG__MIN_RECORD, 1u << 20);
+	if ((rc = check_number(err, SR_SET_MAX_MESSAGE, c->max_message_bytes, false)) != SR_OK)
+		return rc;
 	/* A record must fit the ring it goes into: the shared one, or each thread's. */
 	bool per_thread = sr_log__config_per_thread(c);
 	/* A thread's ring is thread_ring_slots x slot_size bytes in slots of SR_LOG__THREAD_SLOT (sr_log_fast.h). */
@@ -180,10 +187,8 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		    "config.max_message_bytes %zu exceeds the %s (%" PRId64 " slots x %zu bytes): "
 		    "expected at most %" PRIu64, c->max_message_bytes, per_thread ? "thread's ring" : "ring",
 		    slots, c->slot_size, (uint64_t)slots * c->slot_size);
-	if (c->max_line_bytes < 256 || c->max_line_bytes > (16u << 20))
-		return sr_error_set(err, SR_EINVAL,
-		    "config.max_line_bytes %zu is out of range: expected 256 to %u",
-		    c->max_line_bytes, 16u << 20);
+	if ((rc = check_number(err, SR_SET_MAX_LINE, c->max_line_bytes, false)) != SR_OK)
+		return rc;
 	if ((unsigned)c->layout > SR_LOG_LAYOUT_JSON)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.layout %d is invalid: expected SR_LOG_LAYOUT_TEXT (0), SR_LOG_LAYOUT_MESSAGE (1), "
@@ -207,13 +212,9 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.fork_policy %d is invalid: expected SR_LOG_FORK_RESTART (0) or SR_LOG_FORK_DROP (1)",
 		    (int)c->fork_policy);
-	if (c->exit_timeout_ms < 0 || c->exit_timeout_ms > 3600000)
-		return sr_error_set(err, SR_EINVAL,
-		    "config.exit_timeout_ms %d is out of range: expected 0 to 3600000 (one hour)",
-		    c->exit_timeout_ms);
-	if (c->backtrace_size < 0 || c->backtrace_size > 65536)
-		return sr_error_set(err, SR_EINVAL,
-		    "config.backtrace_size %d is out of range: expected 0 (off) to 65536", c->backtrace_size);
+	if ((rc = check_number(err, SR_SET_EXIT_TIMEOUT, (uint64_t)c->exit_timeout_ms, true)) != SR_OK ||
+	    (rc = check_number(err, SR_SET_BACKTRACE, (uint64_t)c->backtrace_size, true)) != SR_OK)
+		return rc;
 	if ((unsigned)c->backtrace_level > SR_LOG_FATAL)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.backtrace_level %d is invalid: expected SR_LOG_TRACE (0) to SR_LOG_FATAL (5)",
@@ -237,7 +238,7 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks is NULL but config.sink_count is %d", c->sink_count);
 	for (int i = 0; i < c->sink_count; i++) {
-		int rc = validate_sink(&c->sinks[i], i, err);
+		rc = validate_sink(&c->sinks[i], i, err);
 		if (rc != SR_OK)
 			return rc;
 		if (c->sinks[i].layout == SR_LOG_LAYOUT_JSON && c->max_line_bytes < 1024)
@@ -253,8 +254,9 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		return sr_error_set(err, SR_EINVAL,
 		    "config.color %d is invalid: expected SR_LOG_COLOR_AUTO (0), SR_LOG_COLOR_ALWAYS (1) or "
 		    "SR_LOG_COLOR_NEVER (2)", (int)c->color);
-	if (c->thread_name != NULL && (c->thread_name[0] == '\0' || strlen(c->thread_name) > 15))
-		return sr_error_set(err, SR_EINVAL,
-		    "config.thread_name '%.32s' is invalid: expected 1 to 15 characters", c->thread_name);
+	char expected[160];
+	if (c->thread_name != NULL && !sr_log__in_range(SR_SET_THREAD_NAME, strlen(c->thread_name)))
+		return sr_error_set(err, SR_EINVAL, "config.thread_name '%.32s' is invalid: %s", c->thread_name,
+		    sr_log__range_expected(SR_SET_THREAD_NAME, false, expected, sizeof expected));
 	return SR_OK;
 }

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sr_log_settings.c: the one table of the settings: each one's SEQRING_LOG*
+ * variable, its config field and its range of values.  The range is
+ * written here once, for the validation of config.FIELD and for the
+ * variable's parser; each says it in its own words (the variable's takes
+ * suffixes), from the same numbers.
+ */
+#include "sr_log_settings_internal.h"
+#include "sr_log_fast.h"
+#include "sr_ring.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* A setting's range; max 0: none (the setting is an enum or a flag, checked by its parser). */
+typedef struct sr_log_range {
+	uint64_t min, max;
+	bool power_of_two;
+	const char *min_note;      /* after the minimum: " (off)" */
+	const char *field_note;    /* after config.FIELD's range: " (one hour)" */
+	const char *env_note;      /* after the variable's range: its unit and suffixes */
+} sr_log_range;
+
+static const struct sr_log_setting_row {
+	const char *env_name;
+	const char *field_name;
+	sr_log_range range;
+} settings[SR_SET_COUNT] = {
+	[SR_SET_LEVEL] = { "SEQRING_LOG", "level + level_spec", { 0 } },
+	[SR_SET_MODE] = { "SEQRING_LOG_MODE", "mode", { 0 } },
+	[SR_SET_PRODUCER] = { "SEQRING_LOG_PRODUCER", "producer", { 0 } },
+	[SR_SET_RING_SLOTS] = { "SEQRING_LOG_RING_SLOTS", "ring_slots",
+	    { 2, SR_RING_MAX_SLOT_COUNT, true, "", "", " (suffix k or m: x1024)" } },
+	[SR_SET_SLOT_SIZE] = { "SEQRING_LOG_SLOT_SIZE", "slot_size",
+	    { 64, SR_RING_MAX_SLOT_SIZE, true, "", "", " (suffix k: x1024)" } },
+	[SR_SET_THREAD_RING_SLOTS] = { "SEQRING_LOG_THREAD_RING_SLOTS", "thread_ring_slots",
+	    { 2, SR_RING_MAX_SLOT_COUNT, true, "", "", " (suffix k or m: x1024)" } },
+	[SR_SET_WAIT] = { "SEQRING_LOG_WAIT", "wait_strategy", { 0 } },
+	[SR_SET_FULL_POLICY] = { "SEQRING_LOG_FULL_POLICY", "full_policy", { 0 } },
+	[SR_SET_DISCARD_LEVEL] = { "SEQRING_LOG_DISCARD_LEVEL", "discard_level", { 0 } },
+	[SR_SET_SYNC_ENQUEUE] = { "SEQRING_LOG_SYNC_ENQUEUE", "synchronize_enqueue_when_full", { 0 } },
+	[SR_SET_IMMEDIATE_FLUSH] = { "SEQRING_LOG_IMMEDIATE_FLUSH", "immediate_flush", { 0 } },
+	/* The inline calls leave out the record limit's check where a record cannot exceed the minimum. */
+	[SR_SET_MAX_MESSAGE] = { "SEQRING_LOG_MAX_MESSAGE", "max_message_bytes",
+	    { SR_LOG__MIN_RECORD, 1u << 20, false, "", "", " bytes (suffix k or m)" } },
+	[SR_SET_MAX_LINE] = { "SEQRING_LOG_MAX_LINE", "max_line_bytes",
+	    { 256, 16u << 20, false, "", "", " bytes (suffix k or m)" } },
+	[SR_SET_LAYOUT] = { "SEQRING_LOG_LAYOUT", "layout", { 0 } },
+	[SR_SET_PATTERN] = { "SEQRING_LOG_PATTERN", "pattern", { 0 } },
+	[SR_SET_CLOCK] = { "SEQRING_LOG_CLOCK", "clock", { 0 } },
+	[SR_SET_SINKS] = { "SEQRING_LOG_SINK", "sinks", { 0 } },
+	/* The kernel's limit on a thread's name (pthread_setname_np): 16 bytes with the NUL. */
+	[SR_SET_THREAD_NAME] = { "SEQRING_LOG_THREAD_NAME", "thread_name",
+	    { 1, 15, false, "", " characters", " characters" } },
+	[SR_SET_CLOSE_AT_EXIT] = { "SEQRING_LOG_CLOSE_AT_EXIT", "close_at_exit", { 0 } },
+	[SR_SET_EXIT_TIMEOUT] = { "SEQRING_LOG_EXIT_TIMEOUT_MS", "exit_timeout_ms",
+	    { 0, 3600000, false, "", " (one hour)", " milliseconds" } },
+	[SR_SET_FORK] = { "SEQRING_LOG_FORK", "fork_policy", { 0 } },
+	[SR_SET_BACKTRACE] = { "SEQRING_LOG_BACKTRACE", "backtrace_size",
+	    { 0, 65536, false, " (off)", "", " messages" } },
+	[SR_SET_BACKTRACE_LEVEL] = { "SEQRING_LOG_BACKTRACE_LEVEL", "backtrace_level", { 0 } },
+	[SR_SET_BACKTRACE_TRIGGER] = { "SEQRING_LOG_BACKTRACE_TRIGGER", "backtrace_trigger", { 0 } },
+	[SR_SET_CRASH_HANDLER] = { "SEQRING_LOG_CRASH_HANDLER", "crash_handler", { 0 } },
+	[SR_SET_DESCRIBE] = { "SEQRING_LOG_DESCRIBE", "describe", { 0 } },
+	[SR_SET_REOPEN_SIGNAL] = { "SEQRING_LOG_REOPEN_SIGNAL", "reopen_signal", { 0 } },
+	[SR_SET_COLOR] = { "SEQRING_LOG_COLOR", "color", { 0 } },
+	[SR_SET_ESCAPE] = { "SEQRING_LOG_ESCAPE", "escape_control_characters", { 0 } },
+};
+
+static bool
+known(int setting)
+{
+	return setting >= 0 && setting < SR_SET_COUNT;
+}
+
+const char *
+sr_log__env_name(int setting)
+{
+	return known(setting) ? settings[setting].env_name : "?";
+}
+
+const char *
+sr_log__field_name(int setting)
+{
+	return known(setting) ? settings[setting].field_name : "?";
+}
+
+bool
+sr_log__in_range(int setting, uint64_t value)
+{
+	if (!known(setting) || settings[setting].range.max == 0)
+		return true;
+	const sr_log_range *r = &settings[setting].range;
+	if (r->power_of_two && (value & (value - 1)) != 0)
+		return false;
+	return value >= r->min && value <= r->max;
+}
+
+const char *
+sr_log__range_expected(int setting, bool for_env, char *buf, size_t size)
+{
+	if (!known(setting) || settings[setting].range.max == 0) {
+		snprintf(buf, size, "expected a valid value");
+		return buf;
+	}
+	const sr_log_range *r = &settings[setting].range;
+	snprintf(buf, size, "expected %s%" PRIu64 "%s to %" PRIu64 "%s", r->power_of_two ? "a power of two from " : "",
+	    r->min, r->min_note, r->max, for_env ? r->env_note : r->field_note);
+	return buf;
+}
+
+const char *
+sr_log__range_verdict(int setting)
+{
+	return known(setting) && settings[setting].range.power_of_two ? "invalid" : "out of range";
+}
