@@ -65,7 +65,10 @@ sr_log_describe(sr_log *log, FILE *out)
 		fprintf(out, "  %-30s %" PRId64 " live (%" PRId64 " made, %" PRId64 " freed), %d spare (%" PRId64
 		    " reused)\n", "per-thread rings", live, made, freed, spare, reused);
 	}
-	snprintf(v, sizeof v, "%" PRId64, log->opt.ring_slots);
+	/* A ring per thread: ring_slots sizes nothing, wherever its value came from. */
+	bool per_thread = log->opt.mode == SR_LOG_MODE_RING && log->opt.producer == SR_LOG_PRODUCER_PER_THREAD;
+	snprintf(v, sizeof v, "%" PRId64 "%s", log->opt.ring_slots,
+	    per_thread ? " (unused: producer per_thread; thread_ring_slots sizes each thread's ring)" : "");
 	row(out, log, SR_SET_RING_SLOTS, v);
 	snprintf(v, sizeof v, "%zu", log->opt.slot_size);
 	row(out, log, SR_SET_SLOT_SIZE, v);

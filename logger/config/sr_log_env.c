@@ -233,6 +233,22 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 	}
 }
 
+/*
+ * A variable accepted and then sizing nothing would leave the operator
+ * believing it took effect: SEQRING_LOG_RING_SLOTS with a ring per thread
+ * gets one line on stderr.  The code's config.ring_slots gets none (it is
+ * no typo; sr_log_describe says it is unused).
+ */
+static void
+warn_unused(const sr_log_resolved *r)
+{
+	const char *slots = r->settings.env_value[SR_SET_RING_SLOTS];
+	if (slots != NULL && sr_log__config_per_thread(&r->cfg))
+		fprintf(stderr, "seqring: warning: SEQRING_LOG_RING_SLOTS '%.64s' is unused: producer per_thread gives "
+		    "each thread a ring of its own, sized by thread_ring_slots (SEQRING_LOG_THREAD_RING_SLOTS); "
+		    "ring_slots sizes the shared ring (SEQRING_LOG_PRODUCER=shared) and the queue\n", slots);
+}
+
 int
 sr_log__resolve(const sr_log_config *config, sr_log_resolved *r, sr_error *err)
 {
@@ -287,6 +303,7 @@ sr_log__resolve(const sr_log_config *config, sr_log_resolved *r, sr_error *err)
 			return sr_error_set(err, rc, "SEQRING_LOG '%.64s%s' is invalid: %s", spec,
 			    strlen(spec) > 64 ? "..." : "", msg);
 	}
+	warn_unused(r);
 	return SR_OK;
 }
 

@@ -514,6 +514,98 @@ Test(log_env, describe_at_open_from_the_environment)
 	free(text);
 }
 
+/*
+ * Opens a null-sink logger of c (reading the environment) with stderr
+ * captured; *stderr_text gets what the open printed there, and the result
+ * is ring_slots' line of sr_log_describe (malloc'd).
+ */
+static char *
+ring_slots_row(sr_log_config *c, char **stderr_text)
+{
+	sr_sink_config sink = sr_sink_null();
+	c->sinks = &sink;
+	c->sink_count = 1;
+	c->ignore_environment = false;
+	tl_stderr s;
+	tl_stderr_begin(&s);
+	sr_error err;
+	sr_log *log = sr_log_open(c, &err);
+	*stderr_text = tl_stderr_end(&s);
+	cr_assert_not_null(log, "%s", err.message);
+	char *d = tl_describe(log);
+	char line[600];
+	cr_assert_not_null(tl_row(d, "ring_slots", line, sizeof line), "%s", d);
+	free(d);
+	sr_log_close(&log);
+	return strdup(line);
+}
+
+#define RING_SLOTS_UNUSED "(unused: producer per_thread; thread_ring_slots sizes each thread's ring)"
+
+/*
+ * With a ring per thread (the default producer), ring_slots sizes nothing:
+ * describe says so wherever the value came from, and a value from the
+ * environment (the operator's, who may think it sizes the ring) is warned
+ * about on stderr at open, once, naming the variable, its value and why.
+ */
+Test(log_env, ring_slots_set_with_a_ring_per_thread_is_said_to_be_unused)
+{
+	tl_clear_env();
+	setenv("SEQRING_LOG_RING_SLOTS", "1024", 1);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	char *text;
+	char *row = ring_slots_row(&c, &text);
+	cr_expect(strstr(row, "1024 " RING_SLOTS_UNUSED) != NULL && strstr(row, "environment "
+	    "(SEQRING_LOG_RING_SLOTS='1024')") != NULL, "%s", row);
+	cr_expect_str_eq(text, "seqring: warning: SEQRING_LOG_RING_SLOTS '1024' is unused: producer per_thread gives "
+	    "each thread a ring of its own, sized by thread_ring_slots (SEQRING_LOG_THREAD_RING_SLOTS); "
+	    "ring_slots sizes the shared ring (SEQRING_LOG_PRODUCER=shared) and the queue\n");
+	free(row);
+	free(text);
+
+	/* Set in code: describe says so; no line on stderr (the code's value is no typo). */
+	tl_clear_env();
+	sr_log_config_default(&c);
+	c.ring_slots = 2048;
+	row = ring_slots_row(&c, &text);
+	cr_expect(strstr(row, "2048 " RING_SLOTS_UNUSED) != NULL && strstr(row, "code") != NULL, "%s", row);
+	cr_expect_str_eq(text, "");
+	free(row);
+	free(text);
+
+	/* The default, unused as well. */
+	sr_log_config_default(&c);
+	row = ring_slots_row(&c, &text);
+	cr_expect(strstr(row, "262144 " RING_SLOTS_UNUSED) != NULL && strstr(row, "default") != NULL, "%s", row);
+	cr_expect_str_eq(text, "");
+	free(row);
+	free(text);
+}
+
+/* Where ring_slots sizes something (the shared ring, the queue), nothing more is said. */
+Test(log_env, ring_slots_of_a_shared_ring_or_a_queue_is_used)
+{
+	static const struct { const char *mode, *producer; } cases[] = {
+		{ "ring", "shared" }, { "queue", "per_thread" }, { "queue", "shared" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		tl_clear_env();
+		setenv("SEQRING_LOG_RING_SLOTS", "1024", 1);
+		setenv("SEQRING_LOG_MODE", cases[i].mode, 1);
+		setenv("SEQRING_LOG_PRODUCER", cases[i].producer, 1);
+		sr_log_config c;
+		sr_log_config_default(&c);
+		char *text;
+		char *row = ring_slots_row(&c, &text);
+		cr_expect(strstr(row, "1024 ") != NULL && strstr(row, "unused") == NULL, "mode %s, producer %s: %s",
+		    cases[i].mode, cases[i].producer, row);
+		cr_expect_str_eq(text, "", "mode %s, producer %s", cases[i].mode, cases[i].producer);
+		free(row);
+		free(text);
+	}
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Names that look like settings and are none, outside SEQRING_LOG_*                        */
 
