@@ -46,7 +46,7 @@
  * the flag that elects the first crashing thread.
  */
 #include "sr_log_backtrace_internal.h"
-#include "sr_log_layout_internal.h"
+#include "sr_log_event_internal.h"
 #include "sr_log_ring_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_per_thread_internal.h"

@@ -20,7 +20,7 @@
  * and category outlive it as every record's do.
  */
 #include "sr_log_backtrace_internal.h"
-#include "sr_log_layout_internal.h"
+#include "sr_log_event_internal.h"
 #include "sr_log_sink_internal.h"
 
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include "sr_log_backtrace_internal.h"
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
-#include "sr_log_layout_internal.h"
+#include "sr_log_event_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
 

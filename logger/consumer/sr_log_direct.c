@@ -6,6 +6,7 @@
  */
 #include "sr_log_backend_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_event_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
 

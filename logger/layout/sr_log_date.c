@@ -7,7 +7,7 @@
  * async-signal-safe, which the crash handler needs.
  */
 #include "sr_log_clock_internal.h"
-#include "sr_log_layout_internal.h"
+#include "sr_log_date_internal.h"
 
 #include <string.h>
 

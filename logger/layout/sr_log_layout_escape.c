@@ -5,7 +5,7 @@
  * logger's escape_control_characters says so.
  */
 #include "sr_fmt_escape_internal.h"
-#include "sr_log_layout_internal.h"
+#include "sr_log_layout_escape_internal.h"
 
 void
 sr_log__put_message_escaped(const sr_log_event *ev, sr_fmt_buf *out)

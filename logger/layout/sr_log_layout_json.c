@@ -5,10 +5,11 @@
  * message too long for the line is cut inside "msg" and the object stays
  * whole.
  */
-#include "sr_log_layout_internal.h"
+#include "sr_log_date_internal.h"
+#include "sr_log_layout_json_internal.h"
+#include "sr_log_names_internal.h"
 
 #include <string.h>
-
 
 /* Length of a valid UTF-8 sequence at s (n bytes left), or 0 with *bad the bytes to replace. */
 static size_t

@@ -9,7 +9,10 @@
  * functions, so rendering is async-signal-safe when the event says so (the
  * crash handler).  Widths are in bytes.
  */
-#include "sr_log_layout_internal.h"
+#include "sr_log_date_internal.h"
+#include "sr_log_layout_escape_internal.h"
+#include "sr_log_layout_pattern_internal.h"
+#include "sr_log_names_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +30,21 @@ enum date_kind {
 	D_FRACTION, D_YDAY, D_MONTH_NAME, D_WDAY_NAME, D_EPOCH, D_TZ_OFFSET, D_TZ_NAME
 };
 
-typedef struct item {
+/*
+ * A piece of a compiled pattern: an item of the line (kind an item_kind),
+ * or a token of a %d date format (kind a date_kind).  One type for both, so
+ * that one function adds either.
+ */
+typedef struct piece {
 	uint8_t kind;
-	bool left;
-	int min;                  /* 0: none */
-	int max;                  /* 0: none; keeps the last `max` bytes */
-	uint32_t off, len;        /* I_LITERAL: text; I_DATE: tokens */
-} item;
-
-typedef struct date_token {
-	uint8_t kind;
+	bool left;                /* item: pad on the right */
 	uint8_t digits;           /* D_FRACTION */
-	uint32_t off, len;        /* D_LITERAL: text */
-} date_token;
+	int min;                  /* item: 0: none */
+	int max;                  /* item: 0: none; keeps the last `max` bytes */
+	uint32_t off, len;        /* I_LITERAL, D_LITERAL: text; I_DATE: its tokens */
+} piece;
+typedef piece item;
+typedef piece date_token;
 
 struct sr_log_pattern {
 	char *text;               /* literal bytes */
@@ -58,66 +63,108 @@ typedef struct builder {
 	bool nomem;
 } builder;
 
+/*
+ * array (of elements of `size` bytes, *cap of them) grown, doubling, to hold
+ * at least `need`; NULL, with b->nomem set, when out of memory (array is
+ * then left as it was).
+ */
+static void *
+grow(builder *b, void *array, size_t need, size_t *cap, size_t size)
+{
+	if (need <= *cap)
+		return array;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *grown = realloc(array, n * size);
+	if (grown == NULL) {
+		b->nomem = true;
+		return NULL;
+	}
+	*cap = n;
+	return grown;
+}
+
 static uint32_t
 add_text(builder *b, const char *s, size_t n)
 {
 	sr_log_pattern *p = b->p;
 	if (n == 0)
 		return (uint32_t)p->text_len;
-	if (p->text_len + n > b->text_cap) {
-		size_t cap = (b->text_cap + n) * 2;
-		char *grown = realloc(p->text, cap);
-		if (grown == NULL) {
-			b->nomem = true;
-			return 0;
-		}
-		p->text = grown;
-		b->text_cap = cap;
-	}
+	char *text = grow(b, p->text, p->text_len + n, &b->text_cap, 1);
+	if (text == NULL)
+		return 0;
+	p->text = text;
 	memcpy(p->text + p->text_len, s, n);
 	uint32_t off = (uint32_t)p->text_len;
 	p->text_len += n;
 	return off;
 }
 
+/* Stores s[0..n) in the pattern's text and points *off and *len at it. */
+static void
+add_literal(builder *b, uint32_t *off, uint32_t *len, const char *s, size_t n)
+{
+	*off = add_text(b, s, n);
+	*len = (uint32_t)n;
+}
+
+/* A piece of kind `kind` added at the end of *array; NULL when out of memory. */
+static piece *
+add_piece(builder *b, piece **array, size_t *count, size_t *cap, uint8_t kind)
+{
+	piece *grown = grow(b, *array, *count + 1, cap, sizeof *grown);
+	if (grown == NULL)
+		return NULL;
+	*array = grown;
+	piece *added = &grown[(*count)++];
+	*added = (piece){ .kind = kind };
+	return added;
+}
+
 static item *
 add_item(builder *b, uint8_t kind)
 {
-	sr_log_pattern *p = b->p;
-	if (p->nitems == b->items_cap) {
-		size_t cap = b->items_cap ? b->items_cap * 2 : 16;
-		item *grown = realloc(p->items, cap * sizeof *grown);
-		if (grown == NULL) {
-			b->nomem = true;
-			return NULL;
-		}
-		p->items = grown;
-		b->items_cap = cap;
-	}
-	item *it = &p->items[p->nitems++];
-	memset(it, 0, sizeof *it);
-	it->kind = kind;
-	return it;
+	return add_piece(b, &b->p->items, &b->p->nitems, &b->items_cap, kind);
 }
 
 static date_token *
 add_date(builder *b, uint8_t kind)
 {
-	sr_log_pattern *p = b->p;
-	if (p->ndates == b->dates_cap) {
-		size_t cap = b->dates_cap ? b->dates_cap * 2 : 16;
-		date_token *grown = realloc(p->dates, cap * sizeof *grown);
-		if (grown == NULL) {
-			b->nomem = true;
-			return NULL;
-		}
-		p->dates = grown;
-		b->dates_cap = cap;
+	return add_piece(b, &b->p->dates, &b->p->ndates, &b->dates_cap, kind);
+}
+
+/*
+ * Adds the literal bytes that start at s[i] (up to the next '%' or n; at
+ * least one) as a piece of kind `kind`, made by add; returns where they
+ * end, or 0 when out of memory.
+ */
+static size_t
+add_literal_run(builder *b, piece *(*add)(builder *, uint8_t), uint8_t kind, const char *s,
+    size_t i, size_t n)
+{
+	const char *percent = memchr(s + i, '%', n - i);
+	size_t end = percent != NULL ? (size_t)(percent - s) : n;
+	piece *literal = add(b, kind);
+	if (literal == NULL)
+		return 0;
+	add_literal(b, &literal->off, &literal->len, s + i, end - i);
+	return end;
+}
+
+/*
+ * Reads the decimal digits at s[*i] into *v (which holds what came before);
+ * false as soon as *v is above MAX_WIDTH.
+ */
+static bool
+read_width(const char *s, size_t n, size_t *i, long *v)
+{
+	while (*i < n && s[*i] >= '0' && s[*i] <= '9') {
+		*v = *v * 10 + (s[(*i)++] - '0');
+		if (*v > MAX_WIDTH)
+			return false;
 	}
-	date_token *d = &p->dates[p->ndates++];
-	memset(d, 0, sizeof *d);
-	d->kind = kind;
-	return d;
+	return true;
 }
 
 /* The error for column col (0-based offset into pattern). */
@@ -137,15 +184,9 @@ compile_date(builder *b, const char *pattern, size_t base, const char *fmt, size
 	size_t i = 0;
 	while (i < n) {
 		if (fmt[i] != '%') {
-			size_t j = i;
-			while (j < n && fmt[j] != '%')
-				j++;
-			date_token *d = add_date(b, D_LITERAL);
-			if (d == NULL)
+			i = add_literal_run(b, add_date, D_LITERAL, fmt, i, n);
+			if (i == 0)
 				return SR_ENOMEM;
-			d->off = add_text(b, fmt + i, j - i);
-			d->len = (uint32_t)(j - i);
-			i = j;
 			continue;
 		}
 		if (i + 1 >= n)
@@ -193,10 +234,8 @@ compile_date(builder *b, const char *pattern, size_t base, const char *fmt, size
 		if (d == NULL)
 			return SR_ENOMEM;
 		d->digits = digits;
-		if (kind == D_LITERAL) {
-			d->off = add_text(b, "%", 1);
-			d->len = 1;
-		}
+		if (kind == D_LITERAL)
+			add_literal(b, &d->off, &d->len, "%", 1);
 		i += used;
 	}
 	*count = (uint32_t)b->p->ndates - *first;
@@ -212,15 +251,9 @@ compile(builder *b, const char *pattern, sr_error *err)
 	size_t i = 0;
 	while (i < n) {
 		if (pattern[i] != '%') {
-			size_t j = i;
-			while (j < n && pattern[j] != '%')
-				j++;
-			item *it = add_item(b, I_LITERAL);
-			if (it == NULL)
+			i = add_literal_run(b, add_item, I_LITERAL, pattern, i, n);
+			if (i == 0)
 				return SR_ENOMEM;
-			it->off = add_text(b, pattern + i, j - i);
-			it->len = (uint32_t)(j - i);
-			i = j;
 			continue;
 		}
 		size_t start = i++;
@@ -230,20 +263,14 @@ compile(builder *b, const char *pattern, sr_error *err)
 			left = true;
 			i++;
 		}
-		while (i < n && pattern[i] >= '0' && pattern[i] <= '9') {
-			min = min * 10 + (pattern[i++] - '0');
-			if (min > MAX_WIDTH)
-				return bad(err, pattern, start, "the width is above 4096");
-		}
+		if (!read_width(pattern, n, &i, &min))
+			return bad(err, pattern, start, "the width is above 4096");
 		if (i < n && pattern[i] == '.') {
 			i++;
 			if (i >= n || pattern[i] < '0' || pattern[i] > '9')
 				return bad(err, pattern, start, "'.' must be followed by the number of characters to keep");
-			while (i < n && pattern[i] >= '0' && pattern[i] <= '9') {
-				max = max * 10 + (pattern[i++] - '0');
-				if (max > MAX_WIDTH)
-					return bad(err, pattern, start, "the truncation is above 4096");
-			}
+			if (!read_width(pattern, n, &i, &max))
+				return bad(err, pattern, start, "the truncation is above 4096");
 			if (max == 0)
 				return bad(err, pattern, start, "'.0' would keep nothing");
 		}
@@ -284,8 +311,7 @@ compile(builder *b, const char *pattern, sr_error *err)
 		it->min = (int)min;
 		it->max = (int)max;
 		if (kind == I_LITERAL) {
-			it->off = add_text(b, "%", 1);
-			it->len = 1;
+			add_literal(b, &it->off, &it->len, "%", 1);
 		} else if (kind == I_DATE) {
 			const char *fmt = default_date;
 			size_t flen = sizeof default_date - 1, fbase = i;
@@ -408,14 +434,7 @@ render_date(const sr_log_pattern *p, const item *it, int64_t ts_ns, sr_fmt_buf *
 		case D_YDAY: sr_log__put_uint(out, (uint64_t)tm.yday + 1, 3); break;
 		case D_MONTH_NAME: sr_fmt_buf_put(out, month_names[tm.month - 1], 3); break;
 		case D_WDAY_NAME: sr_fmt_buf_put(out, wday_names[tm.wday], 3); break;
-		case D_EPOCH:
-			if (sec < 0) {
-				sr_fmt_buf_putc(out, '-');
-				sr_log__put_uint(out, 0 - (uint64_t)sec, 1);
-			} else {
-				sr_log__put_uint(out, (uint64_t)sec, 1);
-			}
-			break;
+		case D_EPOCH: sr_log__put_int(out, sec); break;
 		case D_TZ_OFFSET: sr_fmt_buf_put(out, "+0000", 5); break;
 		case D_TZ_NAME: sr_fmt_buf_put(out, "UTC", 3); break;
 		default: break;

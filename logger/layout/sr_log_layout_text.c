@@ -5,7 +5,9 @@
  * The date and time up to the second come from a per-thread cache, rebuilt
  * once per second; the microseconds are appended by hand.
  */
-#include "sr_log_layout_internal.h"
+#include "sr_log_date_internal.h"
+#include "sr_log_layout_escape_internal.h"
+#include "sr_log_layout_text_internal.h"
 
 #include <string.h>
 

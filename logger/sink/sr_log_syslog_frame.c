@@ -7,6 +7,7 @@
  * length (RFC 6587 octet counting, "LEN SP MSG").  A line too long for the
  * transport is cut, visibly, between two UTF-8 characters.
  */
+#include "sr_log_date_internal.h"
 #include "sr_log_syslog_state_internal.h"
 
 #include <stdio.h>

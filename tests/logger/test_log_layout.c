@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "sr_fmt_escape_internal.h"
-#include "sr_log_layout_internal.h"
+#include "sr_log_layout_pattern_internal.h"
 #include "sr_fmt_render_internal.h"
 
 /* ---------------------------------------------------------------------------------------- */

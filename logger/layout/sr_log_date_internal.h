@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sr_log_date_internal.h: UTC dates and decimal numbers, without the C
+ * library (sr_log_date.c; internal): async-signal-safe, for the layouts and
+ * the syslog sink's frames.
+ */
+#ifndef SR_LOG_DATE_INTERNAL_H
+#define SR_LOG_DATE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "sr_fmt_internal.h"
+
+/* The realtime clock, in ns since the epoch. */
+int64_t sr_log__now_ns(void);
+/* Broken-down UTC time (async-signal-safe). */
+typedef struct sr_log_tm {
+	int year, month, day, hour, minute, second, yday, wday;  /* month 1-12, yday 0-365, wday 0 = Sunday */
+} sr_log_tm;
+void sr_log__utc(int64_t sec, sr_log_tm *tm);
+/* Floor division of ns into seconds and the nanoseconds within the second. */
+void sr_log__split_ns(int64_t ts_ns, int64_t *sec, int32_t *ns);
+/* Unsigned decimal, zero-padded to at least `digits`; signed decimal. */
+void sr_log__put_uint(sr_fmt_buf *out, uint64_t v, int digits);
+void sr_log__put_int(sr_fmt_buf *out, int64_t v);
+/* "YYYY-MM-DDTHH:MM:SS" */
+void sr_log__put_iso_seconds(sr_fmt_buf *out, int64_t sec);
+
+#endif /* SR_LOG_DATE_INTERNAL_H */
