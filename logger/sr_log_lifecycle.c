@@ -13,7 +13,7 @@
 #include "sr_log_consumer_internal.h"
 #include "sr_log_env_explain_internal.h"
 #include "sr_log_env_internal.h"
-#include "sr_log_layout_pattern_internal.h"
+#include "sr_log_layout_internal.h"
 #include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
@@ -317,8 +317,8 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	if (log->opt.describe)
 		sr_log_describe(log, stderr);
 out:
-	if (log == NULL)
-		sr_log__note_open_failure(err->message);
+	/* A good open forgets an earlier failure: its line would send the reader to a config since fixed. */
+	sr_log__note_open_failure(log == NULL ? err->message : NULL);
 	sr_log__resolved_free(r);
 	free(r);
 	return log;

@@ -19,7 +19,10 @@ extern sr_category sr_log__no_logger;
  * characters of text (a name, a message quoting one) escaped.
  */
 void sr_log__notice_line(const char *head, const char *text, const char *tail);
-/* Keeps why sr_log_open failed, for the line a call through a NULL logger's category writes. */
+/*
+ * Keeps why the last sr_log_open failed, for the line a call through a NULL
+ * logger's category writes; NULL (the last open succeeded) forgets it.
+ */
 void sr_log__note_open_failure(const char *message);
 /*
  * The frontend's call through a category without a logger: for the handle

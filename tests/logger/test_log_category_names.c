@@ -130,6 +130,39 @@ Test(log_category_names, a_null_logger_never_opened_says_so)
 	free(text);
 }
 
+/*
+ * A failure the program handled, then a good open and its close: the line of
+ * a call through the NULL default logger must not send the reader to the
+ * config that was fixed, but say what is true (no logger).
+ */
+Test(log_category_names, a_good_open_forgets_an_earlier_failure)
+{
+	tl_clear_env();
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	c.mode = (sr_log_mode)99;
+	sr_error err;
+	cr_assert_null(sr_log_open(&c, &err));
+	cr_expect(strstr(err.message, "config.mode 99 is invalid") != NULL, "%s", err.message);
+	c.mode = SR_LOG_MODE_RING;
+	sr_sink_config sink = sr_sink_null();
+	c.sinks = &sink;
+	c.sink_count = 1;
+	sr_log *log = tl_open(&c);
+	sr_log_set_default(log);
+	sr_log_close(&log);
+	tl_stderr s;
+	tl_stderr_begin(&s);
+	SR_ERROR(sr_log_category(sr_log_default(), "net"), "lost %d", 1);
+	char *text = tl_stderr_end(&s);
+	cr_expect_eq(tl_count_of(text, "\n"), 1, "%s", text);
+	cr_expect_eq(tl_count_of(text, "config.mode 99"), 0, "%s", text);
+	cr_expect_eq(tl_count_of(text, "seqring: nothing is logged: a log call went through a category of a NULL "
+	    "logger"), 1, "%s", text);
+	free(text);
+}
+
 /* A thread whose own ring of another logger is cached still says why a NULL logger writes nothing. */
 Test(log_category_names, a_null_logger_says_so_beside_a_per_thread_logger)
 {
