@@ -13,7 +13,7 @@
 #include "sr_log_consumer_internal.h"
 #include "sr_log_env_explain_internal.h"
 #include "sr_log_env_internal.h"
-#include "sr_log_layout_internal.h"
+#include "sr_log_layout_pattern_internal.h"
 #include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
