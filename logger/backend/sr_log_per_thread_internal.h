@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_per_thread_internal.h: the per-thread rings backend (mode ring,
- * producer per_thread), shared by sr_log_backend_per_thread.c (the callers'
- * side: each thread's ring, its claim and publish, flush; start and stop),
- * sr_log_per_thread_consumer.c (the consumer that merges the rings) and
- * sr_log_crash.c (internal).
+ * producer per_thread), shared by its files, bottom first:
+ * sr_log_per_thread_rings.c (the rings made, found, finished and freed; the
+ * spares), sr_log_per_thread_consumer.c (the consumer that merges the
+ * rings), sr_log_per_thread_start.c (start, stop, fork) and
+ * sr_log_backend_per_thread.c (the callers' claim and publish, flush, the
+ * backend's table); and by sr_log_crash.c (internal).
  *
  * Each thread that logs gets a ring of its own (an sr_log_thread_ring): an
  * sr_ring with a single-producer sequencer whose wait strategy is busyspin,
@@ -108,7 +110,7 @@ typedef struct sr_log_thread_ring {
 	sr_log_writer writer;
 	/* The owner thread's own: the name generation its records have told (sr_log_thread.name_gen). */
 	uint32_t name_gen;
-	/* The thread's list of rings, under the process-wide rings lock (sr_log_backend_per_thread.c). */
+	/* The thread's list of rings, under the process-wide rings lock (sr_log_per_thread_rings.c). */
 	struct sr_log_thread_ring *thread_next;
 	struct sr_log_ring_list *thread;   /* NULL once the thread exited */
 	/* The consumer's own, on lines of their own. */
@@ -193,7 +195,18 @@ sr_log__thread_ring_of_crash(sr_log_crash_ring *cr)
 	return (sr_log_thread_ring *)(void *)((char *)cr - offsetof(sr_log_thread_ring, crash));
 }
 
-/* ---- sr_log_backend_per_thread.c ---- */
+/* ---- sr_log_per_thread_rings.c ---- */
+
+/*
+ * The calling thread's cache: the logger (its id) and the ring it used
+ * last, so that its next call through that logger finds the ring with one
+ * compare.  Id 0: none.
+ */
+typedef struct sr_log_thread_ring_cache {
+	uint64_t id;
+	sr_log_thread_ring *ring;
+} sr_log_thread_ring_cache;
+extern __attribute__((tls_model("initial-exec"))) _Thread_local sr_log_thread_ring_cache sr_log__my_last_ring;
 
 /*
  * A new key for a logger with per-thread rings: never 0, never reused in the
@@ -201,8 +214,18 @@ sr_log__thread_ring_of_crash(sr_log_crash_ring *cr)
  * forgets its cached ring, so that its next record tells the new name).
  */
 uint64_t sr_log__threads_new_key(void);
-/* Wakes a parked consumer (out of line: only when a caller saw the flag). */
-void sr_log__threads_wake(sr_log_threads *t);
+/* Forgets the calling thread's cached ring and the inline calls' copy: its next call looks it up. */
+void sr_log__thread_ring_forget_cached(void);
+/* Makes, once in the process, the thread key that holds each thread's rings: 0, or pthread_key_create's error. */
+int sr_log__thread_rings_init(void);
+/* The calling thread's ring for t, looked up in its list; NULL when it has none. */
+sr_log_thread_ring *sr_log__thread_ring_find(const sr_log_threads *t);
+/*
+ * Makes the calling thread's ring for t (a spare's memory if there is one)
+ * and puts it on t's list and on the thread's; NULL when out of memory or
+ * once the consumer's last drain began.
+ */
+sr_log_thread_ring *sr_log__thread_ring_make(sr_log_threads *t);
 /* Frees a ring (its thread exited, or the logger closes); unlinks it from its thread first. */
 void sr_log__thread_ring_free(sr_log_thread_ring *p);
 /* Frees a drained ring of an exited thread but keeps its memory as a spare when there is room. */
@@ -213,8 +236,12 @@ void sr_log__threads_release_spares(sr_log_threads *t, int64_t now);
 int sr_log__threads_spare_count(sr_log_threads *t, int64_t *reused);
 /* fork: the process-wide rings lock, taken after every logger's (SR_LOG_FORK_* phases). */
 void sr_log__threads_fork_global(int phase);
-/* Rings now on the list, made and freed since open; false when the logger has no per-thread rings. */
-bool sr_log__threads_counts(const sr_log *log, int64_t *live, int64_t *made, int64_t *freed);
+/*
+ * In a forked child, under t's locks: every ring taken as consumed up to
+ * its cursor; the rings of the threads not in the child finished and their
+ * threads' lists freed.
+ */
+void sr_log__thread_rings_after_fork(sr_log_threads *t);
 
 /* ---- sr_log_per_thread_consumer.c ---- */
 
@@ -222,5 +249,19 @@ bool sr_log__threads_counts(const sr_log *log, int64_t *live, int64_t *made, int
 void *sr_log__threads_consumer_main(void *arg);
 /* True when the consumer would find something to do now (its last look before parking). */
 bool sr_log__threads_work_visible(sr_log_threads *t);
+
+/* ---- sr_log_per_thread_start.c: the backend's start, stop, fork and destroy ---- */
+
+int sr_log__threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_error *err);
+void sr_log__threads_stop(sr_log *log);
+void sr_log__threads_fork(sr_log *log, int phase);
+void sr_log__threads_destroy(sr_log *log);
+
+/* ---- sr_log_backend_per_thread.c ---- */
+
+/* Wakes a parked consumer (out of line: only when a caller saw the flag). */
+void sr_log__threads_wake(sr_log_threads *t);
+/* Rings now on the list, made and freed since open; false when the logger has no per-thread rings. */
+bool sr_log__threads_counts(const sr_log *log, int64_t *live, int64_t *made, int64_t *freed);
 
 #endif /* SR_LOG_THREADS_INTERNAL_H */
