@@ -31,11 +31,7 @@ read_files(files *f)
 	f->highest = 0;
 	for (int k = 0; k <= MAX_FILES; k++) {
 		char path[96];
-		if (k == 0)
-			snprintf(path, sizeof path, "%s", f->base);
-		else
-			snprintf(path, sizeof path, "%s.%d", f->base, k);
-		f->text[k] = tl_read_file(path, &f->len[k]);
+		f->text[k] = tl_read_file(tl_rotated_path(path, sizeof path, f->base, k), &f->len[k]);
 		if (f->text[k] != NULL && k > f->highest)
 			f->highest = k;
 	}
@@ -48,11 +44,7 @@ remove_files(files *f)
 		free(f->text[k]);
 		f->text[k] = NULL;
 		char path[96];
-		if (k == 0)
-			snprintf(path, sizeof path, "%s", f->base);
-		else
-			snprintf(path, sizeof path, "%s.%d", f->base, k);
-		unlink(path);
+		unlink(tl_rotated_path(path, sizeof path, f->base, k));
 	}
 }
 
@@ -146,10 +138,7 @@ Test(log_rotate, every_line_exactly_once_across_many_rotations, .timeout = 30)
 	new_files(&f, "rot");
 	sr_log *log = open_rotating(f.base, 4096, 1000, SR_LOG_MODE_RING, 1024);
 	write_lines(log, 0, 0, 20000);
-	sr_log_flush(log);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	sr_log_counters st = tl_flush_stats_close(&log);
 	read_files(&f);
 	cr_assert_gt(f.highest, 50, "only %d rotations", f.highest);
 	cr_expect_eq(st.sinks[0].rotations, (uint64_t)f.highest);
@@ -216,10 +205,7 @@ threads_mode(sr_log_mode mode, sr_log_full_policy policy)
 	}
 	for (int t = 0; t < T; t++)
 		pthread_join(th[t], NULL);
-	sr_log_counters st;
-	sr_log_flush(log);
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	sr_log_counters st = tl_flush_stats_close(&log);
 	cr_expect_eq(st.dropped, 0);
 	if (mode == SR_LOG_MODE_RING && policy == SR_LOG_FULL_SYNC)
 		cr_expect_gt(st.written_by_caller, 0, "callers found their rings full and wrote");

@@ -85,9 +85,7 @@ static void *
 produce(void *arg)
 {
 	worker *w = arg;
-	char name[16];
-	snprintf(name, sizeof name, "worker-%d", w->id);
-	sr_log_thread_name(name);
+	tl_thread_name("worker-", w->id);
 	sr_category *c = sr_log_category(w->log, w->id % 2 ? "app.net" : "app.db");
 	for (int i = 0; i < EACH; i++) {
 		int n = (i * 37) % MAX_STRING;

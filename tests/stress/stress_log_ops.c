@@ -132,10 +132,7 @@ clock_scenario(sr_log_mode mode, sr_log_full_policy policy, int64_t slots)
 	}
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
-	sr_log_counters st;
-	sr_log_flush(log);
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	sr_log_counters st = tl_flush_stats_close(&log);
 	SC_EXPECT(cs.bad == 0, "%ld bad lines", cs.bad);
 	if (policy == SR_LOG_FULL_SYNC)
 		SC_EXPECT(st.written_by_caller > 0, "mode %d: no caller found its ring full and wrote", (int)mode);
@@ -200,20 +197,13 @@ rotation_scenario(void)
 	}
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
-	sr_log_counters st;
-	sr_log_flush(log);
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	sr_log_counters st = tl_flush_stats_close(&log);
 	static unsigned char seen[THREADS][EACH];
 	memset(seen, 0, sizeof seen);
 	long lines = 0, bad = 0;
 	for (int k = 0; k <= 1000; k++) {
 		char path[96];
-		if (k == 0)
-			snprintf(path, sizeof path, "%s", base);
-		else
-			snprintf(path, sizeof path, "%s.%d", base, k);
-		FILE *f = fopen(path, "r");
+		FILE *f = fopen(tl_rotated_path(path, sizeof path, base, k), "r");
 		if (f == NULL)
 			continue;
 		char line[256];

@@ -168,20 +168,13 @@ join_writers(writer *w)
 static sr_log *
 open_logger(seen *s, sr_sink_config *sink, sr_log_full_policy policy, const char *wait)
 {
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.producer = SR_LOG_PRODUCER_PER_THREAD;
-	c.layout = SR_LOG_LAYOUT_MESSAGE;
-	/* 64 KiB rings: records of 1 to 6 slots wrap at the physical end many times. */
-	c.thread_ring_slots = 1024;
-	c.slot_size = 64;
-	c.max_message_bytes = 1024;
-	c.full_policy = policy;
-	c.wait_strategy = wait;
 	*sink = sr_sink_callback(sink_write, s);
-	c.sinks = sink;
-	c.sink_count = 1;
+	sr_log_config c;
+	/* 64 KiB rings: records of 1 to 6 slots wrap at the physical end many times. */
+	tl_configure(&c, sink, (tl_settings){ .ignore_environment = true, .layout = SR_LOG_LAYOUT_MESSAGE,
+	    .thread_ring_slots = 1024, .slot_size = 64, .max_message_bytes = 1024, .full_policy = policy,
+	    .wait_strategy = wait });
+	c.producer = SR_LOG_PRODUCER_PER_THREAD;
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL) {

@@ -89,13 +89,11 @@ static void
 count_lines(unsigned char *seen, int *files)
 {
 	*files = 0;
+	char base[128];
+	snprintf(base, sizeof base, "%s/app.log", dir);
 	for (int k = 0; k <= 101; k++) {
-		char path[128];
-		if (k == 0)
-			snprintf(path, sizeof path, "%s/app.log", dir);
-		else
-			snprintf(path, sizeof path, "%s/app.log.%d", dir, k);
-		FILE *f = fopen(path, "r");
+		char path[160];
+		FILE *f = fopen(tl_rotated_path(path, sizeof path, base, k), "r");
 		if (f == NULL)
 			continue;
 		(*files)++;
@@ -162,10 +160,7 @@ run(const char *mode)
 	}
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
-	sr_log_flush(log);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	sr_log_counters st = tl_flush_stats_close(&log);
 	unsigned char *seen = calloc((size_t)THREADS * EACH, 1);
 	int files;
 	count_lines(seen, &files);

@@ -235,9 +235,7 @@ static void *
 work(void *arg)
 {
 	worker *w = arg;
-	char name[16];
-	snprintf(name, sizeof name, "w%d", w->t);
-	sr_log_thread_name(name);
+	tl_thread_name("w", w->t);
 	for (int i = 0; i < w->count; i++) {
 		SR_INFO(w->cat, "t=%d i=%d", w->t, i);
 		if (w->pause_every > 0 && i % w->pause_every == w->pause_every - 1)
@@ -322,10 +320,7 @@ check_tcp_and_unix(void)
 	}
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
-	sr_log_flush(log);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	sr_log_counters st = tl_flush_stats_close(&log);
 	if (st.sinks[0].lost_messages != 0 || st.sinks[1].lost_messages != 0)
 		tl_fail("tcp/unix: the sinks counted %" PRIu64 " and %" PRIu64 " messages lost",
 		    st.sinks[0].lost_messages, st.sinks[1].lost_messages);
@@ -349,10 +344,7 @@ check_udp(void)
 	enum { SENT = 4000 };
 	worker w = { log, sr_log_category(log, "syslogtest"), 0, SENT, 10 };
 	work(&w);
-	sr_log_flush(log);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	sr_log_counters st = tl_flush_stats_close(&log);
 	size_t got = wait_lines("udp.log", "|t=", SENT - (size_t)st.sinks[0].lost_messages);
 	got = check_stream("udp.log", 1, SENT, false);
 	if (got + st.sinks[0].lost_messages != SENT)
@@ -403,10 +395,7 @@ check_restart(void)
 	sr_log_flush(log);
 	usleep(100000);
 	SR_INFO(w.cat, "t=%d i=%d", 0, SENT + 1);
-	sr_log_flush(log);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
-	sr_log_close(&log);
+	sr_log_counters st = tl_flush_stats_close(&log);
 	uint64_t lost = st.sinks[0].lost_messages;
 	wait_lines("tcp.log", "i=20001", 1);
 	size_t n;

@@ -41,12 +41,13 @@ tl_program_dir(const char *name)
 void
 tl_fail(const char *fmt, ...)
 {
+	/* One write of the whole line: another thread's output cannot land inside it. */
+	char message[512];
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: FAIL: ", program);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(message, sizeof message, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "%s: FAIL: %s\n", program, message);
 	exit(1);
 }
 
@@ -54,10 +55,7 @@ sr_log *
 tl_program_open(sr_sink_config *sinks, int count, int64_t ring_slots, int reopen_signal)
 {
 	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = ring_slots;
-	c.sinks = sinks;
+	tl_configure(&c, sinks, (tl_settings){ .ignore_environment = true, .ring_slots = ring_slots });
 	c.sink_count = count;
 	c.reopen_signal = reopen_signal;
 	/*

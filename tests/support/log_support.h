@@ -86,6 +86,18 @@ const char *tl_row(const char *text, const char *key, char *buf, size_t size);
 int tl_stress_line(const char *line, size_t len, char *text, size_t size, const char *pattern,
     int modulus, int *t, int *i);
 
+/* The path of a rotation's file k (into buf, which it returns): base itself for k = 0, else base.k. */
+char *tl_rotated_path(char *buf, size_t size, const char *base, int k);
+
+/* Names the calling thread `prefix` followed by id (at most 15 bytes), as its lines show it. */
+void tl_thread_name(const char *prefix, int id);
+
+/*
+ * The end of a run whose counts are checked: flushes *logp, reads its counters, closes it (NULL
+ * after).  Returns the counters as they were after the flush.
+ */
+sr_log_counters tl_flush_stats_close(sr_log **logp);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Programs that run other programs (log_program.c)                                         */
 

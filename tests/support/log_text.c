@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * log_text.c: reading what a logger wrote: whole files, and lines of
- * sr_log_describe's text.
+ * log_text.c: reading what a logger wrote: whole files, lines of
+ * sr_log_describe's text, a rotation's files, the stress programs' records
+ * (and their threads' names), and the counters at the end of a run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,4 +101,32 @@ tl_count_of(const char *text, const char *needle)
 	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
 		n++;
 	return n;
+}
+
+char *
+tl_rotated_path(char *buf, size_t size, const char *base, int k)
+{
+	if (k == 0)
+		snprintf(buf, size, "%s", base);
+	else
+		snprintf(buf, size, "%s.%d", base, k);
+	return buf;
+}
+
+void
+tl_thread_name(const char *prefix, int id)
+{
+	char name[16];
+	snprintf(name, sizeof name, "%s%d", prefix, id);
+	sr_log_thread_name(name);
+}
+
+sr_log_counters
+tl_flush_stats_close(sr_log **logp)
+{
+	sr_log_counters st;
+	sr_log_flush(*logp);
+	sr_log_stats(*logp, &st);
+	sr_log_close(logp);
+	return st;
 }
