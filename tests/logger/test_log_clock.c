@@ -47,20 +47,14 @@ typedef struct run {
 static void
 check_clock(const run *r)
 {
-	tl_clear_env();
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	tl_config(&c, &s, &cap);
-	c.clock = r->clock;
-	c.mode = r->mode;
-	c.ring_slots = 8192;
-	c.layout = SR_LOG_LAYOUT_PATTERN;
-	c.pattern = "%d{%s.%9f} %m";
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	c->clock = r->clock;
+	c->mode = r->mode;
+	c->ring_slots = 8192;
+	c->layout = SR_LOG_LAYOUT_PATTERN;
+	c->pattern = "%d{%s.%9f} %m";
+	sr_log *log = tl_open(c);
 	sr_category *cat = sr_log_root(log);
 	int64_t *before = malloc((size_t)r->messages * sizeof *before);
 	int64_t *after = malloc((size_t)r->messages * sizeof *after);
@@ -74,12 +68,12 @@ check_clock(const run *r)
 		}
 	}
 	sr_log_close(&log);
-	cr_assert_eq(cap.count, (size_t)r->messages);
+	cr_assert_eq(t.cap.count, (size_t)r->messages);
 	int64_t prev = INT64_MIN, worst_early = 0, worst_late = 0;
 	for (int i = 0; i < r->messages; i++) {
 		int index = -1;
-		int64_t ts = parse_ts(cap.lines[i], &index);
-		cr_assert_eq(index, i, "%s", cap.lines[i]);
+		int64_t ts = parse_ts(t.cap.lines[i], &index);
+		cr_assert_eq(index, i, "%s", t.cap.lines[i]);
 		cr_assert_geq(ts, prev, "%s: message %d went backwards by %" PRId64 " ns", sr_log_clock_name(r->clock),
 		    i, prev - ts);
 		prev = ts;
@@ -94,7 +88,7 @@ check_clock(const run *r)
 	    sr_log_clock_name(r->clock), (int)r->mode, worst_late);
 	free(before);
 	free(after);
-	tl_capture_free(&cap);
+	tl_setup_end(&t);
 }
 
 Test(log_clock, realtime_is_exact_and_monotonic)
@@ -118,18 +112,24 @@ Test(log_clock, coarse_is_behind_by_at_most_a_tick)
 	check_clock(&r);
 }
 
+/* A small logger's config (64 slots, the environment ignored) whose one sink is the null sink. */
+static void
+null_sink_config(sr_log_config *c, sr_sink_config *s)
+{
+	*s = sr_sink_null();
+	tl_config_sink(c, s);
+	c->ignore_environment = true;
+	c->ring_slots = 64;
+}
+
 /* Skips (passing) when the CPU has no invariant TSC, after checking the error says so. */
 static bool
 tsc_available(void)
 {
 	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 64;
+	sr_sink_config s;
+	null_sink_config(&c, &s);
 	c.clock = SR_LOG_CLOCK_TSC;
-	sr_sink_config s = sr_sink_null();
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_error err;
 	sr_log *log = sr_log_open(&c, &err);
 	if (log == NULL) {
@@ -164,13 +164,9 @@ Test(log_clock, tsc_conversion_is_continuous_at_a_refresh)
 	if (!tsc_available())
 		return;
 	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 64;
+	sr_sink_config s;
+	null_sink_config(&c, &s);
 	c.clock = SR_LOG_CLOCK_TSC;
-	sr_sink_config s = sr_sink_null();
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_log *log = sr_log_open(&c, NULL);
 	cr_assert_not_null(log);
 	/* Forced refreshes: the mapping just before a refresh point never exceeds the one after it. */
@@ -218,16 +214,10 @@ Test(log_clock, auto_is_the_default_and_picks_tsc_only_where_it_is_available)
 {
 	bool tsc = tsc_available();
 	sr_log_config c;
-	sr_log_config_default(&c);
+	sr_sink_config s;
+	null_sink_config(&c, &s);
 	cr_expect_eq(c.clock, SR_LOG_CLOCK_AUTO);
-	c.ignore_environment = true;
-	c.ring_slots = 64;
-	sr_sink_config s = sr_sink_null();
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log *log = tl_open(&c);
 	char *text = tl_describe(log);
 	char line[256];
 	cr_assert_not_null(tl_row(text, "clock", line, sizeof line), "describe has no clock row: %s", text);

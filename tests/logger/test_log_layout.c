@@ -162,33 +162,27 @@ Test(log_layout, pattern_through_a_logger_in_every_mode)
 {
 	static const sr_log_mode modes[] = { SR_LOG_MODE_RING, SR_LOG_MODE_QUEUE, SR_LOG_MODE_SYNC };
 	for (int m = 0; m < 3; m++) {
-		tl_clear_env();
-		tl_capture cap;
-		tl_capture_init(&cap);
-		sr_log_config c;
-		sr_sink_config s;
-		tl_config(&c, &s, &cap);
-		c.mode = modes[m];
-		c.level = SR_LOG_TRACE;
-		c.layout = SR_LOG_LAYOUT_PATTERN;
-		c.pattern = "%d{%Y-%m-%dT%H:%M:%S.%9fZ} %-5p %-8c [%t/%T] %m <%F:%L %M>%n";
-		sr_error err;
-		sr_log *log = sr_log_open(&c, &err);
-		cr_assert_not_null(log, "%s", err.message);
+		tl_setup t;
+		sr_log_config *c = tl_setup_begin(&t);
+		c->mode = modes[m];
+		c->level = SR_LOG_TRACE;
+		c->layout = SR_LOG_LAYOUT_PATTERN;
+		c->pattern = "%d{%Y-%m-%dT%H:%M:%S.%9fZ} %-5p %-8c [%t/%T] %m <%F:%L %M>%n";
+		sr_log *log = tl_open(c);
 		sr_log_thread_name("pat-thread");
 		sr_category *cat = sr_log_category(log, "db.pool");
 		int line = __LINE__ + 1;
 		SR_INFO(cat, "query %s took %d ms", "SELECT 1", 7);
 		sr_log_close(&log);
-		cr_assert_eq(cap.count, 1);
+		cr_assert_eq(t.cap.count, 1);
 		char want_tail[256];
 		snprintf(want_tail, sizeof want_tail, " INFO  db.pool  [pat-thread/%d] query SELECT 1 took 7 ms "
 		    "<test_log_layout.c:%d %s>", (int)gettid(), line, __func__);
-		const char *got = cap.lines[0];
+		const char *got = t.cap.lines[0];
 		cr_expect_eq(strlen(got), 30 + strlen(want_tail), "%s", got);
 		cr_expect_str_eq(got + 30, want_tail, "mode %d", m);
 		cr_expect(got[4] == '-' && got[10] == 'T' && got[29] == 'Z', "%s", got);
-		tl_capture_free(&cap);
+		tl_setup_end(&t);
 	}
 }
 
@@ -329,21 +323,13 @@ json_mode(sr_log_mode mode)
 	char path[64], hex_path[64];
 	tl_temp_path(path, sizeof path, "json");
 	tl_temp_path(hex_path, sizeof hex_path, "jsonhex");
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.mode = mode;
-	c.ring_slots = 256;
-	c.layout = SR_LOG_LAYOUT_JSON;
-	c.max_line_bytes = 4096;
-	c.max_message_bytes = 16384;
-	c.level = SR_LOG_TRACE;
 	sr_sink_config s = sr_sink_file(path);
-	c.sinks = &s;
-	c.sink_count = 1;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	sr_log_config c;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .mode = mode, .ring_slots = 256,
+	    .layout = SR_LOG_LAYOUT_JSON, .max_message_bytes = 16384 });
+	c.max_line_bytes = 4096;
+	c.level = SR_LOG_TRACE;
+	sr_log *log = tl_open(&c);
 	sr_log_thread_name("we\"ird\\");
 	FILE *hex = fopen(hex_path, "w");
 	cr_assert_not_null(hex);
@@ -379,17 +365,11 @@ Test(log_layout, json_lines_parse_sync, .timeout = 30) { json_mode(SR_LOG_MODE_S
 
 Test(log_layout, json_exact_line_and_small_limits)
 {
-	tl_clear_env();
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	tl_config(&c, &s, &cap);
-	c.layout = SR_LOG_LAYOUT_JSON;
-	c.max_line_bytes = 1024;
-	sr_error err;
-	sr_log *log = sr_log_open(&c, &err);
-	cr_assert_not_null(log, "%s", err.message);
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	c->layout = SR_LOG_LAYOUT_JSON;
+	c->max_line_bytes = 1024;
+	sr_log *log = tl_open(c);
 	sr_log_thread_name("j1");
 	int line = __LINE__ + 1;
 	SR_WARN(sr_log_category(log, "net.http"), "GET %s -> %d", "/a\"b", 404);
@@ -401,26 +381,24 @@ Test(log_layout, json_exact_line_and_small_limits)
 	memset(msg, '\x02', sizeof msg - 1);
 	SR_WARN(sr_log_category(log, name), "%s", msg);
 	sr_log_close(&log);
-	cr_assert_eq(cap.count, 2);
+	cr_assert_eq(t.cap.count, 2);
 	char want[512];
 	int n = snprintf(want, sizeof want, "\"level\":\"warn\",\"category\":\"net.http\",\"thread\":\"j1\",\"tid\":%d,"
 	    "\"msg\":\"GET /a\\\"b -> 404\",\"file\":\"test_log_layout.c\",\"line\":%d,\"function\":"
 	    "\"%s\"}", (int)gettid(), line, __func__);
 	cr_assert_gt(n, 0);
-	const char *got = cap.lines[0];
+	const char *got = t.cap.lines[0];
 	cr_expect(strncmp(got, "{\"ts\":\"", 7) == 0 && strlen(got) == 7 + 30 + 2 + strlen(want), "%s", got);
 	cr_expect_str_eq(got + 7 + 30 + 2, want);
-	const char *big = cap.lines[1];
+	const char *big = t.cap.lines[1];
 	cr_expect_leq(strlen(big) + 1, 1024, "%zu", strlen(big));
 	cr_expect(strstr(big, "[truncated]\",\"file\":\"test_log_layout.c\"") != NULL, "%s", big);
 	cr_expect(big[strlen(big) - 1] == '}', "%s", big);
-	tl_capture_free(&cap);
 	/* JSON needs room for a line. */
-	tl_config(&c, &s, &cap);
-	c.layout = SR_LOG_LAYOUT_JSON;
-	c.max_line_bytes = 512;
-	cr_expect_null(sr_log_open(&c, &err));
+	c->max_line_bytes = 512;
+	sr_error err = tl_open_refused(c, "max_line_bytes 512 with the json layout");
 	cr_expect_str_eq(err.message, "config.max_line_bytes 512 is too small for the json layout: expected at least 1024");
+	tl_setup_end(&t);
 }
 
 /* ---------------------------------------------------------------------------------------- */

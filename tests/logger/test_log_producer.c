@@ -205,11 +205,17 @@ close_and_expect_in_order(sr_log **logp, tl_capture *cap, int nthreads, int n)
 	tl_capture_free(cap);
 }
 
-/* A capture behind a slow sink, which also counts the lines its creator (the caller) wrote. */
+/*
+ * A logger whose one sink is a capture behind a slow sink, which also counts
+ * the lines its creator (the caller) wrote; the test sets config before open_slow.
+ */
 typedef struct slow_capture {
 	tl_capture cap;
 	int slow_us;              /* sleep per line */
 	size_t by_caller;         /* under cap.lock */
+	sr_log_config config;
+	sr_sink_config sink;
+	sr_category *cat;         /* "t", once open */
 } slow_capture;
 
 static int
@@ -226,28 +232,44 @@ slow_write(void *ctx, sr_log_level level, const char *line, size_t len)
 	return tl_capture_write(&s->cap, level, line, len);
 }
 
-/* Opens c with one file sink on a fresh path (path: size bytes; tag names it); *cat is "t". */
-static sr_log *
-open_on_file(sr_log_config *c, sr_sink_config *sink, char *path, size_t size, const char *tag, sr_category **cat)
+/* A per-thread logger on one file at a fresh path; the test changes config before file_log_open. */
+typedef struct file_log {
+	sr_log_config config;
+	sr_sink_config sink;
+	char path[96];
+	sr_category *cat;         /* "t", once open */
+} file_log;
+
+/* Sets f's config to per_thread_config's and returns it. */
+static sr_log_config *
+file_log_begin(file_log *f)
 {
-	tl_temp_path(path, size, tag);
-	*sink = sr_sink_file(path);
-	c->sinks = sink;
-	c->sink_count = 1;
-	sr_log *log = tl_open(c);
-	*cat = sr_log_category(log, "t");
+	per_thread_config(&f->config);
+	return &f->config;
+}
+
+/* Opens f's config with its one sink on a fresh file (tag names it). */
+static sr_log *
+file_log_open(file_log *f, const char *tag)
+{
+	tl_temp_path(f->path, sizeof f->path, tag);
+	f->sink = sr_sink_file(f->path);
+	f->config.sinks = &f->sink;
+	f->config.sink_count = 1;
+	sr_log *log = tl_open(&f->config);
+	f->cat = sr_log_category(log, "t");
 	return log;
 }
 
-/* Opens c with its one sink on slow (slow_us per line); *cat is the category "t". */
+/* Opens slow's config with its one sink on slow (slow_us per line). */
 static sr_log *
-open_slow(sr_log_config *c, sr_sink_config *sink, slow_capture *slow, int slow_us, sr_category **cat)
+open_slow(slow_capture *slow, int slow_us)
 {
 	tl_capture_init(&slow->cap);
 	slow->slow_us = slow_us;
 	slow->by_caller = 0;
-	sr_log *log = open_to_callback(c, sink, slow_write, slow);
-	*cat = sr_log_category(log, "t");
+	sr_log *log = open_to_callback(&slow->config, &slow->sink, slow_write, slow);
+	slow->cat = sr_log_category(log, "t");
 	return log;
 }
 
@@ -282,6 +304,17 @@ run_writers(writer *w, int nthreads, sr_category *cat, int n)
 	}
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(w[i].thread, NULL);
+}
+
+/* nthreads writers (at most 8) log n lines each on cat; returns when they have ended and log is flushed. */
+static void
+run_writers_and_flush(sr_log *log, sr_category *cat, int nthreads, int n)
+{
+	writer w[8];
+	cr_assert(nthreads <= 8, "%d writers, at most 8", nthreads);
+	memset(w, 0, sizeof w);
+	run_writers(w, nthreads, cat, n);
+	cr_assert_eq(sr_log_flush(log), SR_OK);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -332,8 +365,7 @@ Test(log_producer, defaults_and_ranges)
 	    "bytes): expected at most 1024");
 	c.max_message_bytes = 1024;
 	sr_log *log = tl_open(&c);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
+	sr_log_counters st = tl_stats(log);
 	cr_expect_eq(st.capacity, 8, "capacity is each thread's ring");
 	sr_log_close(&log);
 
@@ -419,31 +451,24 @@ Test(log_producer, environment_and_describe)
 
 Test(log_producer, eight_threads_every_line_once_in_order, .timeout = 60)
 {
-	char path[96];
-	sr_log_config c;
-	sr_sink_config s;
-	sr_category *cat;
-	per_thread_config(&c);
-	sr_log *log = open_on_file(&c, &s, path, sizeof path, "eight", &cat);
+	file_log f;
+	sr_log_config *c = file_log_begin(&f);
+	sr_log *log = file_log_open(&f, "eight");
 	enum { THREADS = 8, N = 20000 };
-	writer w[THREADS];
-	memset(w, 0, sizeof w);
-	run_writers(w, THREADS, cat, N);
-	cr_assert_eq(sr_log_flush(log), SR_OK);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
+	run_writers_and_flush(log, f.cat, THREADS, N);
+	sr_log_counters st = tl_stats(log);
 	cr_expect_eq(st.accepted, (uint64_t)THREADS * N);
 	cr_expect_eq(st.written, (uint64_t)THREADS * N);
 	cr_expect_eq(st.dropped, 0);
-	cr_expect_eq(st.capacity, c.thread_ring_slots);
+	cr_expect_eq(st.capacity, c->thread_ring_slots);
 	cr_expect(st.max_occupancy > 0 && st.max_occupancy <= st.capacity, "max_occupancy %" PRId64, st.max_occupancy);
 	cr_expect_gt(st.batches, 0);
 	sr_log_close(&log);
-	char *text = tl_read_file(path, NULL);
+	char *text = tl_read_file(f.path, NULL);
 	cr_assert_not_null(text);
 	cr_expect_eq(expect_each_thread_in_order(text, THREADS, N), (long)THREADS * N);
 	free(text);
-	unlink(path);
+	unlink(f.path);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -476,13 +501,10 @@ churn_main(void *arg)
 
 Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 {
-	char path[96];
-	sr_log_config c;
-	sr_sink_config s;
-	sr_category *cat;
-	per_thread_config(&c);
-	c.thread_ring_slots = 256;     /* small rings: many of them */
-	sr_log *log = open_on_file(&c, &s, path, sizeof path, "churn", &cat);
+	file_log f;
+	sr_log_config *c = file_log_begin(&f);
+	c->thread_ring_slots = 256;     /* small rings: many of them */
+	sr_log *log = file_log_open(&f, "churn");
 	/* Two long-lived writers log while 2 x 10 waves of 4 short-lived threads come and go. */
 	enum { LONG = 2, WAVES = 10, PER_WAVE = 4, SHORT_N = 500, LONG_N = 20000 };
 	writer w[LONG];
@@ -490,13 +512,13 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 	churn ch[2];
 	pthread_t churners[2];
 	for (int i = 0; i < LONG; i++) {
-		w[i].cat = cat;
+		w[i].cat = f.cat;
 		w[i].id = i;
 		w[i].n = LONG_N;
 		pthread_create(&w[i].thread, NULL, writer_main, &w[i]);
 	}
 	for (int i = 0; i < 2; i++) {
-		ch[i] = (churn){ cat, LONG + i * WAVES * PER_WAVE, WAVES, PER_WAVE, SHORT_N };
+		ch[i] = (churn){ f.cat, LONG + i * WAVES * PER_WAVE, WAVES, PER_WAVE, SHORT_N };
 		pthread_create(&churners[i], NULL, churn_main, &ch[i]);
 	}
 	for (int i = 0; i < 2; i++)
@@ -519,7 +541,7 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 	sr_log_close(&log);
 	SC_ASSERT_NO_LEAKS();
 	/* Each thread's lines: the long ones have LONG_N, the short ones SHORT_N. */
-	char *text = tl_read_file(path, NULL);
+	char *text = tl_read_file(f.path, NULL);
 	cr_assert_not_null(text);
 	int *next = calloc((size_t)threads, sizeof *next);
 	for (const char *line = text; *line != '\0'; line = strchr(line, '\n') + 1) {
@@ -535,7 +557,7 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 		cr_expect_eq(next[t], t < LONG ? LONG_N : SHORT_N, "thread %d: %d lines", t, next[t]);
 	free(next);
 	free(text);
-	unlink(path);
+	unlink(f.path);
 }
 
 /* Waits up to 3 s until describe shows `spare` spare rings; returns what it shows last. */
@@ -604,18 +626,11 @@ Test(log_producer, an_exited_threads_ring_is_kept_for_the_next_thread_then_relea
 Test(log_producer, block_with_a_tiny_ring_and_a_slow_sink_loses_nothing, .timeout = 60)
 {
 	slow_capture slow;
-	sr_log_config c;
-	sr_sink_config s;
-	sr_category *cat;
-	tiny_rings_config(&c);
-	sr_log *log = open_slow(&c, &s, &slow, 20, &cat);
+	tiny_rings_config(&slow.config);
+	sr_log *log = open_slow(&slow, 20);
 	enum { THREADS = 4, N = 1500 };
-	writer w[THREADS];
-	memset(w, 0, sizeof w);
-	run_writers(w, THREADS, cat, N);
-	cr_assert_eq(sr_log_flush(log), SR_OK);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
+	run_writers_and_flush(log, slow.cat, THREADS, N);
+	sr_log_counters st = tl_stats(log);
 	cr_expect_eq(st.dropped, 0);
 	cr_expect_eq(st.written, (uint64_t)THREADS * N);
 	cr_expect(st.max_occupancy <= 16, "max_occupancy %" PRId64 " of 16", st.max_occupancy);
@@ -727,17 +742,13 @@ Test(log_producer, sync_writes_on_the_caller_when_full, .timeout = 30)
 {
 	/* A slow sink holds the consumer back (a paused one would hold the sink's lock the caller needs). */
 	slow_capture slow;
-	sr_log_config c;
-	sr_sink_config s;
-	sr_category *cat;
-	tiny_rings_config(&c);
-	c.full_policy = SR_LOG_FULL_SYNC;
-	sr_log *log = open_slow(&c, &s, &slow, 2000, &cat);
+	tiny_rings_config(&slow.config);
+	slow.config.full_policy = SR_LOG_FULL_SYNC;
+	sr_log *log = open_slow(&slow, 2000);
 	for (int i = 0; i < 200; i++)
-		SR_INFO(cat, "m%d", i);
+		SR_INFO(slow.cat, "m%d", i);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
+	sr_log_counters st = tl_stats(log);
 	cr_expect_eq(st.dropped, 0);
 	cr_expect_eq(st.written, 200);
 	cr_expect_eq(tl_capture_count(&slow.cap), 200);
@@ -778,8 +789,7 @@ Test(log_producer, the_consumer_never_waits_on_its_own_ring, .timeout = 30)
 	SR_INFO(e.cat, "echo");
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
+	sr_log_counters st = tl_stats(log);
 	/* Its ring is new and nothing consumes it while the sink runs: 16 fit, 84 dropped, no wait. */
 	cr_expect_eq(st.dropped, 84, "%" PRIu64, st.dropped);
 	cr_expect_eq(st.written, 1 + 16, "echo and 16 of the consumer's: %" PRIu64, st.written);
@@ -875,17 +885,14 @@ handoff_main(void *arg)
 Test(log_producer, flush_from_several_threads_covers_every_ring, .timeout = 60)
 {
 	slow_capture slow;
-	sr_log_config c;
-	sr_sink_config s;
-	sr_category *cat;
-	per_thread_config(&c);
-	sr_log *log = open_slow(&c, &s, &slow, 5, &cat);
+	per_thread_config(&slow.config);
+	sr_log *log = open_slow(&slow, 5);
 	enum { THREADS = 4, N = 3000 };
 	sr_atomic_i32 logged = 0;
 	handoff h[THREADS];
 	pthread_t t[THREADS];
 	for (int i = 0; i < THREADS; i++) {
-		h[i] = (handoff){ log, cat, &slow.cap, i, N, &logged, THREADS, false };
+		h[i] = (handoff){ log, slow.cat, &slow.cap, i, N, &logged, THREADS, false };
 		pthread_create(&t[i], NULL, handoff_main, &h[i]);
 	}
 	for (int i = 0; i < THREADS; i++) {
@@ -898,20 +905,12 @@ Test(log_producer, flush_from_several_threads_covers_every_ring, .timeout = 60)
 Test(log_producer, a_thread_that_never_logged_flushes_without_a_ring_of_its_own, .timeout = 60)
 {
 	slow_capture slow;
-	sr_log_config c;
-	sr_sink_config s;
-	sr_category *cat;
-	per_thread_config(&c);
+	per_thread_config(&slow.config);
 	/* A slow sink: when the writers have finished, most of their lines are still in their rings. */
-	sr_log *log = open_slow(&c, &s, &slow, 200, &cat);
+	sr_log *log = open_slow(&slow, 200);
 	enum { THREADS = 3, N = 200 };
-	writer w[THREADS];
-	memset(w, 0, sizeof w);
-	run_writers(w, THREADS, cat, N);
-	cr_assert_eq(sr_log_flush(log), SR_OK);
-	pthread_mutex_lock(&slow.cap.lock);
-	size_t lines = slow.cap.count;
-	pthread_mutex_unlock(&slow.cap.lock);
+	run_writers_and_flush(log, slow.cat, THREADS, N);
+	size_t lines = tl_capture_count(&slow.cap);
 	cr_expect_eq(lines, (size_t)THREADS * N, "the flush returned with %zu of %d lines written", lines, THREADS * N);
 	long live = -1, made = -1, freed = -1;
 	ring_counts(log, &live, &made, &freed);
@@ -992,18 +991,15 @@ runner_main(void *arg)
 
 Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 {
-	char path[96];
-	sr_log_config c;
-	sr_sink_config s;
-	sr_category *cat;
-	per_thread_config(&c);
-	c.thread_ring_slots = 1024;
-	sr_log *log = open_on_file(&c, &s, path, sizeof path, "shut", &cat);
+	file_log f;
+	sr_log_config *c = file_log_begin(&f);
+	c->thread_ring_slots = 1024;
+	sr_log *log = file_log_open(&f, "shut");
 	enum { THREADS = 4 };
 	sr_atomic_i32 stop = 0;
 	runner r[THREADS];
 	for (int i = 0; i < THREADS; i++) {
-		r[i] = (runner){ 0, cat, i, &stop, 0, 0 };
+		r[i] = (runner){ 0, f.cat, i, &stop, 0, 0 };
 		pthread_create(&r[i].thread, NULL, runner_main, &r[i]);
 	}
 	/*
@@ -1023,13 +1019,12 @@ Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 	sr_atomic_store_release_i32(&stop, 1);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(r[i].thread, NULL);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
+	sr_log_counters st = tl_stats(log);
 	cr_expect_eq(st.accepted, st.written);
 	cr_expect_eq(sr_log_flush(log), SR_ESTATE);
 	sr_log_close(&log);
 	/* Each thread's lines are a gap-free prefix of what it logged; the total is what was written. */
-	char *text = tl_read_file(path, NULL);
+	char *text = tl_read_file(f.path, NULL);
 	cr_assert_not_null(text);
 	long next[THREADS] = { 0 }, total = 0;
 	unsigned long reported = 0;
@@ -1058,7 +1053,7 @@ Test(log_producer, shutdown_while_threads_log, .timeout = 60)
 	for (int i = 0; i < THREADS; i++)
 		cr_expect(next[i] > 0 && next[i] <= r[i].made, "thread %d: %ld written of %ld", i, next[i], r[i].made);
 	free(text);
-	unlink(path);
+	unlink(f.path);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1226,24 +1221,21 @@ parse_ts(const char *s, const char **end)
 
 Test(log_producer, free_running_threads_stay_within_the_bound, .timeout = 60)
 {
-	char path[96];
-	sr_log_config c;
-	sr_sink_config s;
-	sr_category *cat;
-	per_thread_config(&c);
-	c.clock = SR_LOG_CLOCK_REALTIME;
-	c.layout = SR_LOG_LAYOUT_PATTERN;
-	c.pattern = "%d{%s.%9f} %m%n";
-	sr_log *log = open_on_file(&c, &s, path, sizeof path, "order", &cat);
+	file_log f;
+	sr_log_config *c = file_log_begin(&f);
+	c->clock = SR_LOG_CLOCK_REALTIME;
+	c->layout = SR_LOG_LAYOUT_PATTERN;
+	c->pattern = "%d{%s.%9f} %m%n";
+	sr_log *log = file_log_open(&f, "order");
 	enum { THREADS = 4, N = 20000 };
 	writer w[THREADS];
 	memset(w, 0, sizeof w);
 	for (int i = 0; i < THREADS; i++)
 		w[i].after = malloc(N * sizeof(int64_t));
-	run_writers(w, THREADS, cat, N);
+	run_writers(w, THREADS, f.cat, N);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	sr_log_close(&log);
-	char *text = tl_read_file(path, NULL);
+	char *text = tl_read_file(f.path, NULL);
 	cr_assert_not_null(text);
 	/*
 	 * The bound: a line y that comes after a line stamped later (the
@@ -1280,7 +1272,7 @@ Test(log_producer, free_running_threads_stay_within_the_bound, .timeout = 60)
 	for (int i = 0; i < THREADS; i++)
 		free(w[i].after);
 	free(text);
-	unlink(path);
+	unlink(f.path);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1377,8 +1369,7 @@ Test(log_producer, try_claim_and_commit)
 	cr_expect_eq(claimed, 15, "%d", claimed);
 	tl_capture_resume(&cap);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	sr_log_counters st;
-	sr_log_stats(log, &st);
+	sr_log_counters st = tl_stats(log);
 	cr_expect_eq(st.dropped, 0, "try_claim never drops: the caller then calls emit");
 	cr_expect_eq(tl_capture_grep(&cap, "claimed and committed"), 2 + (size_t)claimed);
 	sr_log_close(&log);

@@ -127,32 +127,29 @@ Test(log_sinks, environment_sets_each_sinks_layout)
 
 Test(log_sinks, bad_layouts_are_refused)
 {
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
-	sr_log_config c;
-	tl_config(&c, &s, &cap);
-	s.layout = (sr_log_layout)9;
-	sr_error e = tl_open_refused(&c, "layout 9");
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	t.sink.layout = (sr_log_layout)9;
+	sr_error e = tl_open_refused(c, "layout 9");
 	cr_expect(strstr(e.message, "config.sinks[0].layout 9 is invalid: expected SR_LOG_LAYOUT_LOGGER (-1)") != NULL,
 	    "%s", e.message);
-	s.layout = SR_LOG_LAYOUT_PATTERN;
-	e = tl_open_refused(&c, "pattern NULL");
+	t.sink.layout = SR_LOG_LAYOUT_PATTERN;
+	e = tl_open_refused(c, "pattern NULL");
 	cr_expect(strstr(e.message, "config.sinks[0].pattern is NULL") != NULL, "%s", e.message);
-	s.pattern = "%q";
-	e = tl_open_refused(&c, "bad pattern");
+	t.sink.pattern = "%q";
+	e = tl_open_refused(c, "bad pattern");
 	cr_expect(strstr(e.message, "config.sinks[0].pattern: pattern '%q' is invalid at column 1") != NULL,
 	    "%s", e.message);
-	s.layout = SR_LOG_LAYOUT_JSON;
-	e = tl_open_refused(&c, "pattern without its layout");
+	t.sink.layout = SR_LOG_LAYOUT_JSON;
+	e = tl_open_refused(c, "pattern without its layout");
 	cr_expect(strstr(e.message, "config.sinks[0].pattern '%q' is set but config.sinks[0].layout is json") != NULL,
 	    "%s", e.message);
-	s.pattern = NULL;
-	c.mode = SR_LOG_MODE_QUEUE;
-	e = tl_open_refused(&c, "queue with a sink layout");
+	t.sink.pattern = NULL;
+	c->mode = SR_LOG_MODE_QUEUE;
+	e = tl_open_refused(c, "queue with a sink layout");
 	cr_expect(strstr(e.message, "config.sinks[0].layout json differs from the logger's (text) but mode is queue") != NULL,
 	    "%s", e.message);
-	tl_capture_free(&cap);
+	tl_setup_end(&t);
 
 	tl_clear_env();
 	setenv("SEQRING_LOG_SINK", "stderr,layout=xml", 1);
@@ -166,19 +163,16 @@ Test(log_sinks, bad_layouts_are_refused)
 
 Test(log_sinks, reopen_signal_and_color_settings)
 {
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_sink_config s = sr_sink_callback(tl_capture_write, &cap);
-	sr_log_config c;
-	tl_config(&c, &s, &cap);
-	c.reopen_signal = 9;
-	sr_error e = tl_open_refused(&c, "reopen_signal 9");
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	c->reopen_signal = 9;
+	sr_error e = tl_open_refused(c, "reopen_signal 9");
 	cr_expect_str_eq(e.message, "config.reopen_signal 9 is invalid: expected 0 (none), SIGHUP, SIGUSR1 or SIGUSR2");
-	c.reopen_signal = 0;
-	c.color = (sr_log_color)7;
-	e = tl_open_refused(&c, "color 7");
+	c->reopen_signal = 0;
+	c->color = (sr_log_color)7;
+	e = tl_open_refused(c, "color 7");
 	cr_expect(strstr(e.message, "config.color 7 is invalid: expected SR_LOG_COLOR_AUTO (0)") != NULL, "%s", e.message);
-	tl_capture_free(&cap);
+	tl_setup_end(&t);
 
 	tl_clear_env();
 	setenv("SEQRING_LOG_REOPEN_SIGNAL", "SIGTERM", 1);

@@ -51,6 +51,23 @@ dgram_collector(const char *name, char *path, size_t size)
 	return fd;
 }
 
+/* The test's directory, made, and a unix datagram collector bound at c.sock in it; its descriptor. */
+static int
+collector_in_new_dir(char *path, size_t size)
+{
+	make_dir();
+	return dgram_collector("c.sock", path, size);
+}
+
+/* Closes the logger, then the collector, then removes the test's directory. */
+static void
+close_all(sr_log **logp, int fd)
+{
+	sr_log_close(logp);
+	close(fd);
+	remove_dir();
+}
+
 /* One datagram (NUL-terminated into buf), waiting up to 2 s; its length or -1. */
 static ssize_t
 receive(int fd, char *buf, size_t size)
@@ -69,22 +86,16 @@ open_with(sr_sink_config *s, sr_log_mode mode)
 {
 	sr_log_config c;
 	tl_clear_env();
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 1024;
-	c.mode = mode;
+	tl_configure(&c, s, (tl_settings){ .ignore_environment = true, .ring_slots = 1024, .mode = mode });
 	/* Raw messages: these tests check the framing of a newline inside an octet-counted frame. */
 	c.escape_control_characters = false;
-	c.sinks = s;
-	c.sink_count = 1;
 	return tl_open(&c);
 }
 
 Test(log_syslog, rfc5424_frame_with_structured_data)
 {
-	make_dir();
 	char path[128];
-	int fd = dgram_collector("c.sock", path, sizeof path);
+	int fd = collector_in_new_dir(path, sizeof path);
 	sr_sink_config s = sr_sink_syslog(SR_SYSLOG_UNIX_DGRAM, path);
 	s.syslog_facility = 16; /* local0 */
 	s.syslog_app = "myapp";
@@ -111,29 +122,21 @@ Test(log_syslog, rfc5424_frame_with_structured_data)
 	const char *msg = strstr(buf, "\"] ");
 	cr_assert_not_null(msg, "%s", buf);
 	cr_expect_str_eq(msg + 3, "GET / -> 200 \"q\" ]");
-	sr_log_close(&log);
-	close(fd);
-	remove_dir();
+	close_all(&log, fd);
 }
 
 Test(log_syslog, rfc3164_frame_and_datagram_cut)
 {
-	make_dir();
 	char path[128];
-	int fd = dgram_collector("c.sock", path, sizeof path);
+	int fd = collector_in_new_dir(path, sizeof path);
 	sr_sink_config s = sr_sink_syslog(SR_SYSLOG_UNIX_DGRAM, path);
 	s.syslog_format = SR_SYSLOG_3164;
 	s.syslog_app = "old";
 	s.layout = SR_LOG_LAYOUT_MESSAGE;
 	sr_log_config c;
 	tl_clear_env();
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.ring_slots = 1024;
-	c.max_message_bytes = 32768;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .ring_slots = 1024, .max_message_bytes = 32768 });
 	c.max_line_bytes = 32768;
-	c.sinks = &s;
-	c.sink_count = 1;
 	sr_log *log = tl_open(&c);
 	sr_category *cat = sr_log_category(log, "x");
 	SR_ERROR(cat, "short");
@@ -153,9 +156,7 @@ Test(log_syslog, rfc3164_frame_and_datagram_cut)
 	cr_expect_eq(n, SR_SYSLOG_MAX_DATAGRAM, "a too long message is cut to the datagram limit: %zd", n);
 	cr_expect(n > 20 && strcmp(buf + n - 12, " [truncated]") == 0, "ends %s", buf + (n > 20 ? n - 20 : 0));
 	free(big);
-	sr_log_close(&log);
-	close(fd);
-	remove_dir();
+	close_all(&log, fd);
 }
 
 /* A TCP listener on a free port of 127.0.0.1. */
@@ -301,14 +302,9 @@ Test(log_syslog, slow_collector_accounts_for_every_message)
 	s.buffer_bytes = 8192;
 	sr_log_config c;
 	tl_clear_env();
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
 	/* A ring of 256 KiB (each thread's; ring_slots sizes the shared one): callers soon wait for the consumer. */
-	c.ring_slots = 256;
-	c.thread_ring_slots = 256;
-	c.slot_size = 1024;
-	c.sinks = &s;
-	c.sink_count = 1;
+	tl_configure(&c, &s, (tl_settings){ .ignore_environment = true, .ring_slots = 256, .thread_ring_slots = 256,
+	    .slot_size = 1024 });
 	sr_log *log = tl_open(&c);
 	int conn = accept(l, NULL, NULL);
 	cr_assert_geq(conn, 0);
@@ -348,9 +344,8 @@ Test(log_syslog, slow_collector_accounts_for_every_message)
 /* Policy sync and mode sync: a caller sends its own frame, through the same connection. */
 Test(log_syslog, sync_mode_sends_on_the_caller)
 {
-	make_dir();
 	char path[128];
-	int fd = dgram_collector("c.sock", path, sizeof path);
+	int fd = collector_in_new_dir(path, sizeof path);
 	sr_sink_config s = sr_sink_syslog(SR_SYSLOG_UNIX, path);
 	s.layout = SR_LOG_LAYOUT_JSON;
 	sr_log *log = open_with(&s, SR_LOG_MODE_SYNC);
@@ -359,17 +354,14 @@ Test(log_syslog, sync_mode_sends_on_the_caller)
 	cr_assert_gt(receive(fd, buf, sizeof buf), 0);
 	cr_expect(strstr(buf, "[seqring@32473 category=\"db\"") != NULL, "%s", buf);
 	cr_expect(strstr(buf, "\"] {\"ts\":") != NULL && strstr(buf, "\"msg\":\"q 1\"") != NULL, "%s", buf);
-	sr_log_close(&log);
-	close(fd);
-	remove_dir();
+	close_all(&log, fd);
 }
 
 /* Mode queue renders on the caller: the line arrives with no structured data ("-"). */
 Test(log_syslog, queue_mode_lines_without_structured_data)
 {
-	make_dir();
 	char path[128];
-	int fd = dgram_collector("c.sock", path, sizeof path);
+	int fd = collector_in_new_dir(path, sizeof path);
 	sr_sink_config s = sr_sink_syslog(SR_SYSLOG_UNIX_DGRAM, path);
 	s.syslog_app = "q";
 	sr_log *log = open_with(&s, SR_LOG_MODE_QUEUE);
@@ -381,9 +373,7 @@ Test(log_syslog, queue_mode_lines_without_structured_data)
 	snprintf(want, sizeof want, " q %d - - ", (int)getpid());
 	cr_expect(strncmp(buf, "<14>1 ", 6) == 0 && strstr(buf, want) != NULL, "%s", buf);
 	cr_expect(strstr(buf, " db - queued 1 (test_log_syslog.c:") != NULL, "the text layout as MSG: %s", buf);
-	sr_log_close(&log);
-	close(fd);
-	remove_dir();
+	close_all(&log, fd);
 }
 
 /* Mode sync: the collector down at open, then up; the caller that delivers again reports the loss. */
@@ -408,9 +398,7 @@ Test(log_syslog, sync_mode_reports_loss)
 	cr_expect(strstr(buf, "\"] 1 message(s) could not be delivered to log sink 0 (syslog unix-dgram:") != NULL,
 	    "%s", buf);
 	cr_expect_eq(tl_stats(log).sinks[0].lost_messages, 1);
-	sr_log_close(&log);
-	close(fd);
-	remove_dir();
+	close_all(&log, fd);
 }
 
 Test(log_syslog, environment_form_and_errors)
