@@ -116,6 +116,17 @@ make(int64_t slots, enum sr_producer_mode mode, const char *wait, int64_t max_ba
 	return d;
 }
 
+/* Starts d's graph g; false after a message, with d destroyed. */
+static bool
+start_graph(sr_disruptor *d, sr_group g, sr_error *err)
+{
+	if (g.status == SR_OK && sr_disruptor_start(d, err) == SR_OK)
+		return true;
+	fprintf(stderr, "stress_disruptor: %s\n", err->message);
+	sr_disruptor_destroy(d);
+	return false;
+}
+
 static int
 diamond(const char *wait, int64_t per_producer)
 {
@@ -129,11 +140,8 @@ diamond(const char *wait, int64_t per_producer)
 	sr_error err;
 	sr_group g = sr_disruptor_handle_events_with(d, &h[0], 1, &err);
 	g = sr_group_then(sr_group_then(g, &h[1], 2, &err), &h[3], 1, &err);
-	if (g.status != SR_OK || sr_disruptor_start(d, &err) != SR_OK) {
-		fprintf(stderr, "stress_disruptor: %s\n", err.message);
-		sr_disruptor_destroy(d);
+	if (!start_graph(d, g, &err))
 		return 1;
-	}
 	producer p[2] = { { d, per_producer, 0 }, { d, per_producer, 0 } };
 	sc_background bg[2];
 	for (int i = 0; i < 2; i++)
@@ -166,9 +174,10 @@ restarts(const char *wait, int64_t events)
 	if (d == NULL)
 		return 1;
 	stage st = { .name = 'A' };
+	sr_error err;
 	sr_group g = sr_disruptor_handle_events_with(d,
-	    &(sr_handler){ .ctx = &st, .on_event = stage_event, .on_skip = stage_skip }, 1, NULL);
-	if (g.status != SR_OK || sr_disruptor_start(d, NULL) != SR_OK)
+	    &(sr_handler){ .ctx = &st, .on_event = stage_event, .on_skip = stage_skip }, 1, &err);
+	if (!start_graph(d, g, &err))
 		return 1;
 	producer p = { d, events, 0 };
 	sc_background bg;
