@@ -35,13 +35,13 @@ env_bad(sr_error *err, int setting, const char *value, const char *why)
 	    strlen(value) > 64 ? "..." : "", why);
 }
 
+/* discard_level, backtrace_level, backtrace_trigger: trace to fatal (off is no level to keep or trigger at). */
 static int
-env_level(sr_error *err, int setting, const char *v, int max, sr_log_level *out)
+env_level(sr_error *err, int setting, const char *v, sr_log_level *out)
 {
 	int level;
-	if (!sr_log__level_of(v, strlen(v), &level) || level > max)
-		return env_bad(err, setting, v, max == SR_LOG_OFF ? SR_LOG_LEVELS_EXPECTED :
-		    "expected trace, debug, info, warn, error or fatal");
+	if (!sr_log__level_of(v, strlen(v), &level) || level > SR_LOG_FATAL)
+		return env_bad(err, setting, v, "expected trace, debug, info, warn, error or fatal");
 	*out = (sr_log_level)level;
 	return SR_OK;
 }
@@ -73,37 +73,15 @@ code_sources(const sr_log_config *c, uint8_t *src)
 {
 	sr_log_config d;
 	sr_log_config_default(&d);
-#define DIFF(set, cond) src[set] = (cond) ? SR_SRC_CODE : SR_SRC_DEFAULT
-	DIFF(SR_SET_LEVEL, c->level != d.level || (c->level_spec != NULL && c->level_spec[0] != '\0'));
-	DIFF(SR_SET_MODE, c->mode != d.mode);
-	DIFF(SR_SET_PRODUCER, c->producer != d.producer);
-	DIFF(SR_SET_RING_SLOTS, c->ring_slots != d.ring_slots);
-	DIFF(SR_SET_SLOT_SIZE, c->slot_size != d.slot_size);
-	DIFF(SR_SET_THREAD_RING_SLOTS, c->thread_ring_slots != d.thread_ring_slots);
-	DIFF(SR_SET_WAIT, c->wait_strategy != NULL && strcmp(c->wait_strategy, SR_LOG_DEFAULT_WAIT) != 0);
-	DIFF(SR_SET_FULL_POLICY, c->full_policy != d.full_policy);
-	DIFF(SR_SET_DISCARD_LEVEL, c->discard_level != d.discard_level);
-	DIFF(SR_SET_SYNC_ENQUEUE, c->synchronize_enqueue_when_full != d.synchronize_enqueue_when_full);
-	DIFF(SR_SET_IMMEDIATE_FLUSH, c->immediate_flush != d.immediate_flush);
-	DIFF(SR_SET_MAX_MESSAGE, c->max_message_bytes != d.max_message_bytes);
-	DIFF(SR_SET_MAX_LINE, c->max_line_bytes != d.max_line_bytes);
-	DIFF(SR_SET_LAYOUT, c->layout != d.layout);
-	DIFF(SR_SET_PATTERN, c->pattern != NULL);
-	DIFF(SR_SET_CLOCK, c->clock != d.clock);
-	DIFF(SR_SET_SINKS, c->sink_count > 0);
-	DIFF(SR_SET_THREAD_NAME, c->thread_name != NULL);
-	DIFF(SR_SET_CLOSE_AT_EXIT, c->close_at_exit != d.close_at_exit);
-	DIFF(SR_SET_EXIT_TIMEOUT, c->exit_timeout_ms != d.exit_timeout_ms);
-	DIFF(SR_SET_FORK, c->fork_policy != d.fork_policy);
-	DIFF(SR_SET_BACKTRACE, c->backtrace_size != d.backtrace_size);
-	DIFF(SR_SET_BACKTRACE_LEVEL, c->backtrace_level != d.backtrace_level);
-	DIFF(SR_SET_BACKTRACE_TRIGGER, c->backtrace_trigger != d.backtrace_trigger);
-	DIFF(SR_SET_CRASH_HANDLER, c->crash_handler != d.crash_handler);
-	DIFF(SR_SET_DESCRIBE, c->describe != d.describe);
-	DIFF(SR_SET_REOPEN_SIGNAL, c->reopen_signal != d.reopen_signal);
-	DIFF(SR_SET_COLOR, c->color != d.color);
-	DIFF(SR_SET_ESCAPE, c->escape_control_characters != d.escape_control_characters);
-#undef DIFF
+	for (int set = 0; set < SR_SET_COUNT; set++)
+		src[set] = sr_log__field_differs(c, &d, set) ? SR_SRC_CODE : SR_SRC_DEFAULT;
+	/* The settings that are more, or other, than one field's bytes. */
+	if (c->level != d.level || (c->level_spec != NULL && c->level_spec[0] != '\0'))
+		src[SR_SET_LEVEL] = SR_SRC_CODE;
+	if (c->wait_strategy != NULL && strcmp(c->wait_strategy, SR_LOG_DEFAULT_WAIT) != 0)
+		src[SR_SET_WAIT] = SR_SRC_CODE;
+	if (c->sink_count > 0)
+		src[SR_SET_SINKS] = SR_SRC_CODE;
 }
 
 /* "NAME 'value' is invalid: expected <the setting's range>" */
@@ -114,27 +92,30 @@ env_out_of_range(sr_error *err, int setting, const char *value)
 	return env_bad(err, setting, value, sr_log__range_expected(setting, true, expected, sizeof expected));
 }
 
-/* A number within its setting's range, into the config field it sets. */
-static void
-set_number(sr_log_config *c, int set, uint64_t num)
-{
-	switch (set) {
-	case SR_SET_RING_SLOTS: c->ring_slots = (int64_t)num; break;
-	case SR_SET_THREAD_RING_SLOTS: c->thread_ring_slots = (int64_t)num; break;
-	case SR_SET_SLOT_SIZE: c->slot_size = (size_t)num; break;
-	case SR_SET_MAX_MESSAGE: c->max_message_bytes = (size_t)num; break;
-	case SR_SET_MAX_LINE: c->max_line_bytes = (size_t)num; break;
-	case SR_SET_EXIT_TIMEOUT: c->exit_timeout_ms = (int)num; break;
-	case SR_SET_BACKTRACE: c->backtrace_size = (int)num; break;
-	default: break;
-	}
-}
-
 /* SR_OK when the variable's value was parsed, else "NAME 'value' is invalid: <expected>". */
 static int
 env_parsed(sr_error *err, int setting, const char *value, bool parsed, const char *expected)
 {
 	return parsed ? SR_OK : env_bad(err, setting, value, expected);
+}
+
+/* Applies a flag, a level or a number to its field, as the settings' table says where it lies. */
+static int
+apply_field(sr_log_config *c, int set, const char *v, sr_error *err)
+{
+	uint64_t num;
+	void *field = sr_log__field_of(c, set);
+	switch (sr_log__field_kind(set)) {
+	case SR_FIELD_FLAG:
+		return env_bool(err, set, v, field);
+	case SR_FIELD_LEVEL:
+		return env_level(err, set, v, field);
+	default:
+		if (!sr_log__env_parse_size(v, &num) || !sr_log__in_range(set, num))
+			return env_out_of_range(err, set, v);
+		sr_log__field_set_number(c, set, num);
+		return SR_OK;
+	}
 }
 
 /* Applies one variable's value v to r->cfg. */
@@ -143,8 +124,10 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 {
 	sr_log_config *c = &r->cfg;
 	sr_error sub;
-	uint64_t num;
+	sr_wait_config wait;
 	int rc, color;
+	if (sr_log__field_kind(set) != SR_FIELD_OTHER)
+		return apply_field(c, set, v, err);
 	switch (set) {
 	case SR_SET_LEVEL:
 		return SR_OK; /* parsed with the code's spec, below */
@@ -152,33 +135,14 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 		return env_parsed(err, set, v, sr_log_mode_parse(v, &c->mode, NULL) == SR_OK, "expected ring, queue or sync");
 	case SR_SET_PRODUCER:
 		return env_parsed(err, set, v, sr_log__producer_parse(v, &c->producer) == 0, "expected shared or per_thread");
-	case SR_SET_RING_SLOTS:
-	case SR_SET_THREAD_RING_SLOTS:
-	case SR_SET_SLOT_SIZE:
-	case SR_SET_MAX_MESSAGE:
-	case SR_SET_MAX_LINE:
-	case SR_SET_EXIT_TIMEOUT:
-	case SR_SET_BACKTRACE:
-		if (!sr_log__env_parse_size(v, &num) || !sr_log__in_range(set, num))
-			return env_out_of_range(err, set, v);
-		set_number(c, set, num);
-		return SR_OK;
-	case SR_SET_WAIT: {
-		sr_wait_config w;
-		if (sr_wait_config_parse(v, &w, &sub) != SR_OK)
-			return env_bad(err, set, v, sub.message);
-		c->wait_strategy = v;
-		return SR_OK;
-	}
+	case SR_SET_WAIT:
+		/* The parser's message (sub, read only on failure) says what is wrong with the strategy. */
+		if ((rc = env_parsed(err, set, v, sr_wait_config_parse(v, &wait, &sub) == SR_OK, sub.message)) == SR_OK)
+			c->wait_strategy = v;
+		return rc;
 	case SR_SET_FULL_POLICY:
 		return env_parsed(err, set, v, sr_log_full_policy_parse(v, &c->full_policy, NULL) == SR_OK,
 		    "expected block, drop, discard or sync");
-	case SR_SET_DISCARD_LEVEL:
-		return env_level(err, set, v, SR_LOG_FATAL, &c->discard_level);
-	case SR_SET_SYNC_ENQUEUE:
-		return env_bool(err, set, v, &c->synchronize_enqueue_when_full);
-	case SR_SET_IMMEDIATE_FLUSH:
-		return env_bool(err, set, v, &c->immediate_flush);
 	case SR_SET_LAYOUT:
 		return env_parsed(err, set, v, sr_log_layout_parse(v, &c->layout, NULL) == SR_OK,
 		    "expected text, message, pattern or json");
@@ -206,18 +170,8 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 			return env_out_of_range(err, set, v);
 		c->thread_name = v;
 		return SR_OK;
-	case SR_SET_CLOSE_AT_EXIT:
-		return env_bool(err, set, v, &c->close_at_exit);
 	case SR_SET_FORK:
 		return env_parsed(err, set, v, sr_log__fork_policy_parse(v, &c->fork_policy) == 0, "expected restart or drop");
-	case SR_SET_BACKTRACE_LEVEL:
-		return env_level(err, set, v, SR_LOG_FATAL, &c->backtrace_level);
-	case SR_SET_BACKTRACE_TRIGGER:
-		return env_level(err, set, v, SR_LOG_FATAL, &c->backtrace_trigger);
-	case SR_SET_CRASH_HANDLER:
-		return env_bool(err, set, v, &c->crash_handler);
-	case SR_SET_DESCRIBE:
-		return env_bool(err, set, v, &c->describe);
 	case SR_SET_REOPEN_SIGNAL:
 		return env_parsed(err, set, v, sr_log__reopen_signal_parse(v, &c->reopen_signal) == 0,
 		    "expected SIGHUP, SIGUSR1, SIGUSR2 or none");
@@ -226,8 +180,6 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 			return env_bad(err, set, v, "expected auto, always or never");
 		c->color = (sr_log_color)color;
 		return SR_OK;
-	case SR_SET_ESCAPE:
-		return env_bool(err, set, v, &c->escape_control_characters);
 	default:
 		return SR_OK;
 	}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sr_log.h"
 #include "sr_log_level_spec_internal.h"
 
 /* The settings sr_log_describe prints, in order (sr_log_settings.source). */
@@ -34,10 +35,28 @@ typedef struct sr_log_settings {
 	bool environment_read;            /* false with config.ignore_environment */
 } sr_log_settings;
 
+/* How the environment applies a setting held by one field of sr_log_config. */
+enum sr_log_field_kind {
+	SR_FIELD_OTHER,     /* by a parser of its own (an enum, a text, the sinks, the levels) */
+	SR_FIELD_FLAG,      /* bool: 1, 0, true, false, ... */
+	SR_FIELD_LEVEL,     /* sr_log_level: trace to fatal */
+	SR_FIELD_INT64,     /* a number within the setting's range, into an int64_t */
+	SR_FIELD_SIZE,      /* ... into a size_t */
+	SR_FIELD_INT        /* ... into an int */
+};
+
 /* The SEQRING_LOG* variable of a setting. */
 const char *sr_log__env_name(int setting);
 /* The config field of a setting, for describe. */
 const char *sr_log__field_name(int setting);
+/* The setting's enum sr_log_field_kind. */
+int sr_log__field_kind(int setting);
+/* The setting's field in *c, or NULL for a setting of more than one field (level + level_spec, sinks, wait). */
+void *sr_log__field_of(sr_log_config *c, int setting);
+/* Whether the setting's field holds other bytes in *a than in *b (false without a field). */
+bool sr_log__field_differs(const sr_log_config *a, const sr_log_config *b, int setting);
+/* Stores value, within the setting's range, into its number field (SR_FIELD_INT64, _SIZE, _INT). */
+void sr_log__field_set_number(sr_log_config *c, int setting, uint64_t value);
 
 /*
  * Whether value lies in the setting's range: a number (ring_slots,
