@@ -3,7 +3,10 @@
  * sr_log_env.c: configuration from the outside: the SEQRING_LOG* variables,
  * each parsed and range-checked with a message that names the variable, its
  * value and what is valid, applied over the code's configuration
- * (sr_log__resolve).  The reference is docs/configuration.md.
+ * (sr_log__resolve), and where each setting came from.  The settings' table
+ * and ranges are sr_log_settings.c's, SEQRING_LOG_SINK's grammar
+ * sr_log_env_sink.c's, the names that are no setting sr_log_env_unknown.c's.
+ * The reference is docs/configuration.md.
  *
  * Why the environment wins over the code: the person who sets SEQRING_LOG
  * on a running deployment is the operator, who knows what this run needs;
@@ -11,10 +14,10 @@
  * be reconfigured from outside sets config.ignore_environment.  Nothing
  * here is silently ignored: a level set in a variable that never reaches the
  * logger is the failure this prevents, so a bad value or an unknown
- * SEQRING_LOG_* name fails sr_log_open.
+ * SEQRING_LOG_* name fails sr_log_open, and a valid value that sizes nothing
+ * is warned about.
  */
 #include "sr_log_config_validate_internal.h"
-#include "sr_log_console_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_log_env_parse_internal.h"
 #include "sr_log_env_sink_internal.h"
@@ -22,7 +25,6 @@
 #include "sr_log_reopen_internal.h"
 #include "sr_wait.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_settings.c: the one table of the settings: each one's SEQRING_LOG*
- * variable, its config field and its range of values.  The range is
- * written here once, for the validation of config.FIELD and for the
- * variable's parser; each says it in its own words (the variable's takes
- * suffixes), from the same numbers.
+ * variable, its config field (its name, where it lies, how the environment
+ * applies it) and its range of values.  The range is written here once,
+ * for the validation of config.FIELD and for the variable's parser; each
+ * says it in its own words (the variable's takes suffixes), from the same
+ * numbers.
  */
 #include "sr_log_settings_internal.h"
 #include "sr_log_fast.h"
