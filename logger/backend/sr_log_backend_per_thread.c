@@ -385,7 +385,7 @@ threads_dump_backtrace(sr_log *log)
 bool
 sr_log__threads_counts(const sr_log *log, int64_t *live, int64_t *made, int64_t *freed)
 {
-	const sr_log_threads *t = sr_log__threads_of(log);
+	const sr_log_threads *t = sr_log__ring_backend_state(log, SR_LOG_PRODUCER_PER_THREAD);
 	if (t == NULL)
 		return false;
 	/* Counters only: relaxed, a snapshot. */

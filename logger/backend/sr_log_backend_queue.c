@@ -7,6 +7,7 @@
  */
 #include "sr_log_backend_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_direct_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_time.h"
@@ -48,21 +49,10 @@ queue_emit(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g)
 		sr_log__count_drop(log, h->level);
 		return;
 	}
-	char lstack[4096];
 	size_t len;
-	char *line = sr_log__render_call(log, h, g, lstack, sizeof lstack, &len);
-	if (line == NULL)
+	char *copy = sr_log__render_call_on_heap(log, h, g, &len);
+	if (copy == NULL)
 		return;
-	char *copy = line;
-	if (line == lstack) {
-		copy = malloc(len);
-		if (copy != NULL)
-			memcpy(copy, line, len);
-	}
-	if (copy == NULL) {
-		sr_log__count_drop(log, h->level);
-		return;
-	}
 	pthread_mutex_lock(&q->lock);
 	while (q->count == log->opt.capacity && !q->stop) {
 		bool drop = sr_log__must_not_wait() ||

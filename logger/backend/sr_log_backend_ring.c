@@ -305,31 +305,22 @@ ring_destroy(sr_log *log)
 	log->state = NULL;
 }
 
-const sr_log_backend sr_log__ring_backend = {
-	.start = ring_start,
-	.emit = ring_emit,
-	.try_claim = ring_try_claim,
-	.commit = ring_commit,
-	.cache_inline = ring_cache_inline,
-	.flush = ring_flush,
-	.dump_backtrace = ring_dump_backtrace,
-	.idle = ring_idle,
-	.stop = ring_stop,
-	.fork = ring_fork,
-	.destroy = ring_destroy,
-};
+/* The ring backend's table; the two differ in the claim a caller tries first. */
+#define RING_BACKEND(try_claim_fn) { \
+	.start = ring_start, \
+	.emit = ring_emit, \
+	.try_claim = (try_claim_fn), \
+	.commit = ring_commit, \
+	.cache_inline = ring_cache_inline, \
+	.flush = ring_flush, \
+	.dump_backtrace = ring_dump_backtrace, \
+	.idle = ring_idle, \
+	.stop = ring_stop, \
+	.fork = ring_fork, \
+	.destroy = ring_destroy, \
+}
+
+const sr_log_backend sr_log__ring_backend = RING_BACKEND(ring_try_claim);
 
 /* The same, for a wait strategy whose publish locks (block, or phased falling back to it). */
-const sr_log_backend sr_log__ring_backend_locking = {
-	.start = ring_start,
-	.emit = ring_emit,
-	.try_claim = ring_try_claim_unless_nested,
-	.commit = ring_commit,
-	.cache_inline = ring_cache_inline,
-	.flush = ring_flush,
-	.dump_backtrace = ring_dump_backtrace,
-	.idle = ring_idle,
-	.stop = ring_stop,
-	.fork = ring_fork,
-	.destroy = ring_destroy,
-};
+const sr_log_backend sr_log__ring_backend_locking = RING_BACKEND(ring_try_claim_unless_nested);

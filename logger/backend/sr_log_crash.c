@@ -134,13 +134,13 @@ sr_log__crash_free(sr_log_crash *c)
 static sr_log_crash *
 crash_of(const sr_log *log, bool *alive)
 {
-	sr_log_ring *r = sr_log__ring_of(log);
+	sr_log_ring *r = sr_log__ring_backend_state(log, SR_LOG_PRODUCER_SHARED);
 	if (r != NULL) {
 		*alive = r->consumer_started && r->proc != NULL &&
 		    sr_processor_state_get(r->proc) == SR_PROCESSOR_RUNNING;
 		return &r->crash;
 	}
-	sr_log_threads *t = sr_log__threads_of(log);
+	sr_log_threads *t = sr_log__ring_backend_state(log, SR_LOG_PRODUCER_PER_THREAD);
 	if (t != NULL) {
 		/* pairs with the consumer's store-release as it starts and ends */
 		*alive = sr_atomic_load_acquire_i32(&t->running) != 0;

@@ -11,7 +11,8 @@
  * timestamp order.  Writers of the list hold the backend's lock and store
  * with release; the handler walks it with acquire loads.  A backend frees a
  * ring it has taken off the list only when sr_log__crash_may_free says no
- * handler can be reading it.
+ * handler can be reading it.  The handler finds a logger's crash state in
+ * its backend's state (sr_log__ring_backend_state).
  */
 #ifndef SR_LOG_CRASH_INTERNAL_H
 #define SR_LOG_CRASH_INTERNAL_H
@@ -46,6 +47,18 @@ typedef struct sr_log_crash {
 	unsigned char *rec;            /* the handler's record and line buffers (no malloc there) */
 	char *line;
 } sr_log_crash;
+
+/*
+ * The state of a logger's backend in ring mode with the given producer (an
+ * sr_log_ring for SR_LOG_PRODUCER_SHARED, sr_log_ring_internal.h; an
+ * sr_log_threads for SR_LOG_PRODUCER_PER_THREAD, sr_log_per_thread_internal.h),
+ * else NULL.
+ */
+static inline void *
+sr_log__ring_backend_state(const sr_log *log, sr_log_producer producer)
+{
+	return log->opt.mode == SR_LOG_MODE_RING && log->opt.producer == producer ? log->state : NULL;
+}
 
 /* A ring's crash view: nothing handled yet (handled_seq is the ring's start). */
 void sr_log__crash_ring_init(sr_log_crash_ring *cr, sr_ring *ring, sr_sequencer *seq,

@@ -180,14 +180,6 @@ typedef struct sr_log_threads {
 	sr_log_crash crash;
 } sr_log_threads;
 
-/* The per-thread backend's state of a logger with producer per_thread, else NULL. */
-static inline sr_log_threads *
-sr_log__threads_of(const sr_log *log)
-{
-	return log->opt.mode == SR_LOG_MODE_RING && log->opt.producer == SR_LOG_PRODUCER_PER_THREAD ?
-	    (sr_log_threads *)log->state : NULL;
-}
-
 /* The ring whose crash view is cr. */
 static inline sr_log_thread_ring *
 sr_log__thread_ring_of_crash(sr_log_crash_ring *cr)

@@ -30,14 +30,6 @@ typedef struct sr_log_ring {
 	sr_log_crash crash;
 } sr_log_ring;
 
-/* The ring backend's state of a logger in ring mode with the shared ring, else NULL. */
-static inline sr_log_ring *
-sr_log__ring_of(const sr_log *log)
-{
-	return log->opt.mode == SR_LOG_MODE_RING && log->opt.producer == SR_LOG_PRODUCER_SHARED ?
-	    (sr_log_ring *)log->state : NULL;
-}
-
 /* ---- sr_log_ring_consumer.c ---- */
 
 /* The consumer's handler for the ring's batch processor. */

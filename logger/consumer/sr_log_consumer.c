@@ -136,29 +136,26 @@ sr_log__consumer_thread_setup(sr_log *log)
 static void
 publish_batch_counters(sr_log *log)
 {
-	/* Counters only, read by sr_log_stats: no data rides on these adds. */
-	if (log->consumer->batch_accepted != 0) {
-		sr_atomic_faa_i64(&log->totals.accepted, (int64_t)log->consumer->batch_accepted);
-		log->consumer->batch_accepted = 0;
+	struct sr_log_consumer *c = log->consumer;
+	struct {
+		uint64_t *batch;
+		sr_atomic_i64 *total;
+	} counts[] = {
+		{ &c->batch_accepted, &log->totals.accepted },
+		{ &c->batch_written, &log->totals.written },
+		{ &c->batch_format_errors, &log->totals.format_errors },
+		{ &c->batch_truncated_records, &log->totals.truncated_records },
+		{ &c->batch_truncated_lines, &log->totals.truncated_lines },
+	};
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+		if (*counts[i].batch == 0)
+			continue;
+		/* Counters only, read by sr_log_stats: no data rides on these adds. */
+		sr_atomic_faa_i64(counts[i].total, (int64_t)*counts[i].batch);
+		*counts[i].batch = 0;
 	}
-	if (log->consumer->batch_written != 0) {
-		sr_atomic_faa_i64(&log->totals.written, (int64_t)log->consumer->batch_written);
-		log->consumer->batch_written = 0;
-	}
-	if (log->consumer->batch_format_errors != 0) {
-		sr_atomic_faa_i64(&log->totals.format_errors, (int64_t)log->consumer->batch_format_errors);
-		log->consumer->batch_format_errors = 0;
-	}
-	if (log->consumer->batch_truncated_records != 0) {
-		sr_atomic_faa_i64(&log->totals.truncated_records, (int64_t)log->consumer->batch_truncated_records);
-		log->consumer->batch_truncated_records = 0;
-	}
-	if (log->consumer->batch_truncated_lines != 0) {
-		sr_atomic_faa_i64(&log->totals.truncated_lines, (int64_t)log->consumer->batch_truncated_lines);
-		log->consumer->batch_truncated_lines = 0;
-	}
-	if (log->consumer->max_occupancy_seen > sr_atomic_load_relaxed_i64(&log->totals.max_occupancy))
-		sr_atomic_store_relaxed_i64(&log->totals.max_occupancy, log->consumer->max_occupancy_seen);
+	if (c->max_occupancy_seen > sr_atomic_load_relaxed_i64(&log->totals.max_occupancy))
+		sr_atomic_store_relaxed_i64(&log->totals.max_occupancy, c->max_occupancy_seen);
 }
 
 void

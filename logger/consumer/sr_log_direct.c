@@ -6,6 +6,7 @@
  */
 #include "sr_log_backend_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_direct_internal.h"
 #include "sr_log_event_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
@@ -73,6 +74,23 @@ sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g,
 	if (rec != rstack)
 		free(rec);
 	return line;
+}
+
+char *
+sr_log__render_call_on_heap(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, size_t *len)
+{
+	char lstack[4096];
+	char *line = sr_log__render_call(log, h, g, lstack, sizeof lstack, len);
+	/* NULL (counted), or a line too long for the stack: on the heap already. */
+	if (line != lstack)
+		return line;
+	char *copy = malloc(*len);
+	if (copy == NULL) {
+		sr_log__count_drop(log, h->level);
+		return NULL;
+	}
+	memcpy(copy, line, *len);
+	return copy;
 }
 
 void
