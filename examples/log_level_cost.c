@@ -76,23 +76,37 @@ static int64_t work_iters;
 /* ---------------------------------------------------------------------------------------- */
 /* Loggers                                                                                  */
 
+/* The defaults, with rings of `slots` (each thread's, and the shared one's). */
+static void
+config_with_slots(sr_log_config *c, int64_t slots)
+{
+	sr_log_config_default(c);
+	c->ring_slots = slots;
+	c->thread_ring_slots = slots;
+}
+
+/* c opened with one sink on fd (on /dev/null when fd < 0); NULL after a message naming what was wrong. */
+static sr_log *
+open_on_fd(sr_log_config *c, int fd)
+{
+	sr_error err = { 0 };
+	sr_log *log = fd >= 0 ? rl_log_open(c, fd, &err) : rl_log_open_devnull(c, &err);
+	if (log == NULL)
+		fprintf(stderr, "log_level_cost: sr_log_open: %s\n", err.message);
+	return log;
+}
+
 /*
  * A logger as a program opens it: defaults, the environment read by the
- * library (SEQRING_LOG and the rest), one sink on fd.  NULL after a message
- * naming what was wrong: a bad SEQRING_LOG is the library's error, not ours.
+ * library (SEQRING_LOG and the rest), one sink on fd.  A bad SEQRING_LOG is
+ * the library's error, not ours.
  */
 static sr_log *
 open_as_a_program(int fd, int64_t slots)
 {
 	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = slots;
-	c.thread_ring_slots = slots;
-	sr_error err = { 0 };
-	sr_log *log = fd >= 0 ? rl_log_open(&c, fd, &err) : rl_log_open_devnull(&c, &err);
-	if (log == NULL)
-		fprintf(stderr, "log_level_cost: sr_log_open: %s\n", err.message);
-	return log;
+	config_with_slots(&c, slots);
+	return open_on_fd(&c, fd);
 }
 
 /*
@@ -103,16 +117,10 @@ static sr_log *
 open_at(sr_log_level level, int fd, int64_t slots)
 {
 	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ring_slots = slots;
-	c.thread_ring_slots = slots;
+	config_with_slots(&c, slots);
 	c.level = level;
 	c.ignore_environment = true;
-	sr_error err = { 0 };
-	sr_log *log = fd >= 0 ? rl_log_open(&c, fd, &err) : rl_log_open_devnull(&c, &err);
-	if (log == NULL)
-		fprintf(stderr, "log_level_cost: sr_log_open at %s: %s\n", sr_log_level_name(level), err.message);
-	return log;
+	return open_on_fd(&c, fd);
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -20,6 +20,21 @@
 
 #define BLOCKS 9
 
+/*
+ * Times n runs of the statement `...` (a block) in each of `blocks` blocks: v[b] is block b's
+ * time per run in ns, divided by per_run (the operations one run makes).  A macro, so that the
+ * timed loop holds the statement and nothing else (a call there would be timed with it), and
+ * counts in n's own type.
+ */
+#define TIME_BLOCKS(v, blocks, n, per_run, ...) \
+	for (int block_ = 0; block_ < (blocks); block_++) { \
+		int64_t start_ = sr_monotonic_ns(); \
+		for (__typeof__((n) + 0) run_ = 0; run_ < (n); run_++) { \
+			__VA_ARGS__; \
+		} \
+		(v)[block_] = (double)(sr_monotonic_ns() - start_) / ((per_run) * (double)(n)); \
+	}
+
 static int
 by_value(const void *a, const void *b)
 {
@@ -56,20 +71,16 @@ cycle_ns(void)
 	const int64_t iters = 20000;
 	double v[CYCLE_BLOCKS];
 	uint64_t x = 0;
-	for (int b = 0; b < CYCLE_BLOCKS; b++) {
-		int64_t a = sr_monotonic_ns();
-		for (int64_t i = 0; i < iters; i++) {
-			x += 1; __asm__ volatile("" : "+r"(x));
-			x += 1; __asm__ volatile("" : "+r"(x));
-			x += 1; __asm__ volatile("" : "+r"(x));
-			x += 1; __asm__ volatile("" : "+r"(x));
-			x += 1; __asm__ volatile("" : "+r"(x));
-			x += 1; __asm__ volatile("" : "+r"(x));
-			x += 1; __asm__ volatile("" : "+r"(x));
-			x += 1; __asm__ volatile("" : "+r"(x));
-		}
-		v[b] = (double)(sr_monotonic_ns() - a) / (8.0 * (double)iters);
-	}
+	TIME_BLOCKS(v, CYCLE_BLOCKS, iters, 8.0, {
+		x += 1; __asm__ volatile("" : "+r"(x));
+		x += 1; __asm__ volatile("" : "+r"(x));
+		x += 1; __asm__ volatile("" : "+r"(x));
+		x += 1; __asm__ volatile("" : "+r"(x));
+		x += 1; __asm__ volatile("" : "+r"(x));
+		x += 1; __asm__ volatile("" : "+r"(x));
+		x += 1; __asm__ volatile("" : "+r"(x));
+		x += 1; __asm__ volatile("" : "+r"(x));
+	});
 	/* The fastest block: a cycle cannot take less, and a preempted block takes more. */
 	qsort(v, CYCLE_BLOCKS, sizeof *v, by_value);
 	return x == 0 ? 0 : v[0];
@@ -212,12 +223,8 @@ clock_ns(void)
 	const int n = 10000;
 	double v[BLOCKS];
 	int64_t sum = 0;
-	for (int b = 0; b < BLOCKS; b++) {
-		int64_t a = sr_monotonic_ns();
-		for (int i = 0; i < n; i++)
-			sum += sr_monotonic_ns(); /* every read's value is used: none can be dropped */
-		v[b] = (double)(sr_monotonic_ns() - a) / n;
-	}
+	/* Every read's value is used: none can be dropped. */
+	TIME_BLOCKS(v, BLOCKS, n, 1, sum += sr_monotonic_ns());
 	return sum == 0 ? 0 : ex_median(v, BLOCKS);
 }
 
@@ -230,13 +237,10 @@ write_ns(void)
 	static char buf[EX_MACHINE_WRITE_BYTES];
 	const int n = 200;
 	double v[BLOCKS];
-	for (int b = 0; b < BLOCKS; b++) {
-		int64_t a = sr_monotonic_ns();
-		for (int i = 0; i < n; i++)
-			if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf)
-				break;
-		v[b] = (double)(sr_monotonic_ns() - a) / n;
-	}
+	TIME_BLOCKS(v, BLOCKS, n, 1, {
+		if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf)
+			break;
+	});
 	close(fd);
 	return ex_median(v, BLOCKS);
 }
