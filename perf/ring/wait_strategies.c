@@ -92,9 +92,16 @@ typedef struct test_ring {
 	bool started;
 } test_ring;
 
-/* Opens t (a zeroed struct) with nothing started; false with e set (t may then be closed). */
+/* A set-up failure's message: what the library said. */
+static void
+setup_error(const sr_error *e, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s", e->message[0] ? e->message : "setup failed");
+}
+
+/* test_ring_open's work; false with e set. */
 static bool
-test_ring_open(test_ring *t, int64_t slots, enum sr_producer_mode producers, const sr_wait_config *wait,
+test_ring_build(test_ring *t, int64_t slots, enum sr_producer_mode producers, const sr_wait_config *wait,
     bool synchronize_enqueue_when_full, event_fn on_event, void *ctx, sr_error *e)
 {
 	t->ring = sr_ring_create(slots, 8, NULL, NULL, e);
@@ -122,10 +129,31 @@ test_ring_open(test_ring *t, int64_t slots, enum sr_producer_mode producers, con
 	return true;
 }
 
+/*
+ * Opens t (a zeroed struct) with nothing started; false with the library's message in err (t may
+ * then be closed).
+ */
 static bool
-test_ring_start(test_ring *t, sr_error *e)
+test_ring_open(test_ring *t, int64_t slots, enum sr_producer_mode producers, const sr_wait_config *wait,
+    bool synchronize_enqueue_when_full, event_fn on_event, void *ctx, char *err, size_t errlen)
 {
-	t->started = sr_processor_start(t->consumer, e) == SR_OK;
+	sr_error e;
+	sr_error_clear(&e);
+	if (test_ring_build(t, slots, producers, wait, synchronize_enqueue_when_full, on_event, ctx, &e))
+		return true;
+	setup_error(&e, err, errlen);
+	return false;
+}
+
+/* Starts t's consumer; false with the library's message in err. */
+static bool
+test_ring_start(test_ring *t, char *err, size_t errlen)
+{
+	sr_error e;
+	sr_error_clear(&e);
+	t->started = sr_processor_start(t->consumer, &e) == SR_OK;
+	if (!t->started)
+		setup_error(&e, err, errlen);
 	return t->started;
 }
 
@@ -146,13 +174,6 @@ test_ring_close(test_ring *t, bool drain)
 	sr_processor_destroy(t->consumer);
 	sr_sequencer_destroy(t->seq);
 	sr_ring_destroy(t->ring);
-}
-
-/* A set-up failure's message: what the library said. */
-static void
-setup_error(const sr_error *e, char *err, size_t errlen)
-{
-	snprintf(err, errlen, "%s", e->message[0] ? e->message : "setup failed");
 }
 
 /* -------------------------------------------------------------- ping-pong */
@@ -179,8 +200,6 @@ echo_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 static int
 run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 {
-	sr_error e;
-	sr_error_clear(&e);
 	int rc = -1;
 	/* a: ping -> echo, read by the echo processor; b: echo -> ping, read by this thread */
 	test_ring a = { 0 }, b = { 0 };
@@ -188,12 +207,12 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 	sr_barrier *bar = NULL;
 	int64_t *samples = NULL;
 	echo_ctx ectx = { 0 };
-	if (!test_ring_open(&b, 1024, SR_PRODUCER_SINGLE, &row->wait, false, NULL, NULL, &e))
-		goto fail_sr;
+	if (!test_ring_open(&b, 1024, SR_PRODUCER_SINGLE, &row->wait, false, NULL, NULL, err, errlen))
+		goto out;
 	ectx.out = b.seq;
 	ectx.out_ring = b.ring;
-	if (!test_ring_open(&a, 1024, SR_PRODUCER_SINGLE, &row->wait, false, echo_event, &ectx, &e))
-		goto fail_sr;
+	if (!test_ring_open(&a, 1024, SR_PRODUCER_SINGLE, &row->wait, false, echo_event, &ectx, err, errlen))
+		goto out;
 	sr_sequencer *sa = a.seq, *sb = b.seq;
 	sr_ring *ra = a.ring, *rb = b.ring;
 
@@ -206,8 +225,14 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 	}
 	sr_sequence_init(mine, -1);
 	sr_sequencer_add_gating(sb, mine);
-	if (sr_barrier_init(bar, sb, NULL, 0, &e) != SR_OK || !test_ring_start(&a, &e))
-		goto fail_sr;
+	sr_error e;
+	sr_error_clear(&e);
+	if (sr_barrier_init(bar, sb, NULL, 0, &e) != SR_OK) {
+		setup_error(&e, err, errlen);
+		goto out;
+	}
+	if (!test_ring_start(&a, err, errlen))
+		goto out;
 
 	const int64_t warmup = o->max_pings / 10 < 1000 ? o->max_pings / 10 : 1000;
 	const int64_t limit_ns = (int64_t)(o->ping_seconds * 1e9);
@@ -252,9 +277,6 @@ run_pingpong(strategy_row *row, const options *o, char *err, size_t errlen)
 	row->p999 = bench_percentile(samples, n, 99.9);
 	row->pmax = samples[n - 1];
 	rc = 0;
-	goto out;
-fail_sr:
-	setup_error(&e, err, errlen);
 out:
 	test_ring_close(&a, false);
 	free(samples);
@@ -293,15 +315,13 @@ sleep_seconds(double s)
 static int
 run_idle(strategy_row *row, const options *o, char *err, size_t errlen)
 {
-	sr_error e;
-	sr_error_clear(&e);
 	int rc = -1;
 	test_ring t = { 0 };
 	atomic_llong handled;
 	atomic_init(&handled, 0);
-	if (!test_ring_open(&t, 1024, SR_PRODUCER_SINGLE, &row->wait, false, count_event, &handled, &e) ||
-	    !test_ring_start(&t, &e))
-		goto fail_sr;
+	if (!test_ring_open(&t, 1024, SR_PRODUCER_SINGLE, &row->wait, false, count_event, &handled, err, errlen) ||
+	    !test_ring_start(&t, err, errlen))
+		goto out;
 	/* One event, so the consumer has run a batch and gone back to waiting. */
 	int64_t seq;
 	sr_sequencer_claim(t.seq, &seq);
@@ -322,9 +342,6 @@ run_idle(strategy_row *row, const options *o, char *err, size_t errlen)
 	int64_t w1 = sr_monotonic_ns();
 	row->idle_ms_per_s = (double)(c1 - c0) / 1e6 / ((double)(w1 - w0) / 1e9);
 	rc = 0;
-	goto out;
-fail_sr:
-	setup_error(&e, err, errlen);
 out:
 	test_ring_close(&t, false);
 	return rc;
@@ -390,8 +407,6 @@ process_cpu_seconds(void)
 static int
 run_full(full_row *row, const options *o, char *err, size_t errlen)
 {
-	sr_error e;
-	sr_error_clear(&e);
 	int rc = -1;
 	test_ring t = { 0 };
 	full_ctx *f = aligned_alloc(128, (sizeof *f + 127) / 128 * 128);
@@ -406,13 +421,14 @@ run_full(full_row *row, const options *o, char *err, size_t errlen)
 	atomic_init(&f->fast, 0);
 	atomic_init(&f->stop, 0);
 	f->period_ns = 1000000000 / o->full_rate;
-	if (!test_ring_open(&t, o->full_slots, SR_PRODUCER_MULTI, &o->full_wait, row->sync, slow_event, f, &e))
-		goto fail_sr;
+	if (!test_ring_open(&t, o->full_slots, SR_PRODUCER_MULTI, &o->full_wait, row->sync, slow_event, f, err,
+	    errlen))
+		goto out;
 	f->seq = t.seq;
 	f->ring = t.ring;
 	clock_gettime(CLOCK_MONOTONIC, &f->next);
-	if (!test_ring_start(&t, &e))
-		goto fail_sr;
+	if (!test_ring_start(&t, err, errlen))
+		goto out;
 	for (int i = 0; i < o->full_producers; i++) {
 		if (pthread_create(&tids[i], NULL, full_producer, f) != 0) {
 			snprintf(err, errlen, "pthread_create failed after %d producers", i);
@@ -433,9 +449,6 @@ run_full(full_row *row, const options *o, char *err, size_t errlen)
 	row->seconds = (double)(w1 - w0) / 1e9;
 	row->delivered = d1 - d0;
 	rc = 0;
-	goto out;
-fail_sr:
-	setup_error(&e, err, errlen);
 out:
 	if (f != NULL) {
 		atomic_store_explicit(&f->fast, 1, memory_order_relaxed);
