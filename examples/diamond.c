@@ -17,9 +17,12 @@
  * verdict names that as the cause (as the Disruptor's own guidance says: no
  * more busy consumers than cores).  --ring-slots 2 leaves no room for batches: every event then waits at each
  * stage for the one before it, a transfer per event per stage, and the
- * verdict says so.
+ * verdict says so.  The flip's run is 1,000 events: with fewer CPUs than
+ * threads every event then waits for the scheduler at each stage, a time
+ * slice of another process each time on a busy machine, and 100,000 such
+ * events outlast the verdict test's guard against a hang.
  *
- * Flips the verdict: --ring-slots 2
+ * Flips the verdict: --ring-slots 2 1000
  *
  * Run: diamond [--quick] [--ring-slots SLOTS] [events]
  */
