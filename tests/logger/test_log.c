@@ -641,11 +641,18 @@ policy_sync(sr_log_mode mode)
 	/*
 	 * The producer fills the ring, then writes itself: it waits for the
 	 * sink (the consumer holds the sink's lock while stuck in it), never
-	 * for the ring.  Resuming the sink lets both go on.
+	 * for the ring.  Resuming the sink lets both go on.  The consumer
+	 * counts its lines at the end of its batch, which is stuck: a line
+	 * the sink counts now is the producer's own.  Resumed only then, so
+	 * that a producer slow to start on a busy machine still finds the ring
+	 * full.
 	 */
 	pthread_t t;
 	pthread_create(&t, NULL, produce, &p);
-	tl_sleep_ms(50);
+	int64_t deadline = sr_monotonic_ns() + 10 * INT64_C(1000000000);
+	while (tl_stats(log).sinks[0].messages == 0 && sr_monotonic_ns() < deadline)
+		tl_sleep_ms(1);
+	cr_assert_gt(tl_stats(log).sinks[0].messages, 0, "in 10 s the producer never wrote a line itself");
 	tl_capture_resume(&cap);
 	pthread_join(t, NULL);
 	sr_log_counters st = flushed_counts(log, 101, &cap);
