@@ -378,7 +378,7 @@ Test(wakeups, sleep, .timeout = 60) { wakeups("sleep", WAKEUP_ROUNDS); }
 Test(wakeups, block, .timeout = 60) { wakeups("block", WAKEUP_ROUNDS); }
 Test(wakeups, liteblock, .timeout = 60) { wakeups("liteblock", WAKEUP_ROUNDS); }
 Test(wakeups, timeout, .timeout = 60) { wakeups("timeout", WAKEUP_ROUNDS); }
-/* With a timeout far above the 2 s bound, only the signal can deliver in time. */
+/* With a timeout far above the 10 s bound, only the signal can deliver in time. */
 Test(wakeups, timeout_long, .timeout = 60) { wakeups("timeout:timeout=30s", WAKEUP_ROUNDS); }
 Test(wakeups, phased, .timeout = 60) { wakeups("phased", WAKEUP_ROUNDS); }
 Test(wakeups, phased_block, .timeout = 60) { wakeups("phased:fallback=block", WAKEUP_ROUNDS); }
