@@ -560,12 +560,17 @@ Test(log_producer, rings_of_exited_threads_are_freed, .timeout = 60)
 	unlink(f.path);
 }
 
-/* Waits up to 3 s until describe shows `spare` spare rings; returns what it shows last. */
+/*
+ * Waits until describe shows `spare` spare rings, up to 15 s (a spare is
+ * released 1 s after its last use, at a housekeeping of the consumer, which
+ * a busy machine may run late); returns what it shows last.
+ */
 static long
 await_spare_rings(sr_log *log, long spare)
 {
+	int64_t deadline = sr_monotonic_ns() + 15 * INT64_C(1000000000);
 	long now = -1;
-	for (int tries = 0; tries < 3000 && (now = spare_rings(log)) != spare; tries++)
+	while ((now = spare_rings(log)) != spare && sr_monotonic_ns() < deadline)
 		tl_sleep_ms(1);
 	return now;
 }
