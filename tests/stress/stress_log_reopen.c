@@ -32,6 +32,7 @@
 #include "log_support.h"
 #include "stress_args.h"
 #include <seqring/sr_log.h>
+#include <seqring/sr_time.h>
 
 #define LOGROTATE "/usr/sbin/logrotate"
 #if defined(__SANITIZE_THREAD__)
@@ -148,9 +149,11 @@ run(const char *mode)
 		 * create: the signal only asks; the consumer reopens at its next
 		 * batch end or housekeeping (within 100 ms when idle).  Wait for
 		 * it, so that the next rotation's request is not folded into this
-		 * one's (two requests before one reopen are one reopen).
+		 * one's (two requests before one reopen are one reopen); up to 10 s,
+		 * which only a reopen that never comes takes.
 		 */
-		for (int waited = 0; create && waited < 2000; waited++) {
+		int64_t deadline = sr_monotonic_ns() + 10 * SR_NS_PER_S;
+		while (create && sr_monotonic_ns() < deadline) {
 			sr_log_counters now;
 			sr_log_stats(log, &now);
 			if (now.sinks[0].reopens >= (uint64_t)r + 1)
