@@ -322,9 +322,10 @@ Test(disruptor, halt_stops_every_stage_and_destroy_halts_a_running_graph, .timeo
 		cr_assert_eq(g.status, SR_OK);
 		cr_assert_eq(gating_count(d), 1);
 		cr_assert_eq(sr_disruptor_start(d, NULL), SR_OK);
+		/* A hang guard: busy-spinning stages share two CPUs with whatever else runs. */
 		int64_t t0 = sc_now();
 		cr_assert_eq(sr_disruptor_halt(d), SR_OK);
-		cr_assert_lt(sc_now() - t0, 2 * SC_S, "%s: halt took %lld ns", strategies[k],
+		cr_assert_lt(sc_now() - t0, 10 * SC_S, "%s: halt took %lld ns", strategies[k],
 		    (long long)(sc_now() - t0));
 		for (int i = 0; i < 3; i++)
 			cr_assert_eq(sr_processor_state_get(sr_disruptor_processor(d, i)), SR_PROCESSOR_HALTED);
