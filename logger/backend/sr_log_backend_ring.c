@@ -14,6 +14,7 @@
  */
 #include "sr_log_backend_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_crash_internal.h"
 #include "sr_log_full_policy_internal.h"
 #include "sr_log_ring_internal.h"
 #include "sr_log_thread_internal.h"

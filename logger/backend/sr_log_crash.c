@@ -12,7 +12,7 @@
  *   2. for each logger in the table, makes sure that every record published
  *      (contiguously, from the consumer's position) in any of its rings (the
  *      shared ring, or every thread's ring with producer per_thread: the
- *      list of sr_log_crash_internal.h) reaches the file and descriptor
+ *      list of sr_log_crash_state_internal.h) reaches the file and descriptor
  *      sinks:
  *        a. drain: if the consumer thread is alive and is not the crashing
  *           thread, it is left to do its job (records published before the
@@ -46,6 +46,7 @@
  * the flag that elects the first crashing thread.
  */
 #include "sr_log_backtrace_internal.h"
+#include "sr_log_crash_internal.h"
 #include "sr_log_event_internal.h"
 #include "sr_log_ring_internal.h"
 #include "sr_log_sink_internal.h"

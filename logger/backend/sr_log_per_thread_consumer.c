@@ -18,6 +18,7 @@
 #include "sr_cache_internal.h"
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_crash_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_per_thread_internal.h"
 

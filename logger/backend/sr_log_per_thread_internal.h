@@ -61,7 +61,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sr_log_crash_internal.h"
+#include "sr_log_crash_state_internal.h"
 #include "sr_log_internal.h"
 #include "sr_log_record_internal.h"
 #include "sr_ring.h"

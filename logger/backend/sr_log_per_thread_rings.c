@@ -17,6 +17,7 @@
  * freeing them: neither side then reaches memory the other freed.
  */
 #include "sr_log_backend_internal.h"
+#include "sr_log_crash_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_per_thread_internal.h"
 

@@ -8,6 +8,7 @@
  */
 #include "sr_cache_internal.h"
 #include "sr_log_backend_internal.h"
+#include "sr_log_crash_internal.h"
 #include "sr_log_per_thread_internal.h"
 
 #include <stdlib.h>

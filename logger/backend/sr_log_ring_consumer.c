@@ -8,6 +8,7 @@
  * crash handler's check point.
  */
 #include "sr_log_consumer_internal.h"
+#include "sr_log_crash_internal.h"
 #include "sr_log_ring_internal.h"
 
 static void

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sr_log_crash_internal.h"
+#include "sr_log_crash_state_internal.h"
 #include "sr_log_internal.h"
 #include "sr_processor.h"
 #include "sr_ring.h"

@@ -6,7 +6,6 @@
  * layout.  Also here: the consumer's report of what a syslog sink could not
  * deliver, which goes to every sink as drop reports do.
  */
-#include "sr_log_consumer_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_syslog_internal.h"
 #include "sr_log_thread_internal.h"
