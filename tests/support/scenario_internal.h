@@ -29,14 +29,6 @@ void sc_finish(sc_check *c, sc_result *r, int64_t started_ns);
 /* An sc_result that is ok and counts nothing yet. */
 sc_result sc_result_ok(void);
 
-/*
- * The retry of a run whose only fault is a slow wake-up (scenarios.h, at
- * sc_alert_wakes_best_of): run(spec, variant) up to `tries` times while it
- * passes but takes bound_ns or more; the fastest run, or the first failure.
- */
-sc_result sc_best_of(sc_result (*run)(const char *spec, int variant), const char *spec, int variant,
-    int64_t bound_ns, int tries);
-
 /* A scenario's own thread: its function gets this record. */
 typedef struct sc_thread {
 	void *ctx;

@@ -83,12 +83,11 @@ life_end(life_ctx *l, sc_result r)
 	return r;
 }
 
-/* One run of the scenario that sc_halt_while_waiting_best_of repeats (scenarios.h). */
-static sc_result
-halt_while_waiting(const char *spec, int mode)
+sc_result
+sc_halt_while_waiting(const char *spec, enum sr_producer_mode mode)
 {
 	sc_result r = sc_result_ok();
-	life_ctx *l = life_begin(spec, (enum sr_producer_mode)mode);
+	life_ctx *l = life_begin(spec, mode);
 	if (sc_failed(&l->check))
 		return life_end(l, r);
 	sr_processor *proc = l->line.proc;
@@ -97,11 +96,12 @@ halt_while_waiting(const char *spec, int mode)
 	sc_sleep_ns(30 * SC_MS);
 	int64_t halted_at = sc_now();
 	sr_processor_halt(proc);
-	int64_t deadline = halted_at + 2 * SC_S;
+	int64_t deadline = halted_at + SC_WAKE_DEADLINE_NS;
 	while (atomic_load(&l->shutdowns) == 0 && sc_now() < deadline)
 		sc_sleep_ns(100 * 1000);
 	if (atomic_load(&l->shutdowns) == 0) {
-		sc_failf(&l->check, "%s: halt did not stop a waiting processor within 2 s", spec);
+		sc_failf(&l->check, "%s: halt did not stop a waiting processor within %lld s", spec,
+		    (long long)(SC_WAKE_DEADLINE_NS / SC_S));
 		sc_publish_values(l->line.seq, l->line.ring, 1); /* wake it so that it can be joined */
 	}
 	sr_processor_join(proc);
@@ -129,12 +129,6 @@ halt_while_waiting(const char *spec, int mode)
 			    atomic_load(&l->shutdowns), (long long)atomic_load(&l->handled));
 	}
 	return life_end(l, r);
-}
-
-sc_result
-sc_halt_while_waiting_best_of(const char *spec, enum sr_producer_mode mode, int64_t bound_ns, int tries)
-{
-	return sc_best_of(halt_while_waiting, spec, (int)mode, bound_ns, tries);
 }
 
 sc_result

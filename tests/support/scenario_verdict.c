@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * scenario_verdict.c: how a scenario records its first failure and retries
- * a run that was only slow, and how the plain stress programs report
- * results and count their own checks.
+ * scenario_verdict.c: how a scenario records its first failure, and how the
+ * plain stress programs report results and count their own checks.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -57,19 +56,6 @@ sc_result_ok(void)
 	return (sc_result){ .ok = true };
 }
 
-sc_result
-sc_best_of(sc_result (*run)(const char *spec, int variant), const char *spec, int variant,
-    int64_t bound_ns, int tries)
-{
-	sc_result best = run(spec, variant);
-	for (int i = 1; i < tries && best.ok && best.max_latency_ns >= bound_ns; i++) {
-		sc_result r = run(spec, variant);
-		if (!r.ok || r.max_latency_ns < best.max_latency_ns)
-			best = r;
-	}
-	return best;
-}
-
 void
 sc_hung(const char *what)
 {
@@ -89,15 +75,6 @@ sc_expect_events(sc_result *r, int64_t expected)
 	}
 }
 
-void
-sc_expect_latency_below(sc_result *r, int64_t bound_ns, const char *what)
-{
-	if (r->ok && r->max_latency_ns >= bound_ns) {
-		r->ok = false;
-		snprintf(r->message, sizeof r->message, "%s took %.1f ms (bound %.0f ms)", what,
-		    (double)r->max_latency_ns / 1e6, (double)bound_ns / 1e6);
-	}
-}
 
 int
 sc_report(const char *program, const char *name, const sc_result *r)
