@@ -122,7 +122,8 @@ done <"$tmp/fields"
 
 # Quoted description lines whose source is a default.
 quoted=0
-for f in README.md docs/*.md; do
+# From the source tree, wherever the script is run from (CTest runs it in the build tree).
+for f in README.md $(cd "$src" && echo docs/*.md); do
   [ -f "$src/$f" ] || continue
   while IFS=: read -r line text; do
     var=$(sed -E 's/.*default \((SEQRING_LOG[A-Z_]*) unset\)$/\1/' <<<"$text")
