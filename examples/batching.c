@@ -149,11 +149,9 @@ main(int argc, char **argv)
 		{ "--events", EX_FLAG_INT64, &events, RING, (double)INT64_MAX, NULL },
 		{ "--producer-work", EX_FLAG_INT, &producer_work, 0, 100000, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "batching",
+	ex_flags_parse(argc, argv, "batching",
 	    "[--quick] [--events N (at least " EX_STRINGIFY(RING) ")] [--producer-work N (0..100000, default 0)]",
 	    flags, sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 	ex_machine m;
 	ex_machine_measure(&m);
 	ex_predict("the consumer's mean batch, advancing once per batch", RING, "events",

@@ -149,11 +149,9 @@ main(int argc, char **argv)
 		{ "--bursts", EX_FLAG_INT64, &bursts, 10, MAX_BURSTS, NULL },
 		{ "--same-cpu", EX_FLAG_SET, &same_cpu, 0, 0, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "eager_consumer",
+	ex_flags_parse(argc, argv, "eager_consumer",
 	    "[--quick] [--bursts N (10.." EX_STRINGIFY(MAX_BURSTS) ", of " EX_STRINGIFY(BURST) " calls)] "
 	    "[--same-cpu (producer and consumer on one CPU)]", flags, sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 	ex_machine m;
 	ex_machine_measure(&m);
 	/* This thread, and every thread it creates from now on, on one CPU. */

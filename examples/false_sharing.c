@@ -153,11 +153,9 @@ main(int argc, char **argv)
 		{ "--ops", EX_FLAG_INT64, &ops, 1000, (double)INT64_MAX, NULL },
 		{ "--same-cpu", EX_FLAG_SET, &same_cpu, 0, 0, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "false_sharing",
+	ex_flags_parse(argc, argv, "false_sharing",
 	    "[--quick] [--ops N (at least 1000)] [--same-cpu (both threads on one CPU)]", flags,
 	    sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 	ex_machine m;
 	ex_machine_measure(&m);
 	double alone = counters(&apart.a.value, &apart.b.value, 1);

@@ -210,13 +210,11 @@ main(int argc, char **argv)
 		{ "--ring-slots", EX_FLAG_POW2, &ring_slots, 1024, 1 << 24, NULL },
 		{ "--same-cpu", EX_FLAG_SET, &same_cpu, 0, 0, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "locked_instruction",
+	ex_flags_parse(argc, argv, "locked_instruction",
 	    "[--quick] [--threads N (1.." EX_STRINGIFY(MAX_THREADS) ", default: the CPUs)] "
 	    "[--bursts N (5.." EX_STRINGIFY(MAX_BURSTS) ", of " EX_STRINGIFY(BURST) " calls per thread)] "
 	    "[--ring-slots SLOTS (the shared ring's, a power of two from 1024 to 16777216; default "
 	    EX_STRINGIFY(RING_SLOTS) ")] [--same-cpu (every caller on one CPU)]", flags, sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 	ex_machine m;
 	ex_machine_measure(&m);
 	if (threads == 0)

@@ -358,13 +358,11 @@ main(int argc, char **argv)
 		{ "--reader-rate", EX_FLAG_DOUBLE, &reader_rate_mib, 0.01, 1000, NULL },
 		{ "--disabled-only", EX_FLAG_SET, &disabled_only, 0, 0, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "log_level_cost", "[--quick] [--threads N (1..64)] "
+	ex_flags_parse(argc, argv, "log_level_cost", "[--quick] [--threads N (1..64)] "
 	    "[--seconds S (0.1..600, per level and round, after a 0.5 s warm-up)] "
 	    "[--rounds N (1.." EX_STRINGIFY(MAX_ROUNDS) ", default 3)] "
 	    "[--reader-rate MIB_PER_S (0.01..1000: the loop's sink is a pipe read at that rate, "
 	    "not /dev/null)] [--disabled-only]", flags, sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 
 	struct call_cost cc;
 	if (disabled_only) {

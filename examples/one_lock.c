@@ -115,13 +115,11 @@ main(int argc, char **argv)
 		{ "--capacity", EX_FLAG_POW2, &capacity, 1024, 1 << 24, NULL },
 		{ "--judge-queue", EX_FLAG_SET, &judge_queue, 0, 0, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "one_lock",
+	ex_flags_parse(argc, argv, "one_lock",
 	    "[--quick] [--seconds S (0.05..600, per run, after a 0.2 s warm-up)] "
 	    "[--capacity SLOTS (a power of two from 1024 to 16777216; default " EX_STRINGIFY(CAPACITY) ")] "
 	    "[--judge-queue (the prediction checked against the queue mode)]",
 	    flags, sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 	work_iters = rl_calibrate_work(2000);
 	ex_machine m;
 	ex_machine_measure(&m);

@@ -81,9 +81,7 @@ main(int argc, char **argv)
 		{ "EVENTS", EX_FLAG_INT64, &events, 1, (double)INT64_MAX, NULL },
 		{ "WAIT_STRATEGY", EX_FLAG_TEXT, &wait_strategy, 0, 0, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "one_to_one", synopsis, flags, sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
+	ex_flags_parse(argc, argv, "one_to_one", synopsis, flags, sizeof flags / sizeof flags[0]);
 	sr_error err;
 	sr_disruptor_config dc;
 	sr_disruptor_config_default(&dc, ring_slots, 8, SR_PRODUCER_SINGLE);

@@ -185,11 +185,9 @@ main(int argc, char **argv)
 		{ "--seconds", EX_FLAG_DOUBLE, &window_s, 0.1, 600, NULL },
 		{ "--rate", EX_FLAG_DOUBLE, &rate_mib, 0.01, 1000, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "reader_speed_limit", "[--quick] [--threads N (1..64)] "
+	ex_flags_parse(argc, argv, "reader_speed_limit", "[--quick] [--threads N (1..64)] "
 	    "[--seconds S (0.1..600, measured per scenario after a 1 s warm-up)] "
 	    "[--rate MIB_PER_S (0.01..1000, default 1)]", flags, sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 	work_iters = rl_calibrate_work(2000);
 
 	double rate = rate_mib * 1024 * 1024;

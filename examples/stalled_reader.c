@@ -183,10 +183,8 @@ main(int argc, char **argv)
 		{ "--rate", EX_FLAG_DOUBLE, &rate_mib, 0, 1000, NULL },
 		{ "--drop-first", EX_FLAG_SET, &drop_first, 0, 0, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "stalled_reader", synopsis, flags,
+	ex_flags_parse(argc, argv, "stalled_reader", synopsis, flags,
 	    sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 	if (rate_mib > 0 && rate_mib < 0.01) {
 		fprintf(stderr, "stalled_reader: --rate %g: expected 0 (as fast as it can) or 0.01 to 1000\n",
 		    rate_mib);

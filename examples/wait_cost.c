@@ -86,11 +86,9 @@ main(int argc, char **argv)
 		{ "--events", EX_FLAG_INT64, &events, 1, MAX_EVENTS, NULL },
 		{ "--same-cpu", EX_FLAG_SET, &same_cpu, 0, 0, NULL },
 	};
-	int status = ex_flags_parse(argc, argv, "wait_cost",
+	ex_flags_parse(argc, argv, "wait_cost",
 	    "[--quick] [--events N (1.." EX_STRINGIFY(MAX_EVENTS) ")] [--same-cpu (producer and consumer on one CPU)]",
 	    flags, sizeof flags / sizeof flags[0]);
-	if (status >= 0)
-		return status;
 	ex_machine m;
 	ex_machine_measure(&m);
 	/* This thread, and every thread it creates from now on, on one CPU. */

@@ -145,9 +145,10 @@ refuse(const char *program, const char *synopsis)
 	return 2;
 }
 
-int
-ex_flags_parse(int argc, char **argv, const char *program, const char *synopsis,
-    const ex_flag *flags, size_t count)
+/* ex_flags_parse's work: -1 to go on, else the status to exit with. */
+static int
+parse(int argc, char **argv, const char *program, const char *synopsis, const ex_flag *flags,
+    size_t count)
 {
 	if (count > EX_FLAGS_MAX) {
 		fprintf(stderr, "%s: %zu entries in the flag table, more than EX_FLAGS_MAX (%d)\n", program,
@@ -199,4 +200,13 @@ ex_flags_parse(int argc, char **argv, const char *program, const char *synopsis,
 		if (!take_positional(program, flags, count, &taken, argv[optind]))
 			return refuse(program, synopsis);
 	return -1;
+}
+
+void
+ex_flags_parse(int argc, char **argv, const char *program, const char *synopsis,
+    const ex_flag *flags, size_t count)
+{
+	int status = parse(argc, argv, program, synopsis, flags, count);
+	if (status >= 0)
+		exit(status);
 }

@@ -42,14 +42,14 @@ typedef struct ex_flag {
 } ex_flag;
 
 /*
- * Parses argv[1..argc-1] against flags, in command-line order.  Returns -1
- * when the program is to go on, or the status main is to exit with: 0 when
- * --help or -h is anywhere on the line (the usage on stdout), 2 after an
- * unknown flag, a missing value, one out of range or an argument too many (a
- * line naming the argument, and the value and what was expected, then the
- * usage, on stderr).  synopsis is the usage without the program's name.
+ * Parses argv[1..argc-1] against flags, in command-line order, and returns
+ * when the program is to go on.  Otherwise it exits: with 0 when --help or
+ * -h is anywhere on the line (the usage on stdout), with 2 after an unknown
+ * flag, a missing value, one out of range or an argument too many (a line
+ * naming the argument, and the value and what was expected, then the usage,
+ * on stderr).  synopsis is the usage without the program's name.
  */
-int ex_flags_parse(int argc, char **argv, const char *program, const char *synopsis,
+void ex_flags_parse(int argc, char **argv, const char *program, const char *synopsis,
     const ex_flag *flags, size_t count);
 
 /* "usage: PROGRAM SYNOPSIS" on to: for checks ex_flags_parse cannot make alone. */
