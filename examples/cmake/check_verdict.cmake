@@ -6,11 +6,13 @@
 # Runs the lesson with --quick, then with --quick and FLIP (a parameter that breaks what its
 # prediction assumes), and fails unless both print a verdict and the second is "NOT as
 # predicted"; when the first is "as predicted", the two ratios must also differ by more than a
-# quarter: the parameter moved the measurement, and the verdict followed it. (On a machine that
-# other processes keep busy the first run may itself be "NOT as predicted", naming them: that is
-# reported, not failed.)
+# quarter: the parameter moved the measurement, and the verdict followed it. On a machine that
+# other processes keep busy the first run may itself be "NOT as predicted", naming them (another
+# process running, the hypervisor's steal): then the two timings say nothing about the parameter,
+# and the verdicts are reported, not compared (seen: false_sharing's --same-cpu run 'as predicted'
+# while other processes kept the CPUs busy). Both runs must still end well and print a verdict.
 
-function(run_lesson out_verdict out_ratio)
+function(run_lesson out_verdict out_ratio out_line)
   execute_process(COMMAND ${LESSON} --quick ${ARGN}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
   if(NOT rc EQUAL 0)
@@ -31,11 +33,17 @@ function(run_lesson out_verdict out_ratio)
   endif()
   set(${out_verdict} ${verdict} PARENT_SCOPE)
   set(${out_ratio} ${CMAKE_MATCH_1} PARENT_SCOPE)
+  set(${out_line} "${line}" PARENT_SCOPE)
   message(STATUS "${LESSON} --quick ${ARGN}: ${line}")
 endfunction()
 
-run_lesson(plain_verdict plain_ratio)
-run_lesson(flip_verdict flip_ratio ${FLIP})
+run_lesson(plain_verdict plain_ratio plain_line)
+run_lesson(flip_verdict flip_ratio flip_line ${FLIP})
+if(plain_line MATCHES "another process running|the hypervisor took")
+  message(STATUS "the run without ${FLIP} measured on a busy machine (see its reason): the verdicts "
+    "are not compared")
+  return()
+endif()
 if(NOT flip_verdict STREQUAL "NOT")
   message(FATAL_ERROR "with ${FLIP} the verdict stayed 'as predicted' (${flip_ratio}x)")
 endif()
