@@ -48,12 +48,7 @@ main(int argc, char **argv)
 	const char *timed[] = { "timeout:timeout=5ms", "phased:fallback=timeout,timeout=5ms" };
 	for (int i = 0; i < 2; i++) {
 		snprintf(name, sizeof name, "on_timeout %s", timed[i]);
-		sc_result r = sc_timeout_hook(timed[i], 150 * SC_MS);
-		if (r.ok && (r.n[0] < 2 || r.n[1] < 2)) {
-			r.ok = false;
-			snprintf(r.message, sizeof r.message, "%" PRId64 " and %" PRId64
-			    " timeouts in 150 ms idle spells, expected several", r.n[0], r.n[1]);
-		}
+		sc_result r = sc_timeout_hook(timed[i], 150 * SC_MS, 2); /* idle spells of 2 timeouts at least */
 		failures += sc_report(prog, name, &r);
 		scenarios++;
 	}

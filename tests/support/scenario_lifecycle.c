@@ -131,22 +131,39 @@ sc_halt_while_waiting(const char *spec, enum sr_producer_mode mode)
 	return life_end(l, r);
 }
 
+/*
+ * One idle spell of sc_timeout_hook: idle_ns, then until min_timeouts
+ * timeouts came since it began; the timeouts, and the spell's length in
+ * *spell_ns.
+ */
+static int64_t
+idle_spell(life_ctx *l, const char *spec, int64_t idle_ns, int64_t min_timeouts, int64_t *spell_ns)
+{
+	int64_t began = sc_now(), before = atomic_load(&l->timeouts);
+	sc_sleep_ns(idle_ns);
+	int64_t deadline = sc_now() + SC_WAKE_DEADLINE_NS;
+	while (atomic_load(&l->timeouts) - before < min_timeouts && sc_now() < deadline)
+		sc_sleep_ns(SC_MS);
+	int64_t got = atomic_load(&l->timeouts) - before;
+	*spell_ns = sc_now() - began;
+	if (got < min_timeouts)
+		sc_failf(&l->check, "%s: %" PRId64 " timeouts in %.1f s idle, expected %" PRId64, spec, got,
+		    (double)*spell_ns / 1e9, min_timeouts);
+	return got;
+}
+
 sc_result
-sc_timeout_hook(const char *spec, int64_t idle_ns)
+sc_timeout_hook(const char *spec, int64_t idle_ns, int64_t min_timeouts)
 {
 	sc_result r = sc_result_ok();
 	life_ctx *l = life_begin(spec, SR_PRODUCER_SINGLE);
 	if (sc_failed(&l->check))
 		return life_end(l, r);
 	sr_processor *proc = l->line.proc;
-	sc_sleep_ns(idle_ns);
-	r.n[0] = atomic_load(&l->timeouts);
+	r.n[0] = idle_spell(l, spec, idle_ns, min_timeouts, &r.n[2]);
 	sc_publish_values(l->line.seq, l->line.ring, 3);
-	if (sc_await_sequence(&l->check, sr_processor_sequence(proc), 2, "consumer")) {
-		int64_t before = atomic_load(&l->timeouts);
-		sc_sleep_ns(idle_ns);
-		r.n[1] = atomic_load(&l->timeouts) - before;
-	}
+	if (sc_await_sequence(&l->check, sr_processor_sequence(proc), 2, "consumer"))
+		r.n[1] = idle_spell(l, spec, idle_ns, min_timeouts, &r.n[3]);
 	sr_processor_halt(proc);
 	sr_processor_join(proc);
 	r.events = atomic_load(&l->handled);

@@ -212,11 +212,15 @@ sc_result sc_alert_wakes_every_strategy(bool with_dependent);
 sc_result sc_halt_while_waiting(const char *spec, enum sr_producer_mode mode);
 
 /*
- * A processor idles for idle_ns with `spec`, handles 3 events, idles again.
- * Each on_timeout must report the last handled sequence (-1, then 2).
- * n[0]: timeouts during the first idle spell; n[1]: during the second.
+ * A processor idles with `spec`, handles 3 events, idles again; each idle
+ * spell lasts idle_ns and, beyond it, until min_timeouts timeouts came in it
+ * (failing after SC_WAKE_DEADLINE_NS more): a busy machine may run the
+ * consumer too seldom for a fixed spell to hold several.  Each on_timeout
+ * must report the last handled sequence (-1, then 2).
+ * n[0]: timeouts during the first idle spell; n[1]: during the second;
+ * n[2], n[3]: the spells' lengths, ns.
  */
-sc_result sc_timeout_hook(const char *spec, int64_t idle_ns);
+sc_result sc_timeout_hook(const char *spec, int64_t idle_ns, int64_t min_timeouts);
 
 /*
  * A ring of 8 is filled while its consumer is stopped inside its handler.
