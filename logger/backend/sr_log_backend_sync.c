@@ -11,6 +11,7 @@
 #include "sr_log_consumer_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
+#include "sr_log_direct_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -53,6 +53,7 @@
 #include "sr_log_per_thread_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_time.h"
+#include "sr_log_fanout_internal.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -12,6 +12,7 @@
 #include "sr_log_full_policy_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_time.h"
+#include "sr_log_direct_internal.h"
 
 /* A caller blocked on a full ring re-checks for shutdown this often. */
 #define BLOCK_SLICE_NS (10 * 1000 * 1000)

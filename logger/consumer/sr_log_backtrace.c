@@ -22,6 +22,7 @@
 #include "sr_log_backtrace_internal.h"
 #include "sr_log_event_internal.h"
 #include "sr_log_sink_internal.h"
+#include "sr_log_fanout_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

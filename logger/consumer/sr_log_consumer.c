@@ -12,6 +12,7 @@
 #include "sr_log_event_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
+#include "sr_log_fanout_internal.h"
 
 #include <inttypes.h>
 #include <pthread.h>

@@ -1,16 +1,46 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sr_log_direct_internal.h: a call rendered on its caller's thread into a
- * line the caller keeps (sr_log_direct.c; internal).  The rest of
- * sr_log_direct.c, what sync mode and policy sync write, is declared with
- * the backends' interface (sr_log_backend_internal.h).
+ * sr_log_direct_internal.h: a record rendered and written by its caller,
+ * not by a consumer: sync mode, the queue's callers and policy sync
+ * (sr_log_direct.c; internal).
  */
 #ifndef SR_LOG_DIRECT_INTERNAL_H
 #define SR_LOG_DIRECT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sr_log_internal.h"
+
+/*
+ * Encodes a record linearly into stack (stack_size bytes) or the heap;
+ * NULL when out of memory.  Free it when it is not stack.
+ */
+unsigned char *sr_log__encode_linear(const sr_log_rec *h, const sr_fmt_gather *g,
+    unsigned char *stack, size_t stack_size);
+/*
+ * Renders a linear record into stack (stack_size bytes), or into a heap
+ * buffer when the line is longer and max_line allows it; counts cut lines,
+ * format errors and cut records.  Returns the line (free it when it is not
+ * stack) and its length in *len.
+ */
+char *sr_log__render_by_caller(sr_log *log, const sr_log_rec *h, const unsigned char *body,
+    size_t body_len, char *stack, size_t stack_size, size_t *len);
+/*
+ * Encodes and renders a call on its thread (sr_log__encode_linear, then
+ * sr_log__render_by_caller): the line, or NULL when out of memory (counted
+ * as a drop).
+ */
+char *sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g,
+    char *stack, size_t stack_size, size_t *len);
+/*
+ * Renders on this thread and writes now or, when buffered (the caller is
+ * the sinks' only user: sync mode without immediate_flush, under its
+ * mutex), appends to the sinks' buffers; counts it as accepted and written.
+ */
+void sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered);
+/* A line its caller wrote: accepted, and written (reached every sink) or write_failed. */
+void sr_log__count_by_caller(sr_log *log, bool reached);
 
 /*
  * Encodes and renders a call on its thread, as sr_log__render_call does,

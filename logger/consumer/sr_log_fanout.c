@@ -9,6 +9,7 @@
 #include "sr_log_sink_internal.h"
 #include "sr_log_syslog_internal.h"
 #include "sr_log_thread_internal.h"
+#include "sr_log_fanout_internal.h"
 
 #include <stdio.h>
 #include <string.h>

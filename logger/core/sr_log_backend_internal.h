@@ -119,36 +119,4 @@ extern const sr_log_backend sr_log__sync_backend;
 /* A forked child's with SR_LOG_FORK_DROP: every call dropped, counted (sr_log_lifecycle.c). */
 extern const sr_log_backend sr_log__dropping_backend;
 
-/* ---- sr_log_direct.c: a record rendered and written by its caller (sync, queue, policy sync) ---- */
-
-/*
- * Encodes a record linearly into stack (stack_size bytes) or the heap;
- * NULL when out of memory.  Free it when it is not stack.
- */
-unsigned char *sr_log__encode_linear(const sr_log_rec *h, const sr_fmt_gather *g,
-    unsigned char *stack, size_t stack_size);
-/*
- * Renders a linear record into stack (stack_size bytes), or into a heap
- * buffer when the line is longer and max_line allows it; counts cut lines,
- * format errors and cut records.  Returns the line (free it when it is not
- * stack) and its length in *len.
- */
-char *sr_log__render_by_caller(sr_log *log, const sr_log_rec *h, const unsigned char *body,
-    size_t body_len, char *stack, size_t stack_size, size_t *len);
-/*
- * Encodes and renders a call on its thread (sr_log__encode_linear, then
- * sr_log__render_by_caller): the line, or NULL when out of memory (counted
- * as a drop).
- */
-char *sr_log__render_call(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g,
-    char *stack, size_t stack_size, size_t *len);
-/*
- * Renders on this thread and writes now or, when buffered (the caller is
- * the sinks' only user: sync mode without immediate_flush, under its
- * mutex), appends to the sinks' buffers; counts it as accepted and written.
- */
-void sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, bool buffered);
-/* A line its caller wrote: accepted, and written (reached every sink) or write_failed. */
-void sr_log__count_by_caller(sr_log *log, bool reached);
-
 #endif /* SR_LOG_BACKEND_INTERNAL_H */

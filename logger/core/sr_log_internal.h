@@ -9,14 +9,14 @@
  * defined in its own .c file (or, where two files share it, in that part's
  * internal header), so that no file sees another part's fields:
  *
- *   backend state   sr_log_backend_ring.c / _threads.c / _queue.c / _sync.c (chosen at open)
- *   levels          sr_log_categories.c: categories, rules, their lock
- *   sinks           sr_log_sinks.c: descriptors, buffers, rotation
- *   consumer        sr_log_consumer.c: the consuming thread's line buffer and batch counts
- *   backtrace       sr_log_backtrace.c
- *   clock           sr_log_clock.c (tsc calibration)
- *   pattern         sr_log_layout_pattern.c
- *   settings        sr_log_env.c (where each setting came from, for sr_log_describe)
+ *   backend state   backend/sr_log_backend_ring.c, _per_thread.c, _queue.c, _sync.c (chosen at open)
+ *   levels          levels/sr_log_categories.c: categories, rules, their lock
+ *   sinks           sink/sr_log_sinks.c: descriptors, buffers, rotation
+ *   consumer        consumer/sr_log_consumer.c: the consuming thread's line buffer and batch counts
+ *   backtrace       consumer/sr_log_backtrace.c
+ *   clock           core/sr_log_clock.c (tsc calibration)
+ *   pattern         layout/sr_log_layout_pattern.c
+ *   settings        config/sr_log_env.c (where each setting came from, for sr_log_describe)
  */
 #ifndef SR_LOG_INTERNAL_H
 #define SR_LOG_INTERNAL_H

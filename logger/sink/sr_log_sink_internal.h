@@ -92,22 +92,6 @@ void sr_log__sinks_free(sr_log *log);
  */
 void sr_log__dispatch_to(sr_log *log, int layout, int how, const sr_log_event *ev, int level,
     const char *line, size_t len);
-/*
- * Renders an event once per distinct layout that a sink taking `level`
- * uses, into line (max_line + SR_FMT_LINE_RESERVE bytes), and hands each
- * line to its sinks (sr_log_fanout.c).  True when a line was cut.
- */
-bool sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *line);
-/*
- * For each syslog sink that lost messages and delivers again, "N
- * message(s) could not be delivered ..." to every sink, rendered into line
- * (max_line + SR_FMT_LINE_RESERVE bytes): buffered then flushed (the
- * consumer, at the end of a batch), or written now (a caller, mode sync or
- * policy sync).
- */
-void sr_log__report_sink_losses(sr_log *log, char *line, int how);
-/* True when every sink taking `level` uses the logger's layout and none is syslog. */
-bool sr_log__fanout_single(const sr_log *log, int level);
 /* At open, after the sinks: their layouts (compiles their patterns). */
 int sr_log__sinks_layouts_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err);
 void sr_log__sinks_layouts_free(struct sr_log_sinks *sinks);
