@@ -76,6 +76,24 @@ open_to_capture(sr_log_config *c, sr_sink_config *s, tl_capture *cap)
 	return open_to_callback(c, s, tl_capture_write, cap);
 }
 
+/* A logger whose one sink captures its lines; the test sets config before captured_open. */
+typedef struct captured_log {
+	tl_capture cap;
+	sr_log_config config;
+	sr_sink_config sink;
+	sr_category *cat;         /* "t", once open */
+} captured_log;
+
+/* Opens cl's config with its one sink capturing into cl's capture. */
+static sr_log *
+captured_open(captured_log *cl)
+{
+	tl_capture_init(&cl->cap);
+	sr_log *log = open_to_capture(&cl->config, &cl->sink, &cl->cap);
+	cl->cat = sr_log_category(log, "t");
+	return log;
+}
+
 /* The "per-thread rings" line of describe: live, made, freed. */
 static void
 ring_counts(sr_log *log, long *live, long *made, long *freed)
@@ -315,6 +333,15 @@ run_writers_and_flush(sr_log *log, sr_category *cat, int nthreads, int n)
 	memset(w, 0, sizeof w);
 	run_writers(w, nthreads, cat, n);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
+}
+
+/* Opens slow (slow_us per line), where nthreads writers log n lines each; returns the logger, flushed. */
+static sr_log *
+slow_writers_flushed(slow_capture *slow, int slow_us, int nthreads, int n)
+{
+	sr_log *log = open_slow(slow, slow_us);
+	run_writers_and_flush(log, slow->cat, nthreads, n);
+	return log;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -577,18 +604,14 @@ await_spare_rings(sr_log *log, long spare)
 
 Test(log_producer, an_exited_threads_ring_is_kept_for_the_next_thread_then_released, .timeout = 60)
 {
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	sr_sink_config s;
-	per_thread_config(&c);
-	c.thread_ring_slots = 256;     /* the first thread's records wrap it: the memory is not clean */
-	sr_log *log = open_to_capture(&c, &s, &cap);
-	sr_category *cat = sr_log_category(log, "t");
+	captured_log cl;
+	per_thread_config(&cl.config);
+	cl.config.thread_ring_slots = 256; /* the first thread's records wrap it: the memory is not clean */
+	sr_log *log = captured_open(&cl);
 	enum { N = 300 };
 	writer w[3];
 	memset(w, 0, sizeof w);
-	run_writers(w, 1, cat, N);
+	run_writers(w, 1, cl.cat, N);
 	cr_expect_eq(await_spare_rings(log, 1), 1, "the exited thread's ring memory is kept");
 	/*
 	 * The main thread's first call takes it.  It logs fewer records than the
@@ -596,7 +619,7 @@ Test(log_producer, an_exited_threads_ring_is_kept_for_the_next_thread_then_relea
 	 */
 	enum { M = 10 };
 	for (int m = 0; m < M; m++)
-		SR_INFO(cat, "t1 m%d", m);
+		SR_INFO(cl.cat, "t1 m%d", m);
 	long live, made, freed, reused;
 	ring_counts(log, &live, &made, &freed);
 	cr_expect_eq(made, 2);
@@ -604,9 +627,9 @@ Test(log_producer, an_exited_threads_ring_is_kept_for_the_next_thread_then_relea
 	cr_expect_eq(spare_rings_reused(log, &reused), 0, "the main thread took the spare");
 	cr_expect_eq(reused, 1, "the main thread's ring is the spare's memory");
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	cr_expect_eq(cap.count, (size_t)(N + M), "%zu lines after the main thread's flush", cap.count);
+	cr_expect_eq(cl.cap.count, (size_t)(N + M), "%zu lines after the main thread's flush", cl.cap.count);
 	/* Another thread's ring, kept when it exits, is unmapped once unused for a while. */
-	w[2].cat = cat;
+	w[2].cat = cl.cat;
 	w[2].id = 2;
 	w[2].n = N;
 	cr_assert_eq(pthread_create(&w[2].thread, NULL, writer_main, &w[2]), 0);
@@ -617,11 +640,11 @@ Test(log_producer, an_exited_threads_ring_is_kept_for_the_next_thread_then_relea
 	cr_expect_eq(await_spare_rings(log, 0), 0, "a spare unused for %" PRId64 " ms is released",
 	    (sr_monotonic_ns() - kept_at) / 1000000);
 	sr_log_close(&log);
-	char *text = capture_text(&cap);
+	char *text = capture_text(&cl.cap);
 	const int want[3] = { N, M, N };
 	cr_expect_eq(expect_threads_in_order(text, 3, want), 2 * N + M);
 	free(text);
-	tl_capture_free(&cap);
+	tl_capture_free(&cl.cap);
 	SC_ASSERT_NO_LEAKS();
 }
 
@@ -632,9 +655,8 @@ Test(log_producer, block_with_a_tiny_ring_and_a_slow_sink_loses_nothing, .timeou
 {
 	slow_capture slow;
 	tiny_rings_config(&slow.config);
-	sr_log *log = open_slow(&slow, 20);
 	enum { THREADS = 4, N = 1500 };
-	run_writers_and_flush(log, slow.cat, THREADS, N);
+	sr_log *log = slow_writers_flushed(&slow, 20, THREADS, N);
 	sr_log_counters st = tl_stats(log);
 	cr_expect_eq(st.dropped, 0);
 	cr_expect_eq(st.written, (uint64_t)THREADS * N);
@@ -911,10 +933,9 @@ Test(log_producer, a_thread_that_never_logged_flushes_without_a_ring_of_its_own,
 {
 	slow_capture slow;
 	per_thread_config(&slow.config);
-	/* A slow sink: when the writers have finished, most of their lines are still in their rings. */
-	sr_log *log = open_slow(&slow, 200);
 	enum { THREADS = 3, N = 200 };
-	run_writers_and_flush(log, slow.cat, THREADS, N);
+	/* A slow sink: when the writers have finished, most of their lines are still in their rings. */
+	sr_log *log = slow_writers_flushed(&slow, 200, THREADS, N);
 	size_t lines = tl_capture_count(&slow.cap);
 	cr_expect_eq(lines, (size_t)THREADS * N, "the flush returned with %zu of %d lines written", lines, THREADS * N);
 	long live = -1, made = -1, freed = -1;
@@ -939,32 +960,29 @@ debug_main(void *arg)
 
 Test(log_producer, dump_backtrace_includes_every_thread_before_the_call)
 {
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	per_thread_config(&c);
-	c.backtrace_size = 100;
-	sr_sink_config s;
-	sr_log *log = open_to_capture(&c, &s, &cap);
-	sr_category *cat = sr_log_category(log, "t");
+	captured_log cl;
+	per_thread_config(&cl.config);
+	cl.config.backtrace_size = 100;
+	sr_log *log = captured_open(&cl);
 	kept k[3];
 	pthread_t t[3];
 	for (int i = 0; i < 3; i++) {
-		k[i] = (kept){ cat, i };
+		k[i] = (kept){ cl.cat, i };
 		pthread_create(&t[i], NULL, debug_main, &k[i]);
 	}
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
 	cr_assert_eq(sr_log_dump_backtrace(log), SR_OK);
 	/* At return, every kept message of the three (exited) threads was dumped. */
-	cr_expect_eq(tl_capture_grep(&cap, "[backtrace] kept t"), 30, "%zu", tl_capture_grep(&cap, "[backtrace] kept t"));
+	cr_expect_eq(tl_capture_grep(&cl.cap, "[backtrace] kept t"), 30, "%zu",
+	    tl_capture_grep(&cl.cap, "[backtrace] kept t"));
 	for (int i = 0; i < 3; i++) {
 		char want[64];
 		snprintf(want, sizeof want, "[backtrace] kept t%d m9", i);
-		cr_expect_eq(tl_capture_grep(&cap, want), 1, "%s", want);
+		cr_expect_eq(tl_capture_grep(&cl.cap, want), 1, "%s", want);
 	}
 	sr_log_close(&log);
-	tl_capture_free(&cap);
+	tl_capture_free(&cl.cap);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1324,18 +1342,14 @@ claimer_main(void *arg)
 
 Test(log_producer, try_claim_and_commit)
 {
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	tiny_rings_config(&c);
-	sr_sink_config s;
-	sr_log *log = open_to_capture(&c, &s, &cap);
-	sr_category *cat = sr_log_category(log, "t");
+	captured_log cl;
+	tiny_rings_config(&cl.config);
+	sr_log *log = captured_open(&cl);
 	cr_assert_not_null(log->backend->try_claim);
 	cr_assert_not_null(log->backend->commit);
 	static sr_site site = { .format = "claimed and committed", .file = __FILE__, .function = __func__,
 		.line = __LINE__, .level = SR_LOG_INFO };
-	sr_log_rec h = plain_record(&site, cat);
+	sr_log_rec h = plain_record(&site, cl.cat);
 
 	sr_log_claim a, b;
 	cr_assert(log->backend->try_claim(log, sizeof h, &a));
@@ -1350,7 +1364,7 @@ Test(log_producer, try_claim_and_commit)
 	sr_log__thread_record_encode(&b.w, &h, NULL);
 	log->backend->commit(log, &b);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
-	cr_expect_eq(tl_capture_grep(&cap, "claimed and committed"), 2);
+	cr_expect_eq(tl_capture_grep(&cl.cap, "claimed and committed"), 2);
 
 	claimer other = { log, NULL };
 	pthread_t t;
@@ -1360,9 +1374,9 @@ Test(log_producer, try_claim_and_commit)
 
 	/* A full ring: try_claim fails at once instead of waiting. */
 	h.size = sizeof h;
-	tl_capture_pause(&cap);
-	SR_INFO(cat, "gate");
-	tl_capture_wait_stuck(&cap);
+	tl_capture_pause(&cl.cap);
+	SR_INFO(cl.cat, "gate");
+	tl_capture_wait_stuck(&cl.cap);
 	int claimed = 0;
 	sr_log_claim x;
 	while (claimed < 100 && log->backend->try_claim(log, sizeof h, &x)) {
@@ -1372,13 +1386,13 @@ Test(log_producer, try_claim_and_commit)
 	}
 	/* The consumer passed sequences 0..2 and holds the gate (3): 3 + 16 = 18 is the last claimable. */
 	cr_expect_eq(claimed, 15, "%d", claimed);
-	tl_capture_resume(&cap);
+	tl_capture_resume(&cl.cap);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	sr_log_counters st = tl_stats(log);
 	cr_expect_eq(st.dropped, 0, "try_claim never drops: the caller then calls emit");
-	cr_expect_eq(tl_capture_grep(&cap, "claimed and committed"), 2 + (size_t)claimed);
+	cr_expect_eq(tl_capture_grep(&cl.cap, "claimed and committed"), 2 + (size_t)claimed);
 	sr_log_close(&log);
-	tl_capture_free(&cap);
+	tl_capture_free(&cl.cap);
 }
 
 /*
@@ -1488,29 +1502,25 @@ Test(log_producer, a_thread_renamed_after_it_logged_shows_its_new_name)
 #pragma GCC diagnostic ignored "-Wformat"
 Test(log_producer, percent_m_in_a_threads_ring_prints_the_callers_errno)
 {
-	tl_capture cap;
-	tl_capture_init(&cap);
-	sr_log_config c;
-	per_thread_config(&c);
-	sr_sink_config s;
-	sr_log *log = open_to_capture(&c, &s, &cap);
-	sr_category *cat = sr_log_category(log, "t");
+	captured_log cl;
+	per_thread_config(&cl.config);
+	sr_log *log = captured_open(&cl);
 	for (int i = 0; i < 2; i++) {
 		errno = ENOENT;
-		SR_INFO(cat, "open %d: %m", i);
+		SR_INFO(cl.cat, "open %d: %m", i);
 		cr_expect_eq(errno, ENOENT, "logging leaves errno as it was");
 		errno = EACCES;
-		SR_INFO(cat, "no errno here %d", i);
+		SR_INFO(cl.cat, "no errno here %d", i);
 	}
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	char want[128];
 	for (int i = 0; i < 2; i++) {
 		snprintf(want, sizeof want, "open %d: %s", i, strerror(ENOENT));
-		cr_expect_eq(tl_capture_grep(&cap, want), 1, "%s", want);
+		cr_expect_eq(tl_capture_grep(&cl.cap, want), 1, "%s", want);
 		snprintf(want, sizeof want, "no errno here %d", i);
-		cr_expect_eq(tl_capture_grep(&cap, want), 1, "%s", want);
+		cr_expect_eq(tl_capture_grep(&cl.cap, want), 1, "%s", want);
 	}
 	sr_log_close(&log);
-	tl_capture_free(&cap);
+	tl_capture_free(&cl.cap);
 }
 #pragma GCC diagnostic pop

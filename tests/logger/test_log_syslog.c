@@ -92,6 +92,19 @@ open_with(sr_sink_config *s, sr_log_mode mode)
 	return tl_open(&c);
 }
 
+/*
+ * A logger (mode) whose one syslog sink, over transport to addr in the message layout, finds no
+ * collector there at open and tries again after at most reconnect_max_ms.
+ */
+static sr_log *
+open_collector_down(sr_syslog_transport transport, const char *addr, int reconnect_max_ms, sr_log_mode mode)
+{
+	sr_sink_config s = sr_sink_syslog(transport, addr);
+	s.layout = SR_LOG_LAYOUT_MESSAGE;
+	s.reconnect_max_ms = reconnect_max_ms;
+	return open_with(&s, mode);
+}
+
 Test(log_syslog, rfc5424_frame_with_structured_data)
 {
 	char path[128];
@@ -218,10 +231,7 @@ Test(log_syslog, tcp_octet_counting_down_at_open_then_reconnect_and_report)
 	close(l);
 	char addr[64];
 	snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
-	sr_sink_config s = sr_sink_syslog(SR_SYSLOG_TCP, addr);
-	s.layout = SR_LOG_LAYOUT_MESSAGE;
-	s.reconnect_max_ms = 20;
-	sr_log *log = open_with(&s, SR_LOG_MODE_RING);
+	sr_log *log = open_collector_down(SR_SYSLOG_TCP, addr, 20, SR_LOG_MODE_RING);
 	sr_category *cat = sr_log_category(log, "x");
 	SR_INFO(cat, "lost %d", 1);
 	SR_INFO(cat, "lost %d", 2);
@@ -382,10 +392,7 @@ Test(log_syslog, sync_mode_reports_loss)
 	make_dir();
 	char path[128];
 	snprintf(path, sizeof path, "%s/late.sock", dir);
-	sr_sink_config s = sr_sink_syslog(SR_SYSLOG_UNIX_DGRAM, path);
-	s.layout = SR_LOG_LAYOUT_MESSAGE;
-	s.reconnect_max_ms = 10;
-	sr_log *log = open_with(&s, SR_LOG_MODE_SYNC);
+	sr_log *log = open_collector_down(SR_SYSLOG_UNIX_DGRAM, path, 10, SR_LOG_MODE_SYNC);
 	sr_category *cat = sr_log_category(log, "db");
 	SR_INFO(cat, "lost %d", 1);
 	int fd = dgram_collector("late.sock", path, sizeof path);

@@ -99,24 +99,29 @@ produce(void *arg)
 	return 0;
 }
 
+/*
+ * A graph to build, or NULL with the message in err: the graph builder takes NULL and leaves err
+ * alone (sr_disruptor.h), so that start_graph reports whichever step failed.
+ */
 static sr_disruptor *
-make(int64_t slots, enum sr_producer_mode mode, const char *wait, int64_t max_batch)
+make(int64_t slots, enum sr_producer_mode mode, const char *wait, int64_t max_batch, sr_error *err)
 {
 	sr_disruptor_config c;
 	sr_disruptor_config_default(&c, slots, sizeof(struct event), mode);
 	c.max_batch_size = max_batch;
-	sr_error err;
-	if (sr_wait_config_parse(wait, &c.wait, &err) != SR_OK) {
-		fprintf(stderr, "stress_disruptor: %s\n", err.message);
+	if (sr_wait_config_parse(wait, &c.wait, err) != SR_OK)
 		return NULL;
-	}
-	sr_disruptor *d = sr_disruptor_create(&c, &err);
-	if (d == NULL)
-		fprintf(stderr, "stress_disruptor: %s\n", err.message);
-	return d;
+	return sr_disruptor_create(&c, err);
 }
 
-/* Starts d's graph g; false after a message, with d destroyed. */
+/* The handler of stage st. */
+static sr_handler
+stage_handler(stage *st)
+{
+	return (sr_handler){ .ctx = st, .on_event = stage_event, .on_skip = stage_skip };
+}
+
+/* Starts d's graph g; false after a message, with d (if made) destroyed. */
 static bool
 start_graph(sr_disruptor *d, sr_group g, sr_error *err)
 {
@@ -130,14 +135,12 @@ start_graph(sr_disruptor *d, sr_group g, sr_error *err)
 static int
 diamond(const char *wait, int64_t per_producer)
 {
-	sr_disruptor *d = make(16, SR_PRODUCER_MULTI, wait, 5);
-	if (d == NULL)
-		return 1;
 	stage st[4] = { { .name = 'A' }, { .name = 'B' }, { .name = 'C' }, { .name = 'D' } };
 	sr_handler h[4];
 	for (int i = 0; i < 4; i++)
-		h[i] = (sr_handler){ .ctx = &st[i], .on_event = stage_event, .on_skip = stage_skip };
+		h[i] = stage_handler(&st[i]);
 	sr_error err;
+	sr_disruptor *d = make(16, SR_PRODUCER_MULTI, wait, 5, &err);
 	sr_group g = sr_disruptor_handle_events_with(d, &h[0], 1, &err);
 	g = sr_group_then(sr_group_then(g, &h[1], 2, &err), &h[3], 1, &err);
 	if (!start_graph(d, g, &err))
@@ -170,13 +173,11 @@ diamond(const char *wait, int64_t per_producer)
 static int
 restarts(const char *wait, int64_t events)
 {
-	sr_disruptor *d = make(8, SR_PRODUCER_SINGLE, wait, 0);
-	if (d == NULL)
-		return 1;
 	stage st = { .name = 'A' };
+	sr_handler h = stage_handler(&st);
 	sr_error err;
-	sr_group g = sr_disruptor_handle_events_with(d,
-	    &(sr_handler){ .ctx = &st, .on_event = stage_event, .on_skip = stage_skip }, 1, &err);
+	sr_disruptor *d = make(8, SR_PRODUCER_SINGLE, wait, 0, &err);
+	sr_group g = sr_disruptor_handle_events_with(d, &h, 1, &err);
 	if (!start_graph(d, g, &err))
 		return 1;
 	producer p = { d, events, 0 };

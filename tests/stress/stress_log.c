@@ -39,6 +39,7 @@ static char pattern[MAX_STRING + 1];
 
 /* What the sink saw; only the consumer (or, in sync mode, callers under the sink lock) writes. */
 typedef struct seen {
+	tl_stress_sink sink;      /* the callback sink's: it hands each line to seen_line */
 	unsigned char count[THREADS][EACH];
 	int last[THREADS];
 	long bad_lines;
@@ -47,33 +48,29 @@ typedef struct seen {
 	long reported_drops;
 } seen;
 
-static int
-sink_write(void *ctx, sr_log_level level, const char *line, size_t len)
+/* A line the sink read (tl_stress_sink_write): a record counted, a drop report added up, else bad. */
+static void
+seen_line(void *ctx, int r, int t, int i, const char *text)
 {
 	seen *s = ctx;
-	(void)level;
-	char text[MAX_STRING + 128];
-	int t, i;
-	int r = tl_stress_line(line, len, text, sizeof text, pattern, MAX_STRING, &t, &i);
 	if (r == 1 && t >= 0 && t < THREADS && i < EACH) {
 		s->count[t][i]++;
 		if (i <= s->last[t])
 			s->out_of_order++;
 		s->last[t] = i;
-		return 0;
+		return;
 	}
 	if (r != 0) {
 		s->bad_lines++;
-		return 0;
+		return;
 	}
 	unsigned long dropped;
 	if (sscanf(text, "%lu message(s) dropped because the queue was full", &dropped) == 1) {
 		s->reports++;
 		s->reported_drops += (long)dropped;
-		return 0;
+		return;
 	}
 	s->bad_lines++;
-	return 0;
 }
 
 typedef struct worker {
@@ -116,7 +113,8 @@ meddle(void *arg)
 static sr_log *
 open_log(sr_log_mode mode, bool shared, sr_log_full_policy policy, seen *s)
 {
-	sr_sink_config sink = sr_sink_callback(sink_write, s);
+	s->sink = (tl_stress_sink){ .pattern = pattern, .modulus = MAX_STRING, .on_line = seen_line, .ctx = s };
+	sr_sink_config sink = sr_sink_callback(tl_stress_sink_write, &s->sink);
 	sr_log_config c;
 	tl_configure(&c, &sink, (tl_settings){ .mode = mode, .full_policy = policy, .shared_ring = shared,
 	    .ring_slots = 256, .thread_ring_slots = 256, .slot_size = 64, .max_message_bytes = 1024,

@@ -56,30 +56,28 @@ each_of(int t)
 
 /* What the sink saw: only the consumer writes it (the callback runs there). */
 typedef struct seen {
+	tl_stress_sink sink;      /* the callback sink's: it hands each line to seen_line */
 	long next[MAX_THREADS];
 	long lines, bad_lines, out_of_order;
 } seen;
 
-static int
-sink_write(void *ctx, sr_log_level level, const char *line, size_t len)
+/* A line the sink read (tl_stress_sink_write): a record checked for its order and counted. */
+static void
+seen_line(void *ctx, int r, int t, int i, const char *text)
 {
 	seen *s = ctx;
-	(void)level;
-	char text[MAX_STRING + 128];
-	int t, i;
-	int r = tl_stress_line(line, len, text, sizeof text, pattern, MAX_STRING, &t, &i);
+	(void)text;
 	if (r == 0)
-		return 0; /* the logger's own lines (drop reports) */
+		return; /* the logger's own lines (drop reports) */
 	if (r < 0 || t < 0 || t >= MAX_THREADS) {
 		s->bad_lines++;
-		return 0;
+		return;
 	}
 	/* Block: exactly the next one; drop: a later one (gaps are drops). */
 	if (i < s->next[t])
 		s->out_of_order++;
 	s->next[t] = i + 1;
 	s->lines++;
-	return 0;
 }
 
 typedef struct writer {
@@ -168,7 +166,8 @@ join_writers(writer *w)
 static sr_log *
 open_logger(seen *s, sr_sink_config *sink, sr_log_full_policy policy, const char *wait)
 {
-	*sink = sr_sink_callback(sink_write, s);
+	s->sink = (tl_stress_sink){ .pattern = pattern, .modulus = MAX_STRING, .on_line = seen_line, .ctx = s };
+	*sink = sr_sink_callback(tl_stress_sink_write, &s->sink);
 	sr_log_config c;
 	/* 64 KiB rings: records of 1 to 6 slots wrap at the physical end many times. */
 	tl_configure(&c, sink, (tl_settings){ .ignore_environment = true, .layout = SR_LOG_LAYOUT_MESSAGE,

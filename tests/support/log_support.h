@@ -86,6 +86,23 @@ const char *tl_row(const char *text, const char *key, char *buf, size_t size);
 int tl_stress_line(const char *line, size_t len, char *text, size_t size, const char *pattern,
     int modulus, int *t, int *i);
 
+/*
+ * The stress programs' callback sink: sr_sink_callback(tl_stress_sink_write, &sink) reads each
+ * line with tl_stress_line, against sink's pattern and modulus (at most TL_STRESS_MODULUS_MAX),
+ * into a text of modulus + 128 bytes (a longer line is a broken record), and hands what it read
+ * to on_line with ctx: r as tl_stress_line returned it, t and i for a good record, the line's
+ * text for a line of another shape.  The sink's write always succeeds.
+ */
+enum { TL_STRESS_MODULUS_MAX = 1024 };
+typedef struct tl_stress_sink {
+	const char *pattern;
+	int modulus;
+	void (*on_line)(void *ctx, int r, int t, int i, const char *text);
+	void *ctx;
+} tl_stress_sink;
+
+int tl_stress_sink_write(void *sink, sr_log_level level, const char *line, size_t len);
+
 /* The path of a rotation's file k (into buf, which it returns): base itself for k = 0, else base.k. */
 char *tl_rotated_path(char *buf, size_t size, const char *base, int k);
 

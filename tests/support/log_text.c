@@ -94,6 +94,19 @@ tl_stress_line(const char *line, size_t len, char *text, size_t size, const char
 	return 1;
 }
 
+int
+tl_stress_sink_write(void *sink, sr_log_level level, const char *line, size_t len)
+{
+	const tl_stress_sink *k = sink;
+	(void)level;
+	char text[TL_STRESS_MODULUS_MAX + 128];
+	size_t size = k->modulus < TL_STRESS_MODULUS_MAX ? (size_t)k->modulus + 128 : sizeof text;
+	int t = -1, i = -1;
+	int r = tl_stress_line(line, len, text, size, k->pattern, k->modulus, &t, &i);
+	k->on_line(k->ctx, r, t, i, text);
+	return 0;
+}
+
 size_t
 tl_count_of(const char *text, const char *needle)
 {
