@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_describe.c: sr_log_describe, every setting with its value and
- * where it came from, then the levels (sr_log_categories.c prints those).
+ * where it came from, then the levels (levels/sr_log_levels_describe.c prints those).
  */
 #include "sr_log_categories_internal.h"
 #include "sr_log_config_validate_internal.h"

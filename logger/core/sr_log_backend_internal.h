@@ -116,7 +116,7 @@ extern const sr_log_backend sr_log__ring_backend_locking;
 extern const sr_log_backend sr_log__threads_backend;
 extern const sr_log_backend sr_log__queue_backend;
 extern const sr_log_backend sr_log__sync_backend;
-/* A forked child's with SR_LOG_FORK_DROP: every call dropped, counted (sr_log_lifecycle.c). */
+/* A forked child's with SR_LOG_FORK_DROP: every call dropped, counted (backend/sr_log_backend_dropping.c). */
 extern const sr_log_backend sr_log__dropping_backend;
 
 #endif /* SR_LOG_BACKEND_INTERNAL_H */
