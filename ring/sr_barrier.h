@@ -136,7 +136,7 @@ sr_barrier_wait_for_bounded(sr_barrier *b, int64_t sequence, int64_t limit, int6
 		 * sleeps), rather than re-reading the cursor at full speed.
 		 */
 		rc = sr_wait_for_publish(&b->sequencer->wait, sequence,
-		    &b->sequencer->available[sequence & b->sequencer->mask], &b->alerted.value);
+		    &sr_sequencer__available(b->sequencer)[sequence & b->sequencer->mask], &b->alerted.value);
 		if (rc != SR_OK)
 			return rc;
 	}

@@ -102,26 +102,35 @@ typedef struct sr_sequencer {
 	int64_t initial_sequence;
 	/** the config's synchronize_enqueue_when_full */
 	bool synchronize_enqueue_when_full;
-	/** MP: available[s & mask] == s once s is published. */
-	sr_atomic_i64 *available;
+	/*
+	 * The arrays and the gating sequences are found by their distance in
+	 * bytes from the sequencer's own address, never by a pointer, so that a
+	 * sequencer placed in a mapping shared between processes reads the same
+	 * in every process, wherever each maps it.
+	 */
+	/** MP: available[s & mask] == s once s is published (sr_sequencer__available). */
+	int64_t available_offset;
 	/**
 	 * skipped[s & mask] == s + 1 when s was published without content
 	 * (sr_sequencer_mark_skipped): zero-filled, so untouched pages cost no
 	 * memory.  any_skipped, set once for ever, lets consumers look at the
 	 * marks only when some slot was ever skipped.
 	 */
-	sr_atomic_i64 *skipped;
+	int64_t skipped_offset;
 	/** 1 once any sequence was marked skipped */
 	sr_atomic_i32 any_skipped;
 
 	/** Gating sequences: read lock-free by producers, changed under gating_lock. */
 	sr_atomic_i32 gating_count;
-	/** the gating sequences (const sr_sequence *), gating_count of them */
-	sr_atomic_ptr gating[SR_SEQUENCER_MAX_GATING];
-	/** serialises sr_sequencer_add_gating and sr_sequencer_remove_gating */
+	/** the gating sequences, as offsets from the sequencer (sr_sequencer__at), gating_count of them */
+	sr_atomic_i64 gating[SR_SEQUENCER_MAX_GATING];
+	/**
+	 * Serialises sr_sequencer_add_gating and sr_sequencer_remove_gating.
+	 * Robust between processes: a holder that dies leaves it to the next.
+	 */
 	pthread_mutex_t gating_lock;
 
-	/** Producers that found the ring full queue here (synchronized enqueue). */
+	/** Producers that found the ring full queue here (synchronized enqueue); robust between processes. */
 	pthread_mutex_t full_lock;
 
 	/** the consumers' wait strategy (sr_sequencer_wait) */
@@ -166,6 +175,7 @@ SR_API void sr_sequencer_destroy(sr_sequencer *s);
  * @retval SR_OK Added.
  * @retval SR_EINVAL s or gating is NULL.
  * @retval SR_EFULL SR_SEQUENCER_MAX_GATING sequences are there already.
+ * @retval SR_ESYS The gating lock could not be taken.
  */
 SR_API int sr_sequencer_add_gating(sr_sequencer *s, const sr_sequence *gating);
 /**
@@ -174,8 +184,37 @@ SR_API int sr_sequencer_add_gating(sr_sequencer *s, const sr_sequence *gating);
  * @param gating A sequence added with sr_sequencer_add_gating.
  * @retval SR_OK Removed.
  * @retval SR_EINVAL s or gating is NULL, or gating was not added.
+ * @retval SR_ESYS The gating lock could not be taken.
  */
 SR_API int sr_sequencer_remove_gating(sr_sequencer *s, const sr_sequence *gating);
+
+/* The address `offset` bytes from the sequencer (an array or a gating sequence). */
+static inline void *
+sr_sequencer__at(const sr_sequencer *s, int64_t offset)
+{
+	return (void *)((uintptr_t)s + (uintptr_t)offset);
+}
+
+/* The offset of an address from the sequencer (the inverse of sr_sequencer__at). */
+static inline int64_t
+sr_sequencer__offset_of(const sr_sequencer *s, const void *p)
+{
+	return (int64_t)((uintptr_t)p - (uintptr_t)s);
+}
+
+/* MP: the availability flags. */
+static inline sr_atomic_i64 *
+sr_sequencer__available(const sr_sequencer *s)
+{
+	return (sr_atomic_i64 *)sr_sequencer__at(s, s->available_offset);
+}
+
+/* The skip marks. */
+static inline sr_atomic_i64 *
+sr_sequencer__skipped(const sr_sequencer *s)
+{
+	return (sr_atomic_i64 *)sr_sequencer__at(s, s->skipped_offset);
+}
 
 /**
  * @brief The lowest gating sequence.
@@ -190,7 +229,9 @@ sr_sequencer_min_gating(const sr_sequencer *s, int64_t fallback)
 	int32_t n = sr_atomic_load_acquire_i32(&s->gating_count);
 	int64_t lowest = fallback;
 	for (int32_t i = 0; i < n; i++) {
-		const sr_sequence *g = (const sr_sequence *)sr_atomic_load_acquire_ptr(&s->gating[i]);
+		/* pairs with the store-release of the entry in sr_sequencer_add_gating */
+		const sr_sequence *g = (const sr_sequence *)sr_sequencer__at(s,
+		    sr_atomic_load_acquire_i64(&s->gating[i]));
 		/*
 		 * Acquire pairs with each consumer's store-release of its
 		 * sequence: the consumer's reads of a slot happen before our
@@ -432,9 +473,10 @@ sr_sequencer_claim_timeout(sr_sequencer *s, int64_t n, int64_t timeout_ns, int64
 static inline void
 sr_sequencer__publish_flags(sr_sequencer *s, int64_t lo, int64_t hi)
 {
+	sr_atomic_i64 *available = sr_sequencer__available(s);
 	for (int64_t seq = hi; seq >= lo; seq--) {
 		/* pairs with the load-acquire in sr_sequencer_is_available */
-		sr_atomic_store_release_i64(&s->available[seq & s->mask], seq);
+		sr_atomic_store_release_i64(&available[seq & s->mask], seq);
 	}
 }
 
@@ -512,7 +554,7 @@ sr_sequencer_is_available(const sr_sequencer *s, int64_t sequence)
 		return sequence <= sr_sequence_get(&s->cursor) &&
 		    sequence > sr_sequence_get(&s->cursor) - s->buffer_size;
 	/* pairs with the store-release in sr_sequencer_publish_range */
-	return sr_atomic_load_acquire_i64(&s->available[sequence & s->mask]) == sequence;
+	return sr_atomic_load_acquire_i64(&sr_sequencer__available(s)[sequence & s->mask]) == sequence;
 }
 
 /**
@@ -530,9 +572,10 @@ sr_sequencer_highest_published(const sr_sequencer *s, int64_t lo, int64_t availa
 {
 	if (s->mode == SR_PRODUCER_SINGLE)
 		return available;
+	const sr_atomic_i64 *flags = sr_sequencer__available(s);
 	for (int64_t seq = lo; seq <= available; seq++) {
 		/* pairs with the store-release in sr_sequencer_publish_range */
-		if (sr_atomic_load_acquire_i64(&s->available[seq & s->mask]) != seq)
+		if (sr_atomic_load_acquire_i64(&flags[seq & s->mask]) != seq)
 			return seq - 1;
 	}
 	return available;
@@ -553,7 +596,7 @@ sr_sequencer_highest_published(const sr_sequencer *s, int64_t lo, int64_t availa
 static inline void
 sr_sequencer_mark_skipped(sr_sequencer *s, int64_t sequence)
 {
-	sr_atomic_store_relaxed_i64(&s->skipped[sequence & s->mask], sequence + 1);
+	sr_atomic_store_relaxed_i64(&sr_sequencer__skipped(s)[sequence & s->mask], sequence + 1);
 	sr_atomic_store_relaxed_i32(&s->any_skipped, 1);
 }
 
@@ -580,7 +623,7 @@ sr_sequencer_has_skips(const sr_sequencer *s)
 static inline bool
 sr_sequencer_is_skipped(const sr_sequencer *s, int64_t sequence)
 {
-	return sr_atomic_load_relaxed_i64(&s->skipped[sequence & s->mask]) == sequence + 1;
+	return sr_atomic_load_relaxed_i64(&sr_sequencer__skipped(s)[sequence & s->mask]) == sequence + 1;
 }
 
 /**

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_wait.c: the cold and the sleeping parts of the wait strategies: parsing
- * by name, validation, and the mutex/condition-variable waits.
+ * by name, validation, and the blocking kinds' sleep on a futex.
  */
 #include "sr_wait.h"
+#include "sr_wait_internal.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "sr_futex_internal.h"
 
 static const char *const kind_names[SR_WAIT_KIND_COUNT] = {
 	[SR_WAIT_BUSY_SPIN] = "busyspin",
@@ -309,64 +312,36 @@ sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err)
 		w->signal_mode = SR_SIGNAL_NONE;
 		break;
 	}
-	sr_atomic_store_relaxed_i32(&w->signal_needed.value, 0);
+	sr_atomic_store_relaxed_i32(&w->sleepers.announced, 0);
+	sr_atomic_store_relaxed_i32(&w->sleepers.wakes, 0);
 	set_ladders(w);
-
-	pthread_condattr_t attr;
-	int e = pthread_condattr_init(&attr);
-	if (e == 0)
-		e = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (e == 0)
-		e = pthread_cond_init(&w->cond, &attr);
-	pthread_condattr_destroy(&attr);
-	if (e != 0)
-		return sr_error_set(err, SR_ESYS, "pthread_cond_init failed: %s", strerror(e));
-	e = pthread_mutex_init(&w->mutex, NULL);
-	if (e != 0) {
-		pthread_cond_destroy(&w->cond);
-		return sr_error_set(err, SR_ESYS, "pthread_mutex_init failed: %s", strerror(e));
-	}
 	return SR_OK;
 }
 
 void
 sr_wait_destroy(sr_wait *w)
 {
-	if (w == NULL)
-		return;
-	pthread_cond_destroy(&w->cond);
-	pthread_mutex_destroy(&w->mutex);
+	(void)w;
 }
 
 /*
- * The broadcast comes after the unlock, as a Java monitor's notifyAll takes
- * effect when the notifier leaves the monitor.  Broadcasting inside the
- * lock wakes a waiter only for it to find the mutex still held: it sleeps
- * again in the mutex, and the unlock must wake it a second time (two
- * futex calls and two context switches per wake-up instead of one).  The
- * empty lock/unlock is what makes the late broadcast safe: a waiter that
- * read the old cursor did so holding the mutex, and pthread_cond_wait
- * registers it before releasing it, so once we have held the mutex after
- * our store of the cursor, every such waiter is registered and the
- * broadcast reaches it.  A waiter that arrives after the unlock reads the
- * new cursor (the mutex orders it after our store) or is woken spuriously,
- * which its loop tolerates.
+ * Wakes every sleeper: the change of `wakes` comes first, so a waiter that
+ * read it before this wake finds it changed and does not sleep (the futex
+ * compares the word with what the waiter read, atomically with its sleep).
  */
 void
 sr_wait__wake(sr_wait *w)
 {
-	pthread_mutex_lock(&w->mutex);
-	pthread_mutex_unlock(&w->mutex);
-	pthread_cond_broadcast(&w->cond);
+	/* pairs with the load-acquire of wakes in sr_wait__block */
+	sr_atomic_faa_i32(&w->sleepers.wakes, 1);
+	sr_futex__wake_all(&w->sleepers.wakes, w->process_shared != 0);
 }
 
 void
 sr_wait_signal_all(sr_wait *w)
 {
-	pthread_mutex_lock(&w->mutex);
-	sr_atomic_store_relaxed_i32(&w->signal_needed.value, 0);
-	pthread_mutex_unlock(&w->mutex);
-	pthread_cond_broadcast(&w->cond);
+	sr_atomic_store_relaxed_i32(&w->sleepers.announced, 0);
+	sr_wait__wake(w);
 }
 
 int
@@ -380,37 +355,42 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
 			return SR_OK;
 		sr_atomic_pause();
 	}
-	struct timespec deadline = { 0, 0 };
+	int64_t deadline = INT64_MAX;
 	if (kind == SR_WAIT_TIMEOUT)
-		deadline = sr_timespec_from_ns(sr_monotonic_ns() + w->config.timeout_ns);
-	int rc = SR_OK;
-	pthread_mutex_lock(&w->mutex);
+		deadline = sr_monotonic_ns() + w->config.timeout_ns;
 	for (;;) {
+		/*
+		 * Read the wake count before the last look: a wake that comes
+		 * after this read changes it, and the futex then refuses to
+		 * sleep.  Pairs with the fetch-add in sr_wait__wake.
+		 */
+		int32_t wakes = sr_atomic_load_acquire_i32(&w->sleepers.wakes);
 		/*
 		 * Announce the sleep before the last look at the cursor.  The
 		 * exchange is a full barrier; it pairs with the fence and load of
-		 * signal_needed in sr_wait_signal.
+		 * sleepers.announced in sr_wait_signal.
 		 */
-		sr_atomic_exchange_i32(&w->signal_needed.value, 1);
+		sr_atomic_exchange_i32(&w->sleepers.announced, 1);
 		/* pairs with the publisher's store-release of *watched */
 		if (sr_atomic_load_acquire_i64(watched) >= sequence)
-			break;
+			return SR_OK;
 		/* pairs with the store-release in sr_barrier_alert */
-		if (sr_atomic_load_acquire_i32(alert)) {
-			rc = SR_EALERTED;
-			break;
-		}
-		if (kind == SR_WAIT_TIMEOUT) {
-			int e = pthread_cond_timedwait(&w->cond, &w->mutex, &deadline);
-			if (e == ETIMEDOUT) {
-				if (sr_atomic_load_acquire_i64(watched) < sequence)
-					rc = SR_ETIMEDOUT;
-				break;
-			}
-		} else {
-			pthread_cond_wait(&w->cond, &w->mutex);
+		if (sr_atomic_load_acquire_i32(alert))
+			return SR_EALERTED;
+		if (sr_futex__wait(&w->sleepers.wakes, wakes, deadline, w->process_shared != 0) ==
+		    SR_FUTEX__TIMED_OUT) {
+			if (sr_atomic_load_acquire_i64(watched) < sequence)
+				return SR_ETIMEDOUT;
+			return SR_OK;
 		}
 	}
-	pthread_mutex_unlock(&w->mutex);
+}
+
+int
+sr_wait__init_shared(sr_wait *w, const sr_wait_config *config, sr_error *err)
+{
+	int rc = sr_wait_init(w, config, err);
+	if (rc == SR_OK)
+		w->process_shared = 1;
 	return rc;
 }

@@ -9,8 +9,8 @@
  * sr_backoff.h, which this header includes.)
  *
  * Wait strategies are data, not callbacks (ARCHITECTURE.md, decision 6): an
- * sr_wait_config names a kind and its parameters, an sr_wait adds the mutex
- * and condition variable that the blocking kinds own, and the waiting loop is
+ * sr_wait_config names a kind and its parameters, an sr_wait adds the word
+ * the blocking kinds sleep on (a futex), and the waiting loop is
  * a switch in sr_wait_for; the polling kinds step along an sr_backoff_ladder
  * (sr_backoff.h) built from the config at init.  The trade-offs (figures in
  * the README and perf/README.md):
@@ -27,12 +27,12 @@
  *            rounds a sleep up to its timer slack, tens of microseconds).
  *            Little idle CPU (each wake-up costs some), and the latency after
  *            a quiet spell is the real sleep time.  Publishers never signal.
- *  block     mutex + condition variable, as the Disruptor's
- *            BlockingWaitStrategy, but a publisher takes the mutex only when
- *            a waiter has announced that it is going to sleep (as liteblock,
- *            which it now equals), not on every publish: with several
- *            producers the mutex the Disruptor takes on each publish is
- *            contended on most of them.  No idle CPU; while the consumer is
+ *  block     sleeps until woken, as the Disruptor's BlockingWaitStrategy
+ *            (a lock and a condition variable there, a futex here), but a
+ *            publisher wakes the waiters only when a waiter has announced
+ *            that it is going to sleep (as liteblock, which it now equals),
+ *            not on every publish: with several producers the lock the
+ *            Disruptor takes on each publish is contended on most of them.  No idle CPU; while the consumer is
  *            awake a publish costs a fence and a load.
  *  liteblock a waiter announces that it is about to sleep and a publisher
  *            signals only then; while the consumer is awake, a publish costs
@@ -85,7 +85,7 @@ enum sr_wait_kind {
 	SR_WAIT_YIELD,
 	/** sleep: spins, yields, then nanosleep(sleep_ns) between reads */
 	SR_WAIT_SLEEP,
-	/** block: mutex and condition variable, every publish signals */
+	/** block: sleeps until a publisher wakes it (signalling as liteblock) */
 	SR_WAIT_BLOCK,
 	/** liteblock: as block, publishers signal only a waiter about to sleep */
 	SR_WAIT_LITE_BLOCK,
@@ -181,8 +181,11 @@ enum sr_wait_signal_mode {
 };
 
 /**
- * @brief A wait strategy ready to wait on: its config, its ladders, and the mutex and
- * condition variable of the blocking kinds (sr_wait_init, sr_wait_destroy).
+ * @brief A wait strategy ready to wait on: its config, its ladders, and the word the
+ * blocking kinds sleep on (sr_wait_init, sr_wait_destroy).
+ *
+ * It holds no pointer and no process-private lock, so a sequencer placed in a mapping
+ * shared between processes carries its wait strategy with it.
  *
  * The fields belong to sr_wait_init and the wait functions; read them, do not write them.
  */
@@ -197,20 +200,28 @@ typedef struct sr_wait {
 	sr_backoff_ladder phased;     /**< phased: spin_ns, then yield_ns, timed; then it blocks */
 	sr_backoff_ladder dependents; /**< after a block: polling for upstream consumers */
 	/**
-	 * block/liteblock/timeout: 1 when a waiter may be about to sleep.  On
+	 * block/liteblock/timeout: where waiters announce sleep and sleep.  On
 	 * its own line: waiters write it, every publisher reads it.
 	 */
 	struct {
 		/** padding: the line is the waiters' own */
 		char pad_before[SR_CACHELINE];
-		/** 1 when a waiter may be about to sleep */
-		sr_atomic_i32 value;
+		/** 1 when a waiter may be about to sleep (it announced it) */
+		sr_atomic_i32 announced;
+		/**
+		 * The word waiters sleep on (a futex): every wake adds one, so a
+		 * waiter that read it before a wake does not fall asleep after it.
+		 */
+		sr_atomic_i32 wakes;
 		/** the rest of the line */
-		char pad_after[SR_CACHELINE - sizeof(int32_t)];
-	} __attribute__((aligned(SR_CACHELINE))) signal_needed;
-	/** the blocking kinds' mutex */
-	pthread_mutex_t mutex;
-	pthread_cond_t cond;    /**< uses CLOCK_MONOTONIC for timed waits */
+		char pad_after[SR_CACHELINE - 2 * sizeof(int32_t)];
+	} __attribute__((aligned(SR_CACHELINE))) sleepers;
+	/**
+	 * 1 when waiters and publishers may be in different processes (the wait
+	 * lives in a mapping shared between them): the futex is keyed by the
+	 * page, not by this process's address.
+	 */
+	int32_t process_shared;
 } sr_wait;
 
 /**
@@ -220,11 +231,11 @@ typedef struct sr_wait {
  * @param err Receives the message on failure; may be NULL.
  * @retval SR_OK w is ready; release it with sr_wait_destroy.
  * @retval SR_EINVAL w is NULL or config is NULL or invalid.
- * @retval SR_ESYS pthread_cond_init or pthread_mutex_init failed (the message has the errno text).
  */
 SR_API int sr_wait_init(sr_wait *w, const sr_wait_config *config, sr_error *err);
 /**
- * @brief Releases the mutex and condition variable of w.
+ * @brief Releases w (nothing to free today: kept so that callers stay correct if a
+ * strategy ever owns a resource).
  *
  * No thread may be waiting on w.
  * @param w A strategy initialised by sr_wait_init; NULL does nothing.
@@ -235,7 +246,7 @@ SR_API void sr_wait_destroy(sr_wait *w);
  * Out-of-line slow paths (sr_wait.c).  sr_wait__block sleeps until *watched
  * (the cursor's value, or one availability flag of a multi-producer
  * sequencer) reaches `sequence`; pre_spin pauses are spent re-reading it
- * before the mutex is taken.
+ * before it announces sleep.
  */
 SR_API int sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
     const sr_atomic_i32 *alert, enum sr_wait_kind kind, int pre_spin);
@@ -244,8 +255,8 @@ SR_API void sr_wait__wake(sr_wait *w);
 /**
  * @brief Wakes every waiter of any kind (used by barrier alert).
  *
- * Takes the mutex so
- * that a waiter between its alert check and its sleep cannot miss it.
+ * Changes the word waiters sleep on before it wakes them, so that a waiter
+ * between its alert check and its sleep cannot miss it.
  * @param w The strategy; not NULL.
  */
 SR_API void sr_wait_signal_all(sr_wait *w);
@@ -268,13 +279,13 @@ sr_wait_signal(sr_wait *w)
 	case SR_SIGNAL_IF_NEEDED:
 		/*
 		 * Dekker hand-off: the publisher stored the cursor, then reads
-		 * signal_needed; the waiter wrote signal_needed (exchange, a full
+		 * sleepers.announced; the waiter wrote it (exchange, a full
 		 * barrier) then reads the cursor.  The fence keeps this load from
 		 * passing the cursor store, so one of the two sees the other.
 		 */
 		sr_atomic_fence_seq_cst();
-		if (sr_atomic_load_relaxed_i32(&w->signal_needed.value) != 0 &&
-		    sr_atomic_exchange_i32(&w->signal_needed.value, 0) != 0)
+		if (sr_atomic_load_relaxed_i32(&w->sleepers.announced) != 0 &&
+		    sr_atomic_exchange_i32(&w->sleepers.announced, 0) != 0)
 			sr_wait__wake(w);
 		return;
 	}
@@ -384,7 +395,7 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
 	default: {
 		/*
 		 * Sleep until the producers' cursor reaches sequence (publishers
-		 * signal the condition variable); then, if this consumer follows
+		 * wake the sleepers); then, if this consumer follows
 		 * other consumers, poll for them along the dependents' ladder,
 		 * since consumers do not signal (as in the Disruptor).
 		 */
@@ -402,7 +413,7 @@ sr_wait_for(sr_wait *w, int64_t sequence, const sr_sequence *cursor,
  * For a multi-producer consumer whose cursor
  * shows `sequence` claimed but whose availability flag `flag` shows it not
  * yet published.  Every kind waits as it waits for the cursor: the blocking
- * kinds sleep on the condition variable (the publisher of that flag
+ * kinds sleep on the futex (the publisher of that flag
  * signals after storing it), sleep naps, the spinning kinds spin.  A claim
  * that is never published therefore costs a blocked consumer no CPU.
  * @param w The strategy; not NULL.

@@ -262,10 +262,8 @@ ring_fork(sr_log *log, int phase)
 		/* A caller waiting for room holds full_lock until the consumer frees some: it does. */
 		pthread_mutex_lock(&seq->full_lock);
 		pthread_mutex_lock(&seq->gating_lock);
-		pthread_mutex_lock(&seq->wait.mutex);
 		return;
 	}
-	pthread_mutex_unlock(&seq->wait.mutex);
 	pthread_mutex_unlock(&seq->gating_lock);
 	pthread_mutex_unlock(&seq->full_lock);
 	if (phase == SR_LOG_FORK_PARENT || !r->consumer_started)
@@ -277,8 +275,11 @@ ring_fork(sr_log *log, int phase)
 		r->consumer_started = false;
 		return;
 	}
-	/* The parent's consumer may have been waiting on the condition variable: a new one. */
-	sr_log__cond_init_monotonic(&seq->wait.cond);
+	/*
+	 * The parent's consumer may have been asleep on the wait strategy's
+	 * futex: that leaves at most its announcement set, which costs the
+	 * child's first publish a wake-up that finds nobody.
+	 */
 	sr_processor *p = r->proc;
 	/* The child is single-threaded here: plain resets of the processor's run state. */
 	sr_sequence_set(&p->sequence, sr_sequencer_cursor(seq));

@@ -329,11 +329,11 @@ Test(wait, init_decides_how_publishers_signal)
 		cr_assert_eq(sr_wait_init(&w, &c, &err), SR_OK, "%s: %s", cases[i].spec, err.message);
 		cr_assert_eq(w.signal_mode, cases[i].mode, "%s signals as %d", cases[i].spec, w.signal_mode);
 		cr_assert_eq(w.sleeping_kind, cases[i].sleeping, "%s", cases[i].spec);
-		cr_assert_eq(sr_atomic_load_relaxed_i32(&w.signal_needed.value), 0);
+		cr_assert_eq(sr_atomic_load_relaxed_i32(&w.sleepers.announced), 0);
 		/* Signalling with nobody waiting is harmless and leaves no flag set. */
 		sr_wait_signal(&w);
 		sr_wait_signal_all(&w);
-		cr_assert_eq(sr_atomic_load_relaxed_i32(&w.signal_needed.value), 0);
+		cr_assert_eq(sr_atomic_load_relaxed_i32(&w.sleepers.announced), 0);
 		sr_wait_destroy(&w);
 	}
 	sr_wait_destroy(NULL);
