@@ -441,7 +441,7 @@ report_behind(sr_disruptor *d, int stage, int64_t target, int code, int64_t time
 	if (stage_behind != NULL)
 		*stage_behind = stage;
 	return sr_error_set(err, code,
-	    "shutdown %s: stage %d (handler %s) has handled up to sequence %lld of %lld published "
+	    "shutdown %s: stage %d (handler %s) has handled up to sequence %lld of %lld claimed "
 	    "before the shutdown, and %s", why, stage, describe(&p->handler, stage, name, sizeof name),
 	    (long long)sr_sequence_get(sr_processor_sequence(p)), (long long)target,
 	    sr_processor_state_get(p) == SR_PROCESSOR_RUNNING ?
@@ -460,9 +460,13 @@ sr_disruptor_shutdown(sr_disruptor *d, int64_t timeout_ns, int *stage_behind, sr
 		return sr_error_set(err, SR_ESTATE, "shutdown: the graph is not running");
 	int64_t now = sr_monotonic_ns();
 	int64_t deadline = timeout_ns >= INT64_MAX - now ? INT64_MAX : now + timeout_ns;
-	/* Everything published now: contiguously, from where the slowest end is. */
-	int64_t target = sr_sequencer_highest_published(d->sequencer, lowest_end(d) + 1,
-	    sr_sequencer_cursor(d->sequencer));
+	/*
+	 * The cursor, as the Disruptor's shutdown compares against it: with
+	 * several producers it is the highest claimed sequence, so a claim not
+	 * yet published is waited for (what was published after it can only be
+	 * handled after it), not taken as the end of what there is to drain.
+	 */
+	int64_t target = sr_sequencer_cursor(d->sequencer);
 	sr_backoff backoff = SR_BACKOFF_INIT;
 	while (lowest_end(d) < target) {
 		bool halted;

@@ -35,7 +35,8 @@
  *
  * Lifecycle as the Disruptor's: start once (every processor in its own
  * thread); halt stops every stage at once; shutdown first waits until every
- * end has handled everything published before the call, up to a timeout.
+ * end has handled everything claimed before the call (the cursor, as the
+ * Disruptor's shutdown compares against it), up to a timeout.
  * Departures: shutdown's timeout leaves the graph running as the
  * Disruptor's does, but returns SR_ETIMEDOUT naming the first stage (in
  * graph order) that was behind, instead of throwing; and the graph cannot
@@ -226,6 +227,12 @@ SR_API int sr_disruptor_halt(sr_disruptor *d);
  * @brief Waits until every end has handled every event published before the call,
  * then halts and joins every stage.
  *
+ * The target is the sequencer's cursor when the call begins, as the
+ * Disruptor's shutdown compares against it: with several producers that is
+ * the highest claimed sequence, so a sequence claimed but not yet published
+ * is waited for too (the events published after it can only be handled
+ * after it), and SR_OK means that nothing published before the call is left
+ * unhandled.  A claim never published holds the shutdown until its timeout.
  * After timeout_ns (>= 0;
  * INT64_MAX waits for ever) returns SR_ETIMEDOUT, leaves the graph running,
  * and sets *stage_behind (optional) to the first stage in graph order that
@@ -239,7 +246,8 @@ SR_API int sr_disruptor_halt(sr_disruptor *d);
  * @param stage_behind Receives the first stage behind, or -1; may be NULL.
  * @param err Receives the message on failure; may be NULL.
  * @retval SR_OK Drained, halted and joined.
- * @retval SR_ETIMEDOUT The timeout passed; the graph is left running.
+ * @retval SR_ETIMEDOUT The timeout passed (a stage lags, or a claim is not yet published);
+ *         the graph is left running.
  * @retval SR_ESTATE A stage halted itself behind the target, or the graph is not running.
  * @retval SR_EINVAL d is NULL or timeout_ns is negative.
  */

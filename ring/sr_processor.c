@@ -331,10 +331,13 @@ sr_processor_drain_and_halt_timeout(sr_processor *p, int64_t timeout_ns)
 		return SR_ESTATE;
 	int64_t now = sr_monotonic_ns();
 	int64_t deadline = timeout_ns >= INT64_MAX - now ? INT64_MAX : now + timeout_ns;
-	/* Everything published now, as seen from where this processor is. */
-	int64_t from = sr_sequence_get(&p->sequence) + 1;
-	int64_t target = sr_sequencer_highest_published(p->sequencer, from,
-	    sr_sequencer_cursor(p->sequencer));
+	/*
+	 * The cursor, as the Disruptor's shutdown compares against it: with
+	 * several producers it is the highest claimed sequence, so a claim not
+	 * yet published is waited for (what was published after it can only be
+	 * handled after it), not taken as the end of what there is to drain.
+	 */
+	int64_t target = sr_sequencer_cursor(p->sequencer);
 	sr_backoff backoff = SR_BACKOFF_INIT;
 	while (sr_sequence_get(&p->sequence) < target &&
 	    sr_atomic_load_acquire_i32(&p->state) == SR_PROCESSOR_RUNNING) {

@@ -270,8 +270,12 @@ SR_API void sr_processor_halt(sr_processor *p);
  * @brief Waits until every event published before the call has been handled by this
  * processor, then halts it.
  *
- * Waits for ever behind a stage that cannot progress; see
- * sr_processor_drain_and_halt_timeout.
+ * The target is the sequencer's cursor when the call begins, as the
+ * Disruptor's shutdown compares against it: with several producers that is
+ * the highest claimed sequence, so a sequence claimed but not yet published
+ * is waited for too (the events published after it can only be handled
+ * after it).  Waits for ever behind a stage that cannot progress, or behind
+ * a claim that is never published; see sr_processor_drain_and_halt_timeout.
  * @param p The processor.
  * @retval SR_OK Drained and halted.
  * @retval SR_EINVAL p is NULL.
@@ -282,11 +286,15 @@ SR_API int sr_processor_drain_and_halt(sr_processor *p);
 /**
  * @brief As sr_processor_drain_and_halt, but gives up after timeout_ns.
  *
- * A processor that halted itself (a handler error) counts as drained.
+ * The target is the same (the cursor when the call begins: a claim not yet
+ * published is waited for).  A processor that halted itself (a handler
+ * error) counts as drained.
  * @param p The processor.
  * @param timeout_ns How long to wait, >= 0.
- * @retval SR_OK Drained and halted.
- * @retval SR_ETIMEDOUT The timeout passed, and the processor is left running (halt it, or try again).
+ * @retval SR_OK Drained and halted: every sequence up to the target was handled.
+ * @retval SR_ETIMEDOUT The timeout passed before the processor had handled every sequence
+ *         up to the target (a stage it follows lags, or a claim is not yet published), and
+ *         the processor is left running (halt it, or try again).
  * @retval SR_EINVAL p is NULL or timeout_ns is negative.
  * @retval SR_ESTATE It was not running.
  */

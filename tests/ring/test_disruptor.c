@@ -310,6 +310,51 @@ Test(disruptor, shutdown_times_out_naming_the_stage_behind_then_completes, .time
 	sr_disruptor_destroy(d);
 }
 
+/*
+ * Several producers: 3 claimed but not yet published, 4..6 published.  The
+ * shutdown's target is the cursor (the highest claimed), as the Disruptor's:
+ * it times out instead of reporting drained with 4..6 not handled.
+ */
+Test(disruptor, shutdown_waits_for_a_claim_not_yet_published, .timeout = 60)
+{
+	sr_disruptor *d = make(16, SR_PRODUCER_MULTI, "block");
+	stage a = { .name = 'A' };
+	sr_error err;
+	sr_group g = sr_disruptor_handle_events_with(d, (sr_handler[]){ handler_of(&a) }, 1, &err);
+	cr_assert_eq(g.status, SR_OK, "%s", err.message);
+	cr_assert_eq(sr_disruptor_start(d, &err), SR_OK, "%s", err.message);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(sr_disruptor_publish_event(d, write_value, NULL), SR_OK);
+	const sr_sequence *as = sr_processor_sequence(sr_disruptor_processor(d, 0));
+	int64_t until = sc_now() + 10 * SC_S;
+	while (sr_sequence_get(as) < 2 && sc_now() < until)
+		sc_sleep_ns(SC_MS);
+	cr_assert_eq(sr_sequence_get(as), 2);
+	sr_sequencer *s = sr_disruptor_sequencer(d);
+	int64_t held;
+	cr_assert_eq(sr_sequencer_claim(s, &held), SR_OK);
+	cr_assert_eq(held, 3);
+	for (int i = 0; i < 3; i++) /* 4, 5, 6 */
+		cr_assert_eq(sr_disruptor_publish_event(d, write_value, NULL), SR_OK);
+
+	int behind = -1;
+	cr_assert_eq(sr_disruptor_shutdown(d, 100 * SC_MS, &behind, &err), SR_ETIMEDOUT,
+	    "shutdown with sequence 3 claimed and not published, 4..6 published: expected "
+	    "SR_ETIMEDOUT, handled %lld", (long long)a.handled);
+	cr_assert_eq(behind, 0);
+	cr_assert(strstr(err.message, "stage 0 (handler 'A') has handled up to sequence 2 of 6") != NULL,
+	    "%s", err.message);
+	cr_assert_eq(sr_processor_state_get(sr_disruptor_processor(d, 0)), SR_PROCESSOR_RUNNING,
+	    "a timed-out shutdown leaves the graph running");
+	cr_assert_eq(a.handled, 3);
+
+	write_value(NULL, sr_ring_slot(sr_disruptor_ring(d), held), held, 0);
+	sr_sequencer_publish(s, held);
+	cr_assert_eq(sr_disruptor_shutdown(d, 10 * SC_S, &behind, &err), SR_OK, "%s", err.message);
+	expect_all_in_order(&a, 7);
+	sr_disruptor_destroy(d);
+}
+
 Test(disruptor, halt_stops_every_stage_and_destroy_halts_a_running_graph, .timeout = 30)
 {
 	const char *strategies[] = { "block", "sleep", "timeout", "busyspin" };

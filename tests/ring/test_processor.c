@@ -725,6 +725,43 @@ Test(processor, drain_and_halt_timeout_gives_up_and_leaves_it_running, .timeout 
 	unmake(&f);
 }
 
+/*
+ * Several producers: 3 claimed but not yet published, 4..6 published.  The
+ * drain's target is the cursor (the highest claimed), as the Disruptor's
+ * shutdown compares against it: the drain times out instead of reporting
+ * drained with 4..6 published and not handled.
+ */
+Test(processor, drain_waits_for_a_claim_not_yet_published, .timeout = 60)
+{
+	fixture f = make(16, SR_PRODUCER_MULTI, "block", -1);
+	hooks_log l;
+	sr_processor *p = recording_processor(&f, &l, 0);
+	sr_error err;
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "%s", err.message);
+	publish_values(&f, 3);
+	cr_assert(wait_until_sequence(p, 2));
+	int64_t held;
+	cr_assert_eq(sr_sequencer_claim(f.seq, &held), SR_OK);
+	cr_assert_eq(held, 3);
+	publish_values(&f, 3); /* 4, 5, 6 */
+
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, 100 * SC_MS), SR_ETIMEDOUT,
+	    "drain with sequence 3 claimed and not published, 4..6 published: expected SR_ETIMEDOUT");
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_RUNNING, "a timed-out drain leaves it running");
+	cr_assert_eq(l.events, 3, "handled %lld before 3 was published", (long long)l.events);
+
+	*(int64_t *)sr_ring_slot(f.ring, held) = held;
+	sr_sequencer_publish(f.seq, held);
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, 10 * SC_S), SR_OK);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(l.events, 7, "everything published before the drain was handled, got %lld",
+	    (long long)l.events);
+	for (int i = 0; i < 7; i++)
+		cr_assert_eq(l.seen[i], i, "event %d: saw %lld", i, (long long)l.seen[i]);
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
 /* ---- skipped slots, early release, rewind ------------------------------ */
 
 typedef struct trace {
