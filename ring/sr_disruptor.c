@@ -150,17 +150,40 @@ find_stage(const sr_disruptor *d, const sr_handler *h)
 	return -1;
 }
 
-/* True when stage `up` is `down` or precedes it. */
-static bool
-precedes(const sr_disruptor *d, int up, int down)
+/*
+ * The index k of the first of deps[0..ndeps) that stage `up` is or precedes,
+ * or -1.  One walk back from the deps, each stage visited once, so that it
+ * costs the graph's size: a graph whose stages each follow the two before
+ * it has as many paths as the Fibonacci numbers, and a walk of every path
+ * took 0.9 s at 42 stages.  A stage first reached from deps[k] is behind no
+ * earlier dep (their walks would have reached it), so the k found is the
+ * first.
+ */
+static int
+first_dep_after(const sr_disruptor *d, int up, const int *deps, int ndeps)
 {
-	if (up == down)
-		return true;
-	const struct stage *st = &d->stages[down];
-	for (int i = 0; i < st->ndeps; i++)
-		if (precedes(d, up, st->deps[i]))
-			return true;
-	return false;
+	bool visited[SR_DISRUPTOR_MAX_STAGES] = { false };
+	int to_visit[SR_DISRUPTOR_MAX_STAGES]; /* each stage is put here once at most */
+	for (int k = 0; k < ndeps; k++) {
+		int count = 0;
+		if (!visited[deps[k]]) {
+			visited[deps[k]] = true;
+			to_visit[count++] = deps[k];
+		}
+		while (count > 0) {
+			int at = to_visit[--count];
+			if (at == up)
+				return k;
+			const struct stage *st = &d->stages[at];
+			for (int i = 0; i < st->ndeps; i++) {
+				if (!visited[st->deps[i]]) {
+					visited[st->deps[i]] = true;
+					to_visit[count++] = st->deps[i];
+				}
+			}
+		}
+	}
+	return -1;
 }
 
 /* Checks that the n handlers may be added after stages deps (cycles, twice). */
@@ -182,12 +205,12 @@ check_new_handlers(const sr_disruptor *d, const int *deps, int ndeps,
 		int existing = find_stage(d, h);
 		if (existing < 0)
 			continue;
-		for (int k = 0; k < ndeps; k++)
-			if (precedes(d, existing, deps[k]))
-				return sr_error_set(err, SR_EINVAL,
-				    "handler %s (stage %d) would follow stage %d, which follows it: "
-				    "a cycle; a handler may only follow stages added before it",
-				    describe(h, i, name, sizeof name), existing, deps[k]);
+		int k = first_dep_after(d, existing, deps, ndeps);
+		if (k >= 0)
+			return sr_error_set(err, SR_EINVAL,
+			    "handler %s (stage %d) would follow stage %d, which follows it: "
+			    "a cycle; a handler may only follow stages added before it",
+			    describe(h, i, name, sizeof name), existing, deps[k]);
 		return sr_error_set(err, SR_EINVAL,
 		    "handler %s was added twice (it is already stage %d): expected each handler once",
 		    describe(h, i, name, sizeof name), existing);

@@ -27,7 +27,9 @@
  * A handler is identified by its on_event function and its ctx (the
  * processor keeps a copy of the sr_handler, so the struct's address means
  * nothing).  Errors: a handler added twice; a handler added after a stage
- * it precedes (it would wait for itself: a cycle); after() of a handler
+ * it precedes (it would wait for itself: a cycle; the check walks each stage
+ * behind the new one once, so it costs the graph's size, not the number of
+ * paths through it); after() of a handler
  * never added; more than SR_DISRUPTOR_MAX_STAGES stages, SR_GROUP_MAX
  * stages in a group, or more gating sequences than SR_SEQUENCER_MAX_GATING
  * (the ends, any added by hand, and the new stages while they are wired);
