@@ -78,8 +78,8 @@ sr_disruptor_destroy(sr_disruptor *d)
 {
 	if (d == NULL)
 		return;
-	if (d->running)
-		sr_disruptor_halt(d);
+	/* Never free a running stage: the graph's, or one restarted by hand after a halt. */
+	(void)sr_disruptor_halt(d);
 	for (int i = 0; i < d->stage_count; i++)
 		sr_processor_destroy(d->stages[i].proc);
 	sr_sequencer_destroy(d->sequencer);
@@ -373,14 +373,44 @@ sr_group_and(sr_group a, sr_group b, sr_error *err)
 	return a;
 }
 
-/* Halts stages [0, n) and joins them. */
-static void
+/*
+ * Halts whatever runs among stages [0, n), whoever started it (the graph,
+ * or sr_processor_start or sr_processor_run by hand after a halt), and
+ * waits for each to end: the thread of sr_processor_start is joined (also
+ * one that ended by itself and was never joined), a run in a thread of the
+ * caller's is waited for until it has stored HALTED.  Only running stages
+ * are halted: a halt that finds no run would end the next one at once
+ * (sr_processor.h).  Returns how many stages ran or had a thread to join.
+ */
+static int
 halt_stages(sr_disruptor *d, int n)
 {
-	for (int i = 0; i < n; i++)
-		sr_processor_halt(d->stages[i].proc);
-	for (int i = 0; i < n; i++)
-		sr_processor_join(d->stages[i].proc);
+	bool was_running[SR_DISRUPTOR_MAX_STAGES];
+	for (int i = 0; i < n; i++) {
+		sr_processor *p = d->stages[i].proc;
+		was_running[i] = sr_processor_state_get(p) == SR_PROCESSOR_RUNNING;
+		if (was_running[i])
+			sr_processor_halt(p);
+	}
+	int stopped = 0;
+	for (int i = 0; i < n; i++) {
+		sr_processor *p = d->stages[i].proc;
+		if (p->thread_started) {
+			sr_processor_join(p);
+			stopped++;
+		} else if (was_running[i]) {
+			/*
+			 * sr_processor_run in another thread: its store-release of
+			 * HALTED, which this load-acquire pairs with, is its last
+			 * access to the processor.
+			 */
+			sr_backoff backoff = SR_BACKOFF_INIT;
+			while (sr_processor_state_get(p) == SR_PROCESSOR_RUNNING)
+				sr_backoff_pause(&backoff);
+			stopped++;
+		}
+	}
+	return stopped;
 }
 
 int
@@ -409,11 +439,10 @@ sr_disruptor_halt(sr_disruptor *d)
 {
 	if (d == NULL)
 		return SR_EINVAL;
-	if (!d->running)
-		return SR_ESTATE;
-	halt_stages(d, d->stage_count);
+	bool was_running = d->running;
+	int stopped = halt_stages(d, d->stage_count);
 	d->running = false;
-	return SR_OK;
+	return was_running || stopped > 0 ? SR_OK : SR_ESTATE;
 }
 
 /* The lowest sequence among the ends (the stages nobody follows). */

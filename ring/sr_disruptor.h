@@ -118,7 +118,14 @@ SR_API void sr_disruptor_config_default(sr_disruptor_config *config, int64_t slo
 SR_API sr_disruptor *sr_disruptor_create(const sr_disruptor_config *config, sr_error *err);
 
 /**
- * @brief Halts and joins a running graph, then frees everything.
+ * @brief Halts every stage that runs and waits for it to end (as sr_disruptor_halt),
+ * then frees everything.
+ *
+ * A stage is never freed while it runs: the graph's stages, and those
+ * restarted by hand after a halt, are halted and joined first (one run by
+ * sr_processor_run in a thread of the caller's is waited for until its run
+ * has ended; that thread must not touch the processor after
+ * sr_processor_run returns).
  * @param d The graph; NULL is ignored.
  */
 SR_API void sr_disruptor_destroy(sr_disruptor *d);
@@ -217,11 +224,20 @@ SR_API sr_processor *sr_disruptor_processor(sr_disruptor *d, int stage);
 SR_API int sr_disruptor_start(sr_disruptor *d, sr_error *err);
 
 /**
- * @brief Halts every stage now and joins their threads.
+ * @brief Halts every stage that runs now and waits for it to end.
+ *
+ * Whatever runs is halted, whoever started it: the graph, or the caller
+ * after an earlier halt (sr_processor_start or sr_processor_run on
+ * sr_disruptor_processor(d, i)), so that a second halt stops stages
+ * restarted by hand.  Threads of sr_processor_start are joined (also those
+ * of stages that halted themselves); a run in a thread of the caller's is
+ * waited for until it has ended.  Stages that do not run are not halted (a
+ * halt that finds no run would end the stage's next run at once,
+ * sr_processor.h).  Not concurrently with a start of one of its stages.
  * @param d The graph.
- * @retval SR_OK Halted.
+ * @retval SR_OK Halted: the graph was running, or stages restarted by hand were.
  * @retval SR_EINVAL d is NULL.
- * @retval SR_ESTATE The graph is not running.
+ * @retval SR_ESTATE Nothing was running (never started, or halted and nothing restarted).
  */
 SR_API int sr_disruptor_halt(sr_disruptor *d);
 

@@ -434,6 +434,106 @@ Test(disruptor, halt_stops_every_stage_and_destroy_halts_a_running_graph, .timeo
 	cr_assert_eq(sr_disruptor_stage_count(NULL), 0);
 }
 
+/* A stage that counts its runs: each run's on_start and on_shutdown, and its events. */
+typedef struct counted {
+	atomic_int starts, shutdowns;
+	atomic_llong events;
+} counted;
+
+static int
+counted_event(void *ctx, void *slot, int64_t s, bool eob)
+{
+	counted *c = ctx;
+	(void)slot, (void)s, (void)eob;
+	atomic_fetch_add(&c->events, 1);
+	return 0;
+}
+
+static void
+counted_start(void *ctx)
+{
+	atomic_fetch_add(&((counted *)ctx)->starts, 1);
+}
+
+static void
+counted_shutdown(void *ctx)
+{
+	atomic_fetch_add(&((counted *)ctx)->shutdowns, 1);
+}
+
+static sr_handler
+counted_handler(counted *c, const char *name)
+{
+	return (sr_handler){ .ctx = c, .on_event = counted_event, .on_start = counted_start,
+	    .on_shutdown = counted_shutdown, .name = name };
+}
+
+static int
+run_stage(void *proc)
+{
+	return sr_processor_run(proc);
+}
+
+static void
+wait_for_state(sr_processor *p, enum sr_processor_state state, const char *what)
+{
+	int64_t until = sc_now() + 10 * SC_S;
+	while (sr_processor_state_get(p) != state && sc_now() < until)
+		sc_sleep_ns(SC_MS);
+	cr_assert_eq(sr_processor_state_get(p), state, "%s: state %d after 10 s, expected %d", what,
+	    (int)sr_processor_state_get(p), (int)state);
+}
+
+/*
+ * After the graph's halt, stages restarted by hand (sr_processor_start, or
+ * sr_processor_run in a thread of the caller's): a second halt halts and
+ * joins them, and destroy halts and joins them before it frees them.  Each
+ * run's on_shutdown tells that it ended.
+ */
+Test(disruptor, halt_and_destroy_stop_stages_restarted_by_hand, .timeout = 60)
+{
+	sr_disruptor *d = make(16, SR_PRODUCER_SINGLE, "block");
+	counted a = { 0 }, b = { 0 };
+	sr_error err;
+	sr_group g = sr_disruptor_handle_events_with(d, (sr_handler[]){ counted_handler(&a, "A") }, 1, &err);
+	g = sr_group_then(g, (sr_handler[]){ counted_handler(&b, "B") }, 1, &err);
+	cr_assert_eq(g.status, SR_OK, "%s", err.message);
+	sr_processor *pa = sr_disruptor_processor(d, 0), *pb = sr_disruptor_processor(d, 1);
+	cr_assert_eq(sr_disruptor_start(d, &err), SR_OK, "%s", err.message);
+	cr_assert_eq(sr_disruptor_halt(d), SR_OK);
+	cr_assert_eq(sr_disruptor_halt(d), SR_ESTATE, "a second halt with nothing running");
+
+	/* Restarted by hand: they run, and a second halt stops and joins them. */
+	cr_assert_eq(sr_processor_start(pa, &err), SR_OK, "%s", err.message);
+	cr_assert_eq(sr_processor_start(pb, &err), SR_OK, "%s", err.message);
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(sr_disruptor_publish_event(d, write_value, NULL), SR_OK);
+	int64_t until = sc_now() + 10 * SC_S;
+	while (sr_sequence_get(sr_processor_sequence(pb)) < 4 && sc_now() < until)
+		sc_sleep_ns(SC_MS);
+	cr_assert_eq(atomic_load(&b.events), 5, "the restarted stages handle what is published");
+	cr_assert_eq(sr_disruptor_halt(d), SR_OK,
+	    "a halt after stages were restarted by hand must halt them (they were running)");
+	cr_assert_eq(sr_processor_state_get(pa), SR_PROCESSOR_HALTED);
+	cr_assert_eq(sr_processor_state_get(pb), SR_PROCESSOR_HALTED);
+	cr_assert_eq(sr_processor_join(pa), SR_ESTATE, "the halt joined A's thread");
+	cr_assert_eq(sr_processor_join(pb), SR_ESTATE, "the halt joined B's thread");
+	cr_assert_eq(atomic_load(&a.shutdowns), 2);
+	cr_assert_eq(atomic_load(&b.shutdowns), 2);
+
+	/* Restarted again, A in its own thread, B in one of ours: destroy stops both first. */
+	cr_assert_eq(sr_processor_start(pa, &err), SR_OK, "%s", err.message);
+	sc_background run_b;
+	sc_background_start(&run_b, run_stage, pb);
+	wait_for_state(pb, SR_PROCESSOR_RUNNING, "B run in a thread of the test");
+	sr_disruptor_destroy(d);
+	cr_assert_eq(atomic_load(&a.shutdowns), 3, "destroy returned before A's run ended");
+	cr_assert_eq(atomic_load(&b.shutdowns), 3, "destroy returned before B's run ended");
+	cr_assert_eq(sc_background_join(&run_b), SR_OK, "sr_processor_run of B returns SR_OK");
+	cr_assert_eq(atomic_load(&a.starts), 3);
+	cr_assert_eq(atomic_load(&b.starts), 3);
+}
+
 /* Three producers, one consumer, through the builder and publish_event. */
 typedef struct producer {
 	sr_disruptor *d;
