@@ -164,6 +164,9 @@ static void
 process_events(sr_processor *p)
 {
 	const sr_handler *h = &p->handler;
+	/* A halt that found no run in progress (IDLE or HALTED) ends this one at once. */
+	if (halt_was_requested(p))
+		return;
 	int64_t next = sr_sequence_get_relaxed(&p->sequence) + 1;
 	int64_t rewinds = 0; /* of the batch starting at next */
 	for (;;) {
@@ -230,7 +233,18 @@ process_events(sr_processor *p)
 		} else { /* SR_EALERTED */
 			if (halt_was_requested(p))
 				return;
+			/*
+			 * An alert without a halt: left by a halt that an earlier
+			 * run spent.  Cleared, then the flag looked at again
+			 * after a StoreLoad fence, which pairs with the fence in
+			 * sr_processor_halt: either this look sees a halt that
+			 * came meanwhile, or that halt's alert comes after the
+			 * clear and the next wait sees it.
+			 */
 			sr_barrier_clear_alert(&p->barrier);
+			sr_atomic_fence_seq_cst();
+			if (halt_was_requested(p))
+				return;
 		}
 	}
 }
@@ -243,24 +257,33 @@ run_loop(sr_processor *p)
 	process_events(p);
 	if (p->handler.on_shutdown != NULL)
 		p->handler.on_shutdown(p->handler.ctx);
-	/* pairs with the load-acquire in sr_processor_drain_and_halt */
+	/*
+	 * The halts requested during this run are spent with it (as the
+	 * Disruptor's run() ends by storing IDLE over a HALTED).  Relaxed: the
+	 * store-release of HALTED below orders it before the next run.  Its
+	 * alert may stay set; the next run clears it (process_events).
+	 */
+	sr_atomic_store_relaxed_i32(&p->halt_requested, 0);
+	/*
+	 * pairs with the load-acquire in sr_processor_drain_and_halt,
+	 * sr_processor_state_get and enter_running's CAS.  The last access of
+	 * the run to the processor.
+	 */
 	sr_atomic_store_release_i32(&p->state, SR_PROCESSOR_HALTED);
 }
 
 /*
- * Moves an idle or halted processor to running, clearing a past halt:
- * false when it is running (or halting) already.
+ * Moves an idle or halted processor to running: false when it is running
+ * (or halting) already.  A halt requested since the last run ended (or
+ * before the first) is left standing: the run ends at once
+ * (process_events), so that a halt racing a start never leaves a run going.
  */
 static bool
 enter_running(sr_processor *p)
 {
-	if (!sr_atomic_cas_i32(&p->state, SR_PROCESSOR_IDLE, SR_PROCESSOR_RUNNING) &&
-	    !sr_atomic_cas_i32(&p->state, SR_PROCESSOR_HALTED, SR_PROCESSOR_RUNNING))
-		return false;
-	/* pairs with the load-acquire in halt_was_requested */
-	sr_atomic_store_release_i32(&p->halt_requested, 0);
-	sr_barrier_clear_alert(&p->barrier);
-	return true;
+	/* Full-barrier CASes: pair with the store-release of HALTED at the end of run_loop. */
+	return sr_atomic_cas_i32(&p->state, SR_PROCESSOR_IDLE, SR_PROCESSOR_RUNNING) ||
+	    sr_atomic_cas_i32(&p->state, SR_PROCESSOR_HALTED, SR_PROCESSOR_RUNNING);
 }
 
 int
@@ -319,6 +342,12 @@ sr_processor_halt(sr_processor *p)
 		return;
 	/* pairs with the load-acquire in halt_was_requested */
 	sr_atomic_store_release_i32(&p->halt_requested, 1);
+	/*
+	 * StoreStore and more between the flag and the alert: pairs with the
+	 * fence after process_events clears an alert left by a spent halt, so
+	 * that this alert is not lost to that clear unless the flag is seen.
+	 */
+	sr_atomic_fence_seq_cst();
 	sr_barrier_alert(&p->barrier);
 }
 
@@ -345,7 +374,12 @@ sr_processor_drain_and_halt_timeout(sr_processor *p, int64_t timeout_ns)
 			return SR_ETIMEDOUT;
 		sr_backoff_pause(&backoff);
 	}
-	sr_processor_halt(p);
+	/*
+	 * One that halted itself is not halted again: that halt would find no
+	 * run and end its next one at once.
+	 */
+	if (sr_atomic_load_acquire_i32(&p->state) == SR_PROCESSOR_RUNNING)
+		sr_processor_halt(p);
 	return SR_OK;
 }
 

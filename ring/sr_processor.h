@@ -18,7 +18,19 @@
  * Lifecycle: a processor runs (sr_processor_start in its own thread, or
  * sr_processor_run in the caller's), is halted, and may be started again:
  * it continues after the last sequence it handled, as the Disruptor's run()
- * may be called again after halt().
+ * may be called again after halt().  The states (sr_processor_state_get):
+ *
+ *     IDLE    --start or run-->                          RUNNING
+ *     RUNNING --halt, or on_error's SR_ERROR_HALT-->     HALTED (after its batch)
+ *     HALTED  --start or run-->                          RUNNING
+ *
+ * A halt is spent by the run it ends.  A halt requested while no run is in
+ * progress (IDLE: before the first start; HALTED: between runs) changes no
+ * state and stands: the next run, however started, ends at once (on_start,
+ * then on_shutdown, no event; HALTED again), as the Disruptor's run() exits
+ * at once after an earlier halt().  So a halt racing a start (a shutdown
+ * racing a startup) never leaves a run going; the run after that one runs
+ * as usual.
  *
  * Errors: a handler's non-zero return goes to its on_error.  Without one,
  * the event is reported on stderr and skipped.  Departure from the
@@ -161,13 +173,13 @@ typedef struct sr_processor_config {
 	sr_rewind_strategy rewind;
 } sr_processor_config;
 
-/** @brief Where a processor is in its lifecycle (sr_processor_state_get). */
+/** @brief Where a processor is in its lifecycle (sr_processor_state_get; the transitions are in the file's description). */
 enum sr_processor_state {
-	/** created, never started */
+	/** created, never started (a halt requested now ends the first run at once) */
 	SR_PROCESSOR_IDLE = 0,
 	/** running (sr_processor_start or sr_processor_run), a halt perhaps requested */
 	SR_PROCESSOR_RUNNING = 1,
-	/** halted; may be started again */
+	/** halted; may be started again (a halt requested now ends the next run at once) */
 	SR_PROCESSOR_HALTED = 2
 };
 
@@ -234,7 +246,9 @@ sr_processor_sequence(sr_processor *p)
  * @brief Starts the processor in a new thread, from the sequence after the last it handled.
  *
  * An idle processor, or a halted one again (its previous thread is
- * joined first if nobody joined it).
+ * joined first if nobody joined it).  After a halt requested while it was
+ * not running, the run ends at once (the file's description): halt and
+ * join it as any other.
  * @param p The processor.
  * @param err Receives the message on failure; may be NULL.
  * @retval SR_OK Running in its own thread: halt it, then sr_processor_join.
@@ -250,7 +264,8 @@ SR_API int sr_processor_start(sr_processor *p, sr_error *err);
  * @brief Runs the processor in the calling thread until halted (or a handler error
  * decides to halt).
  *
- * An idle or halted processor, as sr_processor_start.
+ * An idle or halted processor, as sr_processor_start; after a halt
+ * requested while it was not running, returns at once.
  * @param p The processor.
  * @retval SR_OK It ran and has halted.
  * @retval SR_EINVAL p is NULL.
@@ -261,7 +276,9 @@ SR_API int sr_processor_run(sr_processor *p);
 /**
  * @brief Stops now: the current batch completes, nothing more is taken.
  *
- * Returns at once; sr_processor_join waits for the thread.
+ * Returns at once; sr_processor_join waits for the thread.  On a processor
+ * that is not running (IDLE or HALTED) the halt stands, and ends its next
+ * run at once (the file's description).
  * @param p The processor; NULL is ignored.
  */
 SR_API void sr_processor_halt(sr_processor *p);

@@ -678,6 +678,55 @@ Test(processor, a_halted_processor_restarts_where_it_stopped, .timeout = 30)
 	unmake(&f);
 }
 
+/*
+ * A halt while idle (a shutdown racing a startup) ends the next run at
+ * once, as the Disruptor's run() exits at once after an earlier halt():
+ * on_start, on_shutdown, no event, halted.  The halt is then spent: the run
+ * after it handles events as usual.
+ */
+Test(processor, a_halt_before_the_start_ends_the_next_run_at_once, .timeout = 30)
+{
+	fixture f = make(16, SR_PRODUCER_SINGLE, "block", -1);
+	hooks_log l;
+	sr_processor *p = recording_processor(&f, &l, 0);
+	sr_error err;
+	publish_values(&f, 3);
+	sr_processor_halt(p);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_IDLE, "a halt does not start it");
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "%s", err.message);
+	int64_t until = sc_now() + 10 * SC_S;
+	while (sr_processor_state_get(p) != SR_PROCESSOR_HALTED && sc_now() < until)
+		sc_sleep_ns(SC_MS);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_HALTED,
+	    "halted before its start, the processor was still running 10 s after it");
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(l.starts, 1);
+	cr_assert_eq(l.shutdowns, 1);
+	cr_assert_eq(l.events, 0, "a run ended by an earlier halt handles nothing");
+	cr_assert_eq(sr_sequence_get(sr_processor_sequence(p)), -1);
+
+	/* Spent: the next start runs and handles what was published. */
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "%s", err.message);
+	cr_assert(wait_until_sequence(p, 2));
+	sr_processor_halt(p);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(l.events, 3);
+	cr_assert_eq(l.starts, 2);
+	cr_assert_eq(sr_sequencer_remove_gating(f.seq, sr_processor_sequence(p)), SR_OK);
+	sr_processor_destroy(p);
+
+	/* sr_processor_run in the calling thread returns at once after a halt while idle. */
+	p = recording_processor(&f, &l, 0);
+	sr_processor_halt(p);
+	cr_assert_eq(sr_processor_run(p), SR_OK);
+	cr_assert_eq(sr_processor_state_get(p), SR_PROCESSOR_HALTED);
+	cr_assert_eq(l.starts, 1);
+	cr_assert_eq(l.shutdowns, 1);
+	cr_assert_eq(l.events, 0);
+	sr_processor_destroy(p);
+	unmake(&f);
+}
+
 /* A handler that blocks until `release` is set: a stage that cannot progress. */
 typedef struct stuck {
 	atomic_int release;
