@@ -682,7 +682,8 @@ Test(processor, a_halted_processor_restarts_where_it_stopped, .timeout = 30)
  * A halt while idle (a shutdown racing a startup) ends the next run at
  * once, as the Disruptor's run() exits at once after an earlier halt():
  * on_start, on_shutdown, no event, halted.  The halt is then spent: the run
- * after it handles events as usual.
+ * after it handles events as usual.  The same for a halt between two runs.
+ * A join that hangs fails by the test's timeout.
  */
 Test(processor, a_halt_before_the_start_ends_the_next_run_at_once, .timeout = 30)
 {
@@ -712,6 +713,20 @@ Test(processor, a_halt_before_the_start_ends_the_next_run_at_once, .timeout = 30
 	cr_assert_eq(sr_processor_join(p), SR_OK);
 	cr_assert_eq(l.events, 3);
 	cr_assert_eq(l.starts, 2);
+
+	/* A halt between two runs stands as well: the next run ends at once, the one after runs. */
+	sr_processor_halt(p);
+	publish_values(&f, 2);
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "%s", err.message);
+	cr_assert_eq(sr_processor_join(p), SR_OK, "the run ends without another halt");
+	cr_assert_eq(l.starts, 3);
+	cr_assert_eq(l.shutdowns, 3);
+	cr_assert_eq(l.events, 3, "a run ended by an earlier halt handles nothing");
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "%s", err.message);
+	cr_assert(wait_until_sequence(p, 4));
+	sr_processor_halt(p);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(l.events, 5);
 	cr_assert_eq(sr_sequencer_remove_gating(f.seq, sr_processor_sequence(p)), SR_OK);
 	sr_processor_destroy(p);
 
