@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # perf/peers/run_peers.sh: the `make bench-peers` driver: seqring beside its peers,
-# Log4j 2, Logback, spdlog and the LMAX Disruptor, on perf/'s workloads, in one run.
+# Log4j 2, Logback, spdlog and the LMAX Disruptor, on perf/'s workloads, and, between two
+# processes, beside iceoryx, ZeroMQ, nng, a unix socket and a pipe, in one run.
 #
 #   perf/peers/run_peers.sh [options] [BUILD_DIR]
 #     --quick          tiny counts, one round (a smoke test of the whole chain: ~2 minutes)
-#     --rounds N       throughput and ring rounds (default 5)
-#     --phases LIST    throughput,latency,ring (default all three)
-#     --only REGEX     only the contenders whose id matches (seqring always runs)
-#     --no-deps        do not check the Debian packages (perf/peers/deps.sh)
+#     --rounds N       throughput, ring and ipc rounds (default 5)
+#     --phases LIST    throughput,latency,ring,ipc (default all four)
+#     --only REGEX     only the contenders whose id matches (seqring, and ipc's cache line, always run)
+#     --no-deps        do not check the Debian packages (perf/peers/deps.sh; ipc's own are
+#                      checked by perf/peers/ipc/build.sh whatever this says)
 # BUILD_DIR: seqring's release build (default $SEQRING_BUILD_DIR or build/release).
 # Environment: RESULTS_DIR (perf/results), PEERS_SINK_DIR (/tmp: the log files),
 # JAVA_OPTS (-Xms2g -Xmx2g -XX:+UseG1GC), JAR_DIR (/usr/share/java), TP_TIMEOUT, LAT_TIMEOUT,
-# RING_TIMEOUT (seconds per harness invocation before it counts as hung).
+# RING_TIMEOUT, IPC_TIMEOUT (seconds per harness invocation before it counts as hung), IPC_PIN
+# (P,C: pin ipc's producers to CPU P and consumers to CPU C; default none).
 #
 # Every contender runs once per round (seqring, then each peer, one at a time, never two at
 # once), --runs 1 each; medians, min and max are taken over the rounds.  A harness that exits
@@ -39,7 +42,7 @@ JAVA_OPTS=${JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseG1GC}
 JAR_DIR=${JAR_DIR:-/usr/share/java}
 QUICK=0
 ROUNDS=5
-PHASES=throughput,latency,ring
+PHASES=throughput,latency,ring,ipc
 ONLY=.
 DEPS=1
 while [ $# -gt 0 ]; do
@@ -49,7 +52,7 @@ while [ $# -gt 0 ]; do
     --phases) PHASES=${2:?--phases needs a value}; shift ;;
     --only) ONLY=${2:?--only needs a value}; shift ;;
     --no-deps) DEPS=0 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     -*) echo "run_peers: unknown option: $1 (--help lists them)" >&2; exit 2 ;;
     *) BUILD_DIR=$1 ;;
   esac
@@ -57,53 +60,82 @@ while [ $# -gt 0 ]; do
 done
 case "$ROUNDS" in ''|*[!0-9]*|0) echo "run_peers: --rounds '$ROUNDS' is invalid: expected 1 or more" >&2; exit 2 ;; esac
 if [ "$QUICK" = 1 ]; then ROUNDS=1; fi
+for phase in ${PHASES//,/ }; do
+  case "$phase" in
+    throughput|latency|ring|ipc) ;;
+    *) echo "run_peers: --phases '$PHASES': '$phase' is not a phase: expected throughput, latency, ring or ipc" >&2; exit 2 ;;
+  esac
+done
 say() { echo "[peers] $*" >&2; }
 has_phase() { case ",$PHASES," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 wanted() { [ "$1" = seqring ] || [[ $1 =~ $ONLY ]]; }
+# the phases that run Java (throughput, latency and ring all have a Java peer)
+java_phases() { has_phase throughput || has_phase latency || has_phase ring; }
 
 # --- setup: packages, seqring's harnesses, the Java and C++ harnesses ---------
 if [ "$DEPS" = 1 ]; then
   bash "$HERE/deps.sh"
 fi
-for tool in "$JAVA" "$JAVAC" timeout awk; do
+tools=(timeout awk)
+if java_phases; then tools+=("$JAVA" "$JAVAC"); fi
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || { echo "run_peers: $tool not found (perf/peers/deps.sh installs the JDK)" >&2; exit 1; }
 done
 [ -d "$BUILD_DIR" ] || { echo "run_peers: build directory $BUILD_DIR does not exist (make release first)" >&2; exit 1; }
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
-for bin in throughput latency ring_perf; do
+bins=()
+if has_phase throughput; then bins+=(throughput); fi
+if has_phase latency; then bins+=(latency); fi
+if has_phase ring; then bins+=(ring_perf); fi
+for bin in "${bins[@]}"; do
   [ -x "$BUILD_DIR/perf/$bin" ] || { echo "run_peers: $BUILD_DIR/perf/$bin not found (make release first)" >&2; exit 1; }
 done
 THROUGHPUT=$BUILD_DIR/perf/throughput
 LATENCY=$BUILD_DIR/perf/latency
 RING_PERF=$BUILD_DIR/perf/ring_perf
 
-jars() { local j out=""; for j in "$@"; do out="$out:$JAR_DIR/$j.jar"; done; echo "${out#:}"; }
-LOG4J_JARS=$(jars log4j-api log4j-core disruptor hdrhistogram)
-LOGBACK_JARS=$(jars logback-classic logback-core slf4j-api hdrhistogram)
-DISRUPTOR_JARS=$(jars disruptor)
-for j in ${LOG4J_JARS//:/ } ${LOGBACK_JARS//:/ }; do
-  [ -f "$j" ] || { echo "run_peers: $j not found (perf/peers/deps.sh installs it)" >&2; exit 1; }
-done
-CLASSES=$PEERS_BUILD/java
-rm -rf "$CLASSES"
-mkdir -p "$CLASSES"
-say "compiling the Java harnesses into $CLASSES"
-"$JAVAC" -Xlint:all -d "$CLASSES" -cp "$LOG4J_JARS:$LOGBACK_JARS" "$HERE"/java/*.java
-# shellcheck disable=SC2206
-JVM=("$JAVA" $JAVA_OPTS)
-J_LOG4J=("${JVM[@]}" -cp "$CLASSES:$LOG4J_JARS")
-J_LOGBACK=("${JVM[@]}" -cp "$CLASSES:$LOGBACK_JARS")
-J_DISRUPTOR=("${JVM[@]}" -cp "$CLASSES:$DISRUPTOR_JARS")
-CONFIG=(--config-dir "$HERE/java")
+if java_phases; then
+  jars() { local j out=""; for j in "$@"; do out="$out:$JAR_DIR/$j.jar"; done; echo "${out#:}"; }
+  LOG4J_JARS=$(jars log4j-api log4j-core disruptor hdrhistogram)
+  LOGBACK_JARS=$(jars logback-classic logback-core slf4j-api hdrhistogram)
+  DISRUPTOR_JARS=$(jars disruptor)
+  for j in ${LOG4J_JARS//:/ } ${LOGBACK_JARS//:/ }; do
+    [ -f "$j" ] || { echo "run_peers: $j not found (perf/peers/deps.sh installs it)" >&2; exit 1; }
+  done
+  CLASSES=$PEERS_BUILD/java
+  rm -rf "$CLASSES"
+  mkdir -p "$CLASSES"
+  say "compiling the Java harnesses into $CLASSES"
+  "$JAVAC" -Xlint:all -d "$CLASSES" -cp "$LOG4J_JARS:$LOGBACK_JARS" "$HERE"/java/*.java
+  # shellcheck disable=SC2206
+  JVM=("$JAVA" $JAVA_OPTS)
+  J_LOG4J=("${JVM[@]}" -cp "$CLASSES:$LOG4J_JARS")
+  J_LOGBACK=("${JVM[@]}" -cp "$CLASSES:$LOGBACK_JARS")
+  J_DISRUPTOR=("${JVM[@]}" -cp "$CLASSES:$DISRUPTOR_JARS")
+  CONFIG=(--config-dir "$HERE/java")
+fi
 
 # spdlog's harness includes <seqring/sr_time.h> from the release build's staged headers, as every
 # program of the tree does. A peer that does not build fails the run here, before any
 # measurement, rather than leaving its rows out of tables that would not say so.
-if wanted spdlog; then
+if has_phase throughput && wanted spdlog; then
   say "building the spdlog harness into $PEERS_BUILD"
   if ! sh "$HERE/spdlog/build.sh" "$PEERS_BUILD" "$BUILD_DIR/include" >&2; then
     echo "run_peers: perf/peers/spdlog/build.sh $PEERS_BUILD $BUILD_DIR/include failed (its error is above);" \
       "fix it, or leave spdlog out with --only" >&2
+    exit 1
+  fi
+fi
+
+# ipc's programs (perf/peers/ipc/build.sh installs their Debian packages when missing): every one
+# must build, but seqring's shared-memory row, built only when shm/sr_shm_ring.h exists and
+# otherwise left out with a row that says why (IPC_BUILD/seqring_shm.status).
+IPC_BUILD=$PEERS_BUILD/ipc
+if has_phase ipc; then
+  say "building the ipc programs into $IPC_BUILD"
+  if ! bash "$HERE/ipc/build.sh" "$IPC_BUILD" "$BUILD_DIR"; then
+    echo "run_peers: perf/peers/ipc/build.sh $IPC_BUILD $BUILD_DIR failed (its error is above);" \
+      "fix it, or leave the ipc phase out with --phases" >&2
     exit 1
   fi
 fi
@@ -114,11 +146,13 @@ if [ "$QUICK" = 1 ]; then
   SIZE=(--quick)
   LAT_CONFIGS="1x1000"
   TP_TIMEOUT=${TP_TIMEOUT:-120}; LAT_TIMEOUT=${LAT_TIMEOUT:-60}; RING_TIMEOUT=${RING_TIMEOUT:-120}
+  IPC_TIMEOUT=${IPC_TIMEOUT:-120}
 else
   THREADS=1,2,4,8,16,32,64
   SIZE=()
   LAT_CONFIGS="2x8000 4x8000"
   TP_TIMEOUT=${TP_TIMEOUT:-900}; LAT_TIMEOUT=${LAT_TIMEOUT:-180}; RING_TIMEOUT=${RING_TIMEOUT:-600}
+  IPC_TIMEOUT=${IPC_TIMEOUT:-600}
 fi
 MESSAGE_BYTES=500
 # seqring's ring rows: its default wait (phased) and the waits Log4j 2's rows use
@@ -129,6 +163,9 @@ TP_IDS=(seqring log4j2-async-timeout log4j2-async-yield log4j2-async-busyspin lo
         logback-async logback-sync spdlog)
 LAT_IDS=(seqring log4j2-async-timeout log4j2-async-yield)
 RING_IDS=(seqring disruptor)
+# ipc: seqring in-process (the ceiling), seqring between processes, the peers, the baselines, and
+# the cache line (the latency reference; it always runs, as seqring does)
+IPC_IDS=(seqring seqring-shm iceoryx zeromq nng unix-socket pipe cacheline)
 
 RAW=$OUT/raw
 LOGS=$OUT/logs
@@ -144,12 +181,15 @@ start=$(date +%s)
   echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) online"
   echo "kernel: $(uname -srm)"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "java: $("$JAVA" -version 2>&1 | tr '\n' ' ')"
-  echo "JAVA_OPTS: $JAVA_OPTS"
-  echo "rounds: $ROUNDS; threads: $THREADS; latency: $LAT_CONFIGS; quick: $QUICK"
+  if java_phases; then
+    echo "java: $("$JAVA" -version 2>&1 | tr '\n' ' ')"
+    echo "JAVA_OPTS: $JAVA_OPTS"
+  fi
+  echo "phases: $PHASES; rounds: $ROUNDS; threads: $THREADS; latency: $LAT_CONFIGS; quick: $QUICK"
   echo "packages (dpkg):"
   dpkg-query -W -f='  ${Package} ${Version}\n' default-jdk-headless openjdk-17-jdk-headless liblog4j2-java \
-    libdisruptor-java liblogback-java libslf4j-java libhdrhistogram-java libspdlog-dev libfmt-dev 2>/dev/null || true
+    libdisruptor-java liblogback-java libslf4j-java libhdrhistogram-java libspdlog-dev libfmt-dev \
+    iceoryx libiceoryx-binding-c-dev libzmq3-dev libzmq5 libnng-dev libnng1 2>/dev/null || true
 } > "$OUT/environment.txt"
 
 # run_one PHASE ID ROUND LIMIT CMD...: one harness invocation, under `timeout`, its output in
@@ -292,6 +332,49 @@ if has_phase ring; then
     done
   done
 fi
+
+# --- ipc: 1 producer process -> 1 consumer process, each transport's program -------------
+# Each program measures both event sizes (8, 64 bytes) of its transport in one invocation, --quick
+# or defaults (perf/peers/ipc/README.md), and writes its CSV rows to stdout (logs/ipc.ID.K.out,
+# copied to raw/). iceoryx runs inside iceoryx_sandbox.sh, which starts its RouDi and stops it.
+ipc_cmd() {  # IPC_CMD: the command of an ipc contender
+  case "$1" in
+    seqring) IPC_CMD=("$IPC_BUILD/ipc_seqring") ;;
+    seqring-shm) IPC_CMD=("$IPC_BUILD/ipc_seqring_shm") ;;
+    iceoryx) IPC_CMD=(bash "$HERE/ipc/iceoryx_sandbox.sh" -- "$IPC_BUILD/ipc_iceoryx") ;;
+    zeromq) IPC_CMD=("$IPC_BUILD/ipc_zeromq") ;;
+    nng) IPC_CMD=("$IPC_BUILD/ipc_nng") ;;
+    unix-socket) IPC_CMD=("$IPC_BUILD/ipc_uds") ;;
+    pipe) IPC_CMD=("$IPC_BUILD/ipc_pipe") ;;
+    cacheline) IPC_CMD=("$IPC_BUILD/ipc_cacheline") ;;
+  esac
+}
+IPC_RUN=()
+: > "$RAW/ipc.notbuilt"
+if has_phase ipc; then
+  for id in "${IPC_IDS[@]}"; do
+    wanted "$id" || [ "$id" = cacheline ] || continue
+    if [ "$id" = seqring-shm ] && [ ! -x "$IPC_BUILD/ipc_seqring_shm" ]; then
+      why=$(cat "$IPC_BUILD/seqring_shm.status" 2>/dev/null || echo "not built")
+      say "ipc: seqring-shm left out: $why"
+      printf '%s\t%s\n' "$id" "${why//,/;}" >> "$RAW/ipc.notbuilt"
+      continue
+    fi
+    IPC_RUN+=("$id")
+  done
+  IPC_ARGS=()
+  [ "$QUICK" = 1 ] && IPC_ARGS=(--quick)
+  # IPC_PIN=P,C pins every producer to CPU P and consumer to CPU C (default: no pinning, as perf/)
+  [ -n "${IPC_PIN:-}" ] && IPC_ARGS+=(--pin "$IPC_PIN")
+  for k in $(seq 1 "$ROUNDS"); do
+    for id in "${IPC_RUN[@]}"; do
+      say "ipc round $k/$ROUNDS: $id"
+      ipc_cmd "$id"
+      run_one ipc "$id" "$k" "$IPC_TIMEOUT" "${IPC_CMD[@]}" "${IPC_ARGS[@]}" --out -
+      cp "$LOGS/ipc.$id.$k.out" "$RAW/ipc.$id.$k.csv"
+    done
+  done
+fi
 say "measurements took $(( $(date +%s) - start )) s"
 
 # --- aggregation -------------------------------------------------------------------
@@ -402,6 +485,95 @@ if has_phase ring; then
   aggregate ring 9 5 6 7 8 9 6 7 "${ring_files[@]}" /dev/null > "$RAW/ring.agg"
   merge_csv "$RAW/ring.agg" "$RESULTS/ring.csv" '^disruptor:' "$RING_HEADER"
 fi
+# ipc: per contender and event size, the median over the rounds of each of events/s, p50, p99,
+# p99.9 (of the rounds that gave a value), the rounds counted, min and max of events/s, and a note
+# on failed rounds; a contender that gave no row gets a row per size of empty values and its
+# note. raw/ipc.agg: id,library,transport,event_bytes,events_per_sec,p50_ns,p99_ns,p999_ns,
+# runs,min_events_per_sec,max_events_per_sec,note; peers/ipc.csv: columns 2 to 8 (not the rows of
+# a contender that was not built).
+IPC_HEADER="library,transport,event_bytes,events_per_sec,p50_ns,p99_ns,p999_ns"
+ipc_labels() {  # id -> library,transport,sizes: for the rows of a contender that produced none
+  case "$1" in
+    seqring) echo "seqring,in-process ring (threads),8 64" ;;
+    seqring-shm) echo "seqring,shm ring (2 processes),8 64" ;;
+    iceoryx) echo "iceoryx,shared memory pub/sub (C binding),8 64" ;;
+    zeromq) echo "zeromq,ipc push/pull,8 64" ;;
+    nng) echo "nng,ipc push0/pull0,8 64" ;;
+    unix-socket) echo "posix,unix stream socket,8 64" ;;
+    pipe) echo "posix,pipe,8 64" ;;
+    cacheline) echo "machine,cache line (MAP_SHARED),64" ;;
+  esac
+}
+if has_phase ipc; then
+  : > "$RAW/ipc.expected"
+  for id in "${IPC_RUN[@]}"; do echo "$id,$(ipc_labels "$id")" >> "$RAW/ipc.expected"; done
+  mapfile -t ipc_files < <(for id in "${IPC_RUN[@]}"; do files "$RAW"/ipc."$id".*.csv; done)
+  awk -F, -v rounds="$ROUNDS" -v statusfile="$RAW/status.tsv" -v expfile="$RAW/ipc.expected" \
+      -v nbfile="$RAW/ipc.notbuilt" '
+    function median(key, col, n,    a, i, j, t, m) {
+      m = 0
+      for (i = 1; i <= n; i++) if (vals[key, col, i] != "") a[++m] = vals[key, col, i] + 0
+      if (m == 0) return ""
+      for (i = 2; i <= m; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return sprintf("%.0f", m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2)
+    }
+    function extreme(key, n, want_max,    i, v, r) {
+      r = ""
+      for (i = 1; i <= n; i++) {
+        v = vals[key, 4, i]
+        if (v == "") continue
+        if (r == "" || (want_max ? v + 0 > r + 0 : v + 0 < r + 0)) r = v
+      }
+      return r
+    }
+    function addkey(key) { if (!(key in seen)) { seen[key] = 1; order[++nk] = key } }
+    BEGIN {
+      while ((getline line < statusfile) > 0) {
+        split(line, s, "\t")
+        if (s[1] != "ipc" || s[4] == 0) continue
+        failed[s[2]]++
+        what[s[2]] = (s[4] == 124 || s[4] == 137) ? "hung (killed after " s[5] " s)" : "crashed (exit " s[4] ")"
+      }
+      while ((getline line < expfile) > 0) {
+        split(line, e, ",")
+        eorder[++ne] = e[1]; lib[e[1]] = e[2]; tr[e[1]] = e[3]; sizes[e[1]] = e[4]
+      }
+    }
+    FNR == 1 { id = FILENAME; sub(/.*\/ipc\./, "", id); sub(/\.[^.]*\.csv$/, "", id) }
+    $1 == "library" || NF != 7 { next }
+    {
+      key = id SUBSEP $3
+      if (!(key in seen)) { seen[key] = 1; label[key] = $1 "," $2 }
+      c = ++count[key]
+      for (i = 4; i <= 7; i++) vals[key, i, c] = $i
+    }
+    END {
+      for (r = 1; r <= ne; r++) {
+        id = eorder[r]
+        ns = split(sizes[id], sz, " ")
+        # the sizes this contender produced, then those it should have and did not
+        for (key in seen) { split(key, kk, SUBSEP); if (kk[1] == id) { have[++nh] = kk[2] + 0 } }
+        for (i = 2; i <= nh; i++) { t = have[i]; for (j = i - 1; j >= 1 && have[j] > t; j--) have[j + 1] = have[j]; have[j + 1] = t }
+        for (i = 1; i <= ns; i++) { found = 0; for (j = 1; j <= nh; j++) if (have[j] == sz[i]) found = 1; if (!found) have[++nh] = sz[i] }
+        for (h = 1; h <= nh; h++) {
+          b = have[h]; key = id SUBSEP b; c = count[key] + 0
+          note = ""
+          if (failed[id] > 0) note = (rounds > 1 ? failed[id] "/" rounds " rounds " : "") what[id]
+          else if (c < rounds) note = c "/" rounds " rounds"
+          lab = c > 0 ? label[key] : lib[id] "," tr[id]
+          printf "%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s\n", id, lab, b, c ? median(key, 4, c) : "",
+            c ? median(key, 5, c) : "", c ? median(key, 6, c) : "", c ? median(key, 7, c) : "", c,
+            c ? extreme(key, c, 0) : "", c ? extreme(key, c, 1) : "", note
+        }
+        delete have; nh = 0
+      }
+      while ((getline line < nbfile) > 0) {
+        split(line, nb, "\t")
+        printf "%s,seqring,shm ring (2 processes),,,,,,0,,,%s\n", nb[1], nb[2]
+      }
+    }' "${ipc_files[@]}" /dev/null > "$RAW/ipc.agg"
+  { echo "$IPC_HEADER"; awk -F, '$12 !~ /^not built/' "$RAW/ipc.agg" | cut -d, -f2-8; } > "$OUT/ipc.csv"
+fi
 
 # --- tables ---------------------------------------------------------------------------
 # shellcheck disable=SC2016
@@ -504,6 +676,39 @@ ring_table() {
           range(dmin[k], dmax[k]), ratio(s[k], d[k])
       }
     }' "$RAW/ring.agg"
+}
+
+# The ipc table: each row's events/s and one-way latency, with the ratios to seqring's in-process
+# ring (the ceiling) and the latency's to one cache-line transfer (the reference) of the same run.
+ipc_table() {
+  awk -F, "$AWK_FMT"'
+    function ns(v) { return v == "" ? "" : sprintf("%.2f", v / 1000) }
+    function times(a, b,    x) {  # a / b, with fewer decimals as it grows
+      if (a == "" || b == "" || b + 0 == 0) return ""
+      x = a / b
+      return sprintf(x < 10 ? "%.2f×" : x < 100 ? "%.1f×" : "%.0f×", x)
+    }
+    {
+      row[++n] = $0
+      if ($1 == "seqring") { ceil_rate[$4] = $5; ceil_p50[$4] = $6 }
+      if ($1 == "cacheline") line_p50 = $6
+    }
+    END {
+      printf "| library | transport | event bytes | events/s | (min - max) | ceiling / this | one-way p50 | p99 | p99.9 | p50 / ceiling | p50 / cache line |\n"
+      printf "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"
+      for (r = 1; r <= n; r++) {
+        split(row[r], f, ",")
+        id = f[1]; b = f[4]
+        name = f[2]; if (id == "seqring") name = name " (ceiling)"; if (id == "cacheline") name = name " (reference)"
+        if (f[9] == 0) { printf "| %s | %s | %s | %s | | | | | | | |\n", name, f[3], b, f[12]; continue }
+        note = f[12] != "" ? " [" f[12] "]" : ""
+        rt = id == "cacheline" ? "-" : rate(f[5]) note
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, f[3], b, rt,
+          id == "cacheline" ? "" : range(f[10], f[11]), (id == "seqring" || id == "cacheline") ? "" : times(ceil_rate[b], f[5]),
+          ns(f[6]) (id == "cacheline" ? note : ""), ns(f[7]), ns(f[8]),
+          (id == "seqring" || id == "cacheline") ? "" : times(f[6], ceil_p50[b]), id == "cacheline" ? "" : times(f[6], line_p50)
+      }
+    }' "$RAW/ipc.agg"
 }
 
 # --- plots (gnuplot) ----------------------------------------------------------------------
@@ -656,14 +861,37 @@ MD=$RESULTS/peers.md
     ring_table
     echo
   fi
+  if has_phase ipc; then
+    echo "## Between two processes: seqring vs iceoryx, ZeroMQ, nng, a unix socket and a pipe"
+    echo
+    echo "1 producer process → 1 consumer process, 8- and 64-byte events, every event checked at the consumer"
+    echo "(its sequence number: each once, in order). Events/s: from the consumer's first event to its last, a"
+    echo "run sized to 0.5 s by a 200,000-event warm-up (quick: 20,000 events). Latency in microseconds, one way"
+    echo "(ping-pong round trip / 2): 100,000 round trips at most, 2 s at most, after 10,000 (quick: 2,000 after"
+    echo "200). Median of $ROUNDS round(s) (each contender once per round, in turn). \"ceiling / this\": seqring's"
+    echo "in-process ring (producer and consumer threads of one process) over the row, above 1 the ceiling is"
+    echo "faster; \"p50 / ceiling\", \"p50 / cache line\": the row's p50 over the in-process ring's and over one"
+    echo "transfer of a 64-byte cache line between the two processes, measured in the same run (the floor of"
+    echo "any hand-off through shared memory). Set-ups: perf/peers/README.md, \"Between two processes\"."
+    echo
+    ipc_table
+    echo
+  fi
   echo "## Configurations as run"
   echo
-  for id in "${TP_IDS[@]}"; do
-    [ "$id" = seqring ] && continue
-    line=$(describe "throughput.$id")
-    [ -n "$line" ] && echo "- **$id**: ${line#- }"
-  done
-  echo "- **JVM** (every Java harness): \`$JAVA_OPTS\`; $("$JAVA" -version 2>&1 | head -n 1)"
+  if has_phase throughput; then
+    for id in "${TP_IDS[@]}"; do
+      [ "$id" = seqring ] && continue
+      line=$(describe "throughput.$id")
+      [ -n "$line" ] && echo "- **$id**: ${line#- }"
+    done
+  fi
+  if java_phases; then
+    echo "- **JVM** (every Java harness): \`$JAVA_OPTS\`; $("$JAVA" -version 2>&1 | head -n 1)"
+  fi
+  if has_phase ipc; then
+    echo "- **ipc**: $(dpkg-query -W -f='${Package} ${Version}; ' iceoryx libzmq5 libnng1 2>/dev/null || true)programs built by perf/peers/ipc/build.sh (\`-O3\`); iceoryx beside its own iox-roudi in a sandbox (perf/peers/ipc/iceoryx_sandbox.sh); seqring shm: $(cat "$IPC_BUILD/seqring_shm.status" 2>/dev/null || echo unknown)"
+  fi
   echo
   echo "Harness failures in this run:"
   awk -F'\t' '$4 != 0 { n++; printf "- %s %s round %s: %s\n", $1, $2, $3, ($4 == 124 || $4 == 137) ? "hung (killed after " $5 " s)" : "crashed (exit " $4 ")" }
