@@ -108,8 +108,9 @@ elif gcc "${CFLAGS[@]}" -I"$sr/include" -o "$out/ipc_seqring_shm" "$here/seqring
      "${objects[@]}" "$sr/libseqring.a" -pthread -lrt > "$out/seqring_shm.log" 2>&1; then
   echo "built" > "$status"
 else
+  log=$(cd "$out" && pwd)/seqring_shm.log
   echo "not built: compiling perf/peers/ipc/seqring_shm.c against shm/sr_shm_ring.h failed" \
-    "($out/seqring_shm.log)" > "$status"
+    "(its messages: ${log#"$root"/})" > "$status"
   say "seqring_shm.c did not build against shm/sr_shm_ring.h (the row says so); $out/seqring_shm.log:"
   sed 's/^/  /' "$out/seqring_shm.log" | head -n 20 >&2
 fi
