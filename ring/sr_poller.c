@@ -9,6 +9,13 @@ sr_poller *
 sr_poller_create(sr_ring *ring, sr_sequencer *s, const sr_sequence *const *dependents,
     int dependent_count, sr_error *err)
 {
+	return sr_poller_create_at(ring, s, dependents, dependent_count, NULL, err);
+}
+
+sr_poller *
+sr_poller_create_at(sr_ring *ring, sr_sequencer *s, const sr_sequence *const *dependents,
+    int dependent_count, sr_sequence *sequence, sr_error *err)
+{
 	if (ring == NULL || s == NULL) {
 		sr_error_set(err, SR_EINVAL, "poller: the %s is NULL", ring == NULL ? "ring" : "sequencer");
 		return NULL;
@@ -44,7 +51,9 @@ sr_poller_create(sr_ring *ring, sr_sequencer *s, const sr_sequence *const *depen
 	p->dependent_count = dependent_count;
 	p->ring = ring;
 	p->sequencer = s;
-	sr_sequence_init(&p->sequence, s->initial_sequence);
+	sr_sequence_init(&p->own_sequence, s->initial_sequence);
+	/* A sequence of the caller's keeps its value: the poller starts after it. */
+	p->sequence = sequence != NULL ? sequence : &p->own_sequence;
 	return p;
 }
 
@@ -59,7 +68,9 @@ sr_poller_poll(sr_poller *p, const sr_poll_handler *h)
 {
 	if (p == NULL || h == NULL || h->on_event == NULL)
 		return SR_EINVAL;
-	int64_t current = sr_sequence_get_relaxed(&p->sequence);
+	sr_sequence *const progress = p->sequence; /* its own, or the caller's */
+	/* Relaxed: the poller is the sequence's only writer, polled from one thread at a time. */
+	int64_t current = sr_sequence_get_relaxed(progress);
 	int64_t next = current + 1;
 	/* The cursor, or the slowest consumer followed (each a load-acquire). */
 	int64_t gate = sr_wait__available(&p->sequencer->cursor, p->dependents, p->dependent_count);
@@ -87,6 +98,6 @@ sr_poller_poll(sr_poller *p, const sr_poll_handler *h)
 	 * pairs with the load-acquire of this sequence by producers and
 	 * downstream consumers: our reads of the slots come first.
 	 */
-	sr_sequence_set(&p->sequence, handled);
+	sr_sequence_set(progress, handled);
 	return SR_POLL_PROCESSING;
 }

@@ -56,7 +56,10 @@ typedef struct sr_poll_handler {
 
 /** @brief A pull-style consumer (sr_poller_create); the fields belong to the sr_poller_* functions. */
 typedef struct sr_poller {
-	sr_sequence sequence;      /**< last handled */
+	/** its own sequence, in use when it was given none: the sequencer's initial_sequence at first */
+	sr_sequence own_sequence;
+	/** the sequence in use (sr_poller_sequence): &own_sequence or the one given; the last handled */
+	sr_sequence *sequence;
 	/** the ring it reads */
 	sr_ring *ring;
 	/** the ring's sequencer */
@@ -70,7 +73,8 @@ typedef struct sr_poller {
 /**
  * @brief Creates a poller over ring and sequencer, following the given consumers.
  *
- * Its sequence starts at the sequencer's initial_sequence.
+ * Its sequence, its own, starts at the sequencer's initial_sequence
+ * (sr_poller_create_at records the progress in a sequence of the caller's).
  * @param ring The ring; as many slots as the sequencer's buffer_size.
  * @param sequencer The ring's sequencer.
  * @param dependents The sequences of the consumers to follow; may be NULL when dependent_count is 0.
@@ -82,6 +86,29 @@ typedef struct sr_poller {
  */
 SR_API sr_poller *sr_poller_create(sr_ring *ring, sr_sequencer *sequencer,
     const sr_sequence *const *dependents, int dependent_count, sr_error *err);
+
+/**
+ * @brief As sr_poller_create, recording the poller's progress in a sequence of the caller's.
+ *
+ * For a sequence placed elsewhere: in a mapping shared with other
+ * processes, say, so that producers there can gate on it.  Its value is
+ * used as it stands: the poller starts after it, it is not reset (set it
+ * first: to the sequencer's initial_sequence for a new ring, or where an
+ * earlier consumer stopped).
+ * @param ring The ring; as many slots as the sequencer's buffer_size.
+ * @param sequencer The ring's sequencer.
+ * @param dependents The sequences of the consumers to follow; may be NULL when dependent_count is 0.
+ * @param dependent_count How many, 0 (the producers only) to SR_BARRIER_MAX_DEPENDENTS.
+ * @param sequence Where the poller records the last handled sequence; it must
+ *        outlive the poller, and nothing else may write it while the poller
+ *        polls.  NULL: a sequence of its own, as sr_poller_create.
+ * @param err Receives the code and message on failure; may be NULL.
+ * @return The poller, to free with sr_poller_destroy (which leaves the sequence
+ *         alone); NULL on failure, with err filled as sr_poller_create.
+ */
+SR_API sr_poller *sr_poller_create_at(sr_ring *ring, sr_sequencer *sequencer,
+    const sr_sequence *const *dependents, int dependent_count, sr_sequence *sequence,
+    sr_error *err);
 /**
  * @brief Frees a poller (remove its sequence from the gating sequences first).
  * @param p A poller from sr_poller_create; NULL is ignored.
@@ -91,12 +118,12 @@ SR_API void sr_poller_destroy(sr_poller *p);
 /**
  * @brief The poller's sequence (the last handled), to gate producers or to be followed.
  * @param p The poller; not NULL.
- * @return Its sequence, owned by the poller.
+ * @return The sequence in use: the one given to sr_poller_create_at, else the poller's own.
  */
 static inline sr_sequence *
 sr_poller_sequence(sr_poller *p)
 {
-	return &p->sequence;
+	return p->sequence;
 }
 
 /**

@@ -55,7 +55,9 @@ sr_processor_create(const sr_processor_config *c, sr_error *err)
 		free(p);
 		return NULL;
 	}
-	sr_sequence_init(&p->sequence, c->sequencer->initial_sequence);
+	sr_sequence_init(&p->own_sequence, c->sequencer->initial_sequence);
+	/* A sequence of the caller's keeps its value: the processor starts after it. */
+	p->sequence = c->sequence != NULL ? c->sequence : &p->own_sequence;
 	p->ring = c->ring;
 	p->sequencer = c->sequencer;
 	p->handler = c->handler;
@@ -65,7 +67,7 @@ sr_processor_create(const sr_processor_config *c, sr_error *err)
 	sr_atomic_store_relaxed_i32(&p->state, SR_PROCESSOR_IDLE);
 	sr_atomic_store_relaxed_i32(&p->halt_requested, 0);
 	if (p->handler.set_sequence_callback != NULL)
-		p->handler.set_sequence_callback(p->handler.ctx, &p->sequence);
+		p->handler.set_sequence_callback(p->handler.ctx, p->sequence);
 	return p;
 }
 
@@ -167,7 +169,14 @@ process_events(sr_processor *p)
 	/* A halt that found no run in progress (IDLE or HALTED) ends this one at once. */
 	if (halt_was_requested(p))
 		return;
-	int64_t next = sr_sequence_get_relaxed(&p->sequence) + 1;
+	/* Where the progress is recorded: the one indirection of the loop, loaded once. */
+	sr_sequence *const progress = p->sequence;
+	/*
+	 * pairs with the store-release that recorded the last progress there:
+	 * an earlier run's, or, for a sequence of the caller's, whoever set it
+	 * before this run.
+	 */
+	int64_t next = sr_sequence_get(progress) + 1;
 	int64_t rewinds = 0; /* of the batch starting at next */
 	for (;;) {
 		int64_t available;
@@ -195,7 +204,7 @@ process_events(sr_processor *p)
 				 * holds.  The relaxed load reads what this thread (the
 				 * handler) stored.
 				 */
-				int64_t released = sr_sequence_get_relaxed(&p->sequence);
+				int64_t released = sr_sequence_get_relaxed(progress);
 				if (!halt_was_requested(p) &&
 				    decide_rewind(p, at, rewinds) == SR_REWIND) {
 					rewinds++;
@@ -206,8 +215,12 @@ process_events(sr_processor *p)
 					continue;
 				}
 				if (halt_was_requested(p)) {
-					/* The event asking for a rewind was not handled. */
-					sr_sequence_set(&p->sequence, at - 1 > released ? at - 1 : released);
+					/*
+					 * The event asking for a rewind was not handled.
+					 * pairs with the load-acquire of this sequence by
+					 * producers and downstream consumers.
+					 */
+					sr_sequence_set(progress, at - 1 > released ? at - 1 : released);
 					return;
 				}
 				/* Given up: the exception handler has the event. */
@@ -223,7 +236,7 @@ process_events(sr_processor *p)
 			 * (sr_sequencer_min_gating) and downstream consumers
 			 * (sr_wait__available): our reads of the slots come first.
 			 */
-			sr_sequence_set(&p->sequence, handled);
+			sr_sequence_set(progress, handled);
 			next = handled + 1;
 			if (how == BATCH_HALT)
 				return;
@@ -368,7 +381,8 @@ sr_processor_drain_and_halt_timeout(sr_processor *p, int64_t timeout_ns)
 	 */
 	int64_t target = sr_sequencer_cursor(p->sequencer);
 	sr_backoff backoff = SR_BACKOFF_INIT;
-	while (sr_sequence_get(&p->sequence) < target &&
+	/* The load-acquire pairs with the processor's store-release of its progress after each batch. */
+	while (sr_sequence_get(p->sequence) < target &&
 	    sr_atomic_load_acquire_i32(&p->state) == SR_PROCESSOR_RUNNING) {
 		if (deadline != INT64_MAX && sr_monotonic_ns() >= deadline)
 			return SR_ETIMEDOUT;

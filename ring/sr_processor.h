@@ -115,7 +115,8 @@ typedef struct sr_handler {
 	void (*on_skip)(void *ctx, int64_t sequence, bool end_of_batch);
 	/**
 	 * Optional (the Disruptor's setSequenceCallback): called once, when the
-	 * processor is created, with the processor's sequence.  From on_event,
+	 * processor is created, with the processor's sequence (the one in use:
+	 * sr_processor_sequence).  From on_event,
 	 * the handler may store into it (sr_sequence_set) the last sequence it
 	 * has completely finished with, before its batch ends: producers and
 	 * downstream consumers may then use those slots at once, so that a long
@@ -171,6 +172,16 @@ typedef struct sr_processor_config {
 	int64_t max_batch_size;
 	/** Whether a handler's SR_EVENT_REWIND replays its batch (default: no). */
 	sr_rewind_strategy rewind;
+	/**
+	 * Optional: where the processor records the last handled sequence
+	 * (in a mapping shared with other processes, say, so that producers
+	 * there can gate on it); NULL: a sequence of its own.  Its value is
+	 * used as it stands: the processor starts after it, it is not reset
+	 * (set it first: to the sequencer's initial_sequence for a new ring, or
+	 * where an earlier consumer stopped).  It must outlive the processor,
+	 * and nothing else may write it while the processor runs.
+	 */
+	sr_sequence *sequence;
 } sr_processor_config;
 
 /** @brief Where a processor is in its lifecycle (sr_processor_state_get; the transitions are in the file's description). */
@@ -185,7 +196,10 @@ enum sr_processor_state {
 
 /** @brief A batch event processor (sr_processor_create); the fields belong to the sr_processor_* functions. */
 typedef struct sr_processor {
-	sr_sequence sequence;      /**< last handled; -1 (or the sequencer's start) initially */
+	/** its own sequence, in use when the config gives none: the sequencer's initial_sequence at first */
+	sr_sequence own_sequence;
+	/** the sequence in use (sr_processor_sequence): &own_sequence or the config's; the last handled */
+	sr_sequence *sequence;
 	/** what it waits on */
 	sr_barrier barrier;
 	/** the ring it reads */
@@ -213,8 +227,9 @@ typedef struct sr_processor {
 /**
  * @brief Creates a processor (not yet running).
  *
- * Calls the handler's set_sequence_callback, if any.  Its sequence starts at the
- * sequencer's initial_sequence.
+ * Calls the handler's set_sequence_callback, if any, with the sequence in use.
+ * Its own sequence starts at the sequencer's initial_sequence; a sequence
+ * given in the config (config->sequence) keeps its value.
  * @param config What to build; copied.
  * @param err Receives the code and message on failure; may be NULL.
  * @return The processor, to free with sr_processor_destroy; NULL on failure, with
@@ -234,12 +249,13 @@ SR_API void sr_processor_destroy(sr_processor *p);
 /**
  * @brief The processor's progress: gate producers on it, or make others follow it.
  * @param p The processor; not NULL.
- * @return Its sequence (the last handled), owned by the processor.
+ * @return The sequence in use (the last handled): the config's sequence when it gave
+ *         one, else the processor's own.
  */
 static inline sr_sequence *
 sr_processor_sequence(sr_processor *p)
 {
-	return &p->sequence;
+	return p->sequence;
 }
 
 /**

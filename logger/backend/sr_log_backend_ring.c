@@ -282,7 +282,7 @@ ring_fork(sr_log *log, int phase)
 	 */
 	sr_processor *p = r->proc;
 	/* The child is single-threaded here: plain resets of the processor's run state. */
-	sr_sequence_set(&p->sequence, sr_sequencer_cursor(seq));
+	sr_sequence_set(sr_processor_sequence(p), sr_sequencer_cursor(seq));
 	sr_atomic_store_relaxed_i32(&p->barrier.alerted.value, 0);
 	sr_atomic_store_relaxed_i32(&p->halt_requested, 0);
 	sr_atomic_store_release_i32(&p->state, SR_PROCESSOR_IDLE);

@@ -192,6 +192,66 @@ Test(poller, a_poller_following_a_processor_is_gated_until_it_has_handled, .time
 	sr_poller_destroy(p);
 }
 
+/*
+ * A progress sequence of the caller's (placed in a mapping shared with
+ * other processes, say), preset to 9: the poller takes it as it stands and
+ * starts at 10, records its progress there, and a producer gated on it
+ * waits for it.
+ */
+Test(poller, an_external_sequence_is_used_as_it_stands)
+{
+	sr_ring *ring = sr_ring_create(8, 8, NULL, NULL, NULL);
+	sr_sequencer *s = make_sequencer(8, SR_PRODUCER_SINGLE);
+	for (int i = 0; i < 10; i++) /* 0..9, before anything gates the producer */
+		cr_assert_eq(sr_publish_event(s, ring, write_tenfold, NULL), SR_OK);
+	sr_sequence external;
+	sr_sequence_init(&external, 9);
+	sr_error err;
+	sr_poller *p = sr_poller_create_at(ring, s, NULL, 0, &external, &err);
+	cr_assert_not_null(p, "%s", err.message);
+	cr_assert_eq(sr_poller_sequence(p), &external, "the sequence in use is the one given");
+	cr_assert_eq(sr_sequence_get(&external), 9, "its value is not reset");
+	cr_assert_eq(sr_sequencer_add_gating(s, sr_poller_sequence(p)), SR_OK);
+
+	/* Gated on 9: a producer publishes 10..17, the ring's 8 slots, and no more. */
+	int claimed = 0;
+	while (sr_try_publish_event(s, ring, write_tenfold, NULL) == SR_OK)
+		claimed++;
+	cr_assert_eq(claimed, 8, "gated on an external sequence at 9, claimed %d, expected 8", claimed);
+
+	seen v = { .n = 0 };
+	sr_poll_handler h = { .ctx = &v, .on_event = poll_event };
+	cr_assert_eq(sr_poller_poll(p, &h), SR_POLL_PROCESSING);
+	cr_assert_eq(v.n, 8, "polled %d events, expected 10..17", v.n);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(v.seq[i], 10 + i, "event %d: %lld, expected %d", i, (long long)v.seq[i], 10 + i);
+	cr_assert_eq(sr_sequence_get(&external), 17, "the progress is recorded in the external sequence");
+	/* Its progress frees the producer. */
+	cr_assert_eq(sr_try_publish_event(s, ring, write_tenfold, NULL), SR_OK);
+	cr_assert_eq(sr_poller_poll(p, &h), SR_POLL_PROCESSING);
+	cr_assert_eq(sr_sequence_get(&external), 18);
+	cr_assert_eq(sr_poller_poll(p, &h), SR_POLL_IDLE);
+
+	/* The same errors as sr_poller_create. */
+	cr_assert_null(sr_poller_create_at(NULL, s, NULL, 0, &external, &err));
+	cr_assert(strstr(err.message, "ring is NULL") != NULL, "%s", err.message);
+	cr_assert_null(sr_poller_create_at(ring, s, NULL, 2, &external, &err));
+	cr_assert(strstr(err.message, "dependent_count 2") != NULL, "%s", err.message);
+	/* NULL: a sequence of its own, from the sequencer's initial sequence. */
+	sr_poller *own = sr_poller_create_at(ring, s, NULL, 0, NULL, &err);
+	cr_assert_not_null(own, "%s", err.message);
+	cr_assert_neq(sr_poller_sequence(own), &external);
+	cr_assert_eq(sr_sequence_get(sr_poller_sequence(own)), -1);
+	sr_poller_destroy(own);
+
+	cr_assert_eq(sr_sequencer_remove_gating(s, &external), SR_OK);
+	sr_poller_destroy(p);
+	cr_assert_eq(sr_sequence_get(&external), 18, "the external sequence outlives the poller");
+	sr_sequencer_destroy(s);
+	sr_ring_destroy(ring);
+	SC_ASSERT_NO_LEAKS();
+}
+
 Test(poller, create_refuses_invalid_arguments)
 {
 	sr_ring *ring = sr_ring_create(8, 8, NULL, NULL, NULL);

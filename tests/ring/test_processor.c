@@ -959,6 +959,59 @@ Test(processor, a_failed_writer_publishes_a_skipped_slot_and_the_handler_is_told
 	unmake(&f);
 }
 
+/*
+ * A progress sequence of the caller's (placed in a mapping shared with
+ * other processes, say), preset to 9: the processor takes it as it stands
+ * and starts at 10, hands it to set_sequence_callback, records its progress
+ * there, and a producer gated on it waits for it.
+ */
+Test(processor, an_external_sequence_is_used_as_it_stands, .timeout = 30)
+{
+	fixture f = make(8, SR_PRODUCER_SINGLE, "block", -1);
+	publish_values(&f, 10); /* 0..9, before anything gates the producer */
+	sr_sequence external;
+	sr_sequence_init(&external, 9);
+	trace t = { .fail_at = -100 };
+	sr_processor_config c = { .ring = f.ring, .sequencer = f.seq, .sequence = &external,
+	    .handler = { .ctx = &t, .on_event = trace_event, .set_sequence_callback = trace_callback } };
+	sr_error err;
+	sr_processor *p = sr_processor_create(&c, &err);
+	cr_assert_not_null(p, "%s", err.message);
+	cr_assert_eq(sr_processor_sequence(p), &external, "the sequence in use is the one given");
+	cr_assert_eq(t.own, &external, "set_sequence_callback is given it");
+	cr_assert_eq(sr_sequence_get(&external), 9, "its value is not reset");
+	cr_assert_eq(sr_sequencer_add_gating(f.seq, sr_processor_sequence(p)), SR_OK);
+
+	/* Gated on 9: a producer claims 10..17, the ring's 8 slots, and no more. */
+	int64_t s;
+	int claimed = 0;
+	while (sr_sequencer_try_claim(f.seq, &s) == SR_OK) {
+		*(int64_t *)sr_ring_slot(f.ring, s) = s;
+		sr_sequencer_publish(f.seq, s);
+		claimed++;
+	}
+	cr_assert_eq(claimed, 8, "gated on an external sequence at 9, claimed %d, expected 8", claimed);
+
+	cr_assert_eq(sr_processor_start(p, &err), SR_OK, "%s", err.message);
+	cr_assert(wait_until_sequence(p, 17));
+	cr_assert_eq(sr_sequence_get(&external), 17, "the progress is recorded in the external sequence");
+	cr_assert_eq(t.n, 8, "handled %d events, expected 10..17", t.n);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(t.seen[i], 10 + i, "event %d: %lld, expected %d", i, (long long)t.seen[i], 10 + i);
+	/* Its progress frees the producer. */
+	cr_assert_eq(sr_sequencer_try_claim(f.seq, &s), SR_OK);
+	cr_assert_eq(s, 18);
+	*(int64_t *)sr_ring_slot(f.ring, s) = s;
+	sr_sequencer_publish(f.seq, s);
+	cr_assert_eq(sr_processor_drain_and_halt_timeout(p, 10 * SC_S), SR_OK);
+	cr_assert_eq(sr_processor_join(p), SR_OK);
+	cr_assert_eq(sr_sequence_get(&external), 18);
+	cr_assert_eq(sr_sequencer_remove_gating(f.seq, &external), SR_OK);
+	sr_processor_destroy(p);
+	cr_assert_eq(sr_sequence_get(&external), 18, "the external sequence outlives the processor");
+	unmake(&f);
+}
+
 /* Releases every second event early; holds the batch open at hold_at until told. */
 typedef struct releaser {
 	sr_sequence *own;
