@@ -17,6 +17,7 @@ sr_strerror(int code)
 	case SR_ESTATE: return "wrong state";
 	case SR_ESYS: return "system call failed";
 	case SR_EIO: return "write error";
+	case SR_EFORMAT: return "unexpected format";
 	default: return "unknown error";
 	}
 }

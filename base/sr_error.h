@@ -31,7 +31,8 @@ enum sr_status {
 	SR_EALERTED = -5,     /**< a barrier was alerted (processor halting) */
 	SR_ESTATE = -6,       /**< the object is in the wrong state for this call */
 	SR_ESYS = -7,         /**< a system call failed; the message has errno text */
-	SR_EIO = -8           /**< a sink could not write */
+	SR_EIO = -8,          /**< a sink could not write */
+	SR_EFORMAT = -9       /**< a mapping or file is not in the layout expected (a shared ring's header) */
 };
 
 /** @brief Size of sr_error::message, terminating NUL included (longer messages are truncated). */

@@ -1,40 +1,35 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "sr_ring.h"
+#include "sr_ring_internal.h"
 
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "sr_atomic.h"
 
-sr_ring *
-sr_ring_create(int64_t slot_count, size_t slot_size,
-    sr_slot_init_fn init, void *init_ctx, sr_error *err)
+int
+sr_ring__check_geometry(int64_t slot_count, size_t slot_size, sr_error *err)
 {
 	if (slot_count < 2 || slot_count > SR_RING_MAX_SLOT_COUNT ||
-	    (slot_count & (slot_count - 1)) != 0) {
-		sr_error_set(err, SR_EINVAL,
+	    (slot_count & (slot_count - 1)) != 0)
+		return sr_error_set(err, SR_EINVAL,
 		    "slot_count %lld is invalid: expected a power of two from 2 to %lld",
 		    (long long)slot_count, (long long)SR_RING_MAX_SLOT_COUNT);
-		return NULL;
-	}
-	if (slot_size == 0 || slot_size % 8 != 0 || slot_size > SR_RING_MAX_SLOT_SIZE) {
-		sr_error_set(err, SR_EINVAL,
+	if (slot_size == 0 || slot_size % 8 != 0 || slot_size > SR_RING_MAX_SLOT_SIZE)
+		return sr_error_set(err, SR_EINVAL,
 		    "slot_size %zu is invalid: expected a multiple of 8 from 8 to %u",
 		    slot_size, SR_RING_MAX_SLOT_SIZE);
-		return NULL;
-	}
-	if ((size_t)slot_count > SIZE_MAX / slot_size) {
-		sr_error_set(err, SR_EINVAL,
+	if ((size_t)slot_count > SIZE_MAX / slot_size)
+		return sr_error_set(err, SR_EINVAL,
 		    "slot_count %lld x slot_size %zu overflows the address space",
 		    (long long)slot_count, slot_size);
-		return NULL;
-	}
+	return SR_OK;
+}
 
-	sr_ring *ring = calloc(1, sizeof *ring);
-	if (ring == NULL) {
-		sr_error_set(err, SR_ENOMEM, "cannot allocate the ring descriptor");
-		return NULL;
-	}
+void
+sr_ring__init_view(sr_ring *ring, unsigned char *slots, int64_t slot_count, size_t slot_size)
+{
+	ring->slots = slots;
 	ring->slot_count = slot_count;
 	ring->mask = slot_count - 1;
 	ring->slot_size = slot_size;
@@ -42,6 +37,21 @@ sr_ring_create(int64_t slot_count, size_t slot_size,
 	ring->slot_shift = -1;
 	if ((slot_size & (slot_size - 1)) == 0)
 		ring->slot_shift = __builtin_ctzll((unsigned long long)slot_size);
+}
+
+sr_ring *
+sr_ring_create(int64_t slot_count, size_t slot_size,
+    sr_slot_init_fn init, void *init_ctx, sr_error *err)
+{
+	if (sr_ring__check_geometry(slot_count, slot_size, err) != SR_OK)
+		return NULL;
+
+	sr_ring *ring = calloc(1, sizeof *ring);
+	if (ring == NULL) {
+		sr_error_set(err, SR_ENOMEM, "cannot allocate the ring descriptor");
+		return NULL;
+	}
+	sr_ring__init_view(ring, NULL, slot_count, slot_size);
 
 	/* Round up so aligned_alloc's size is a multiple of its alignment. */
 	size_t alloc = (ring->bytes + SR_CACHELINE - 1) / SR_CACHELINE * SR_CACHELINE;

@@ -314,10 +314,19 @@ sr_sequencer_next_single(const sr_sequencer *s)
  * The multi-producer claim (the caller checked the mode and 1 <= n <=
  * buffer_size): a CAS on the cursor, the gating sequences read only when
  * the shared cached minimum no longer leaves room.
+ *
+ * claim_from, when not NULL, is where a producer whose death others must
+ * survive notes, before its CAS, the lowest sequence it may come to own
+ * (INT64_MAX: it owns none unpublished): a reaper that finds it dead marks
+ * the claimed sequences no live producer may own as abandoned, instead of
+ * letting consumers wait for them for ever.  It is left as it was found
+ * when the claim fails or waits.  A constant NULL folds away.
  */
 static inline int
-sr_sequencer__claim_multi(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
+sr_sequencer__claim_multi_noting(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first,
+    sr_atomic_i64 *claim_from)
 {
+	int64_t noted = claim_from != NULL ? sr_atomic_load_relaxed_i64(claim_from) : 0;
 	for (;;) {
 		/* The CAS below orders the claim; this load needs no ordering. */
 		int64_t current = sr_sequence_get_relaxed(&s->cursor);
@@ -333,6 +342,8 @@ sr_sequencer__claim_multi(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64
 		if (wrap_point > cached || cached > current) {
 			int64_t gating = sr_sequencer_min_gating(s, current);
 			if (wrap_point > gating) {
+				if (claim_from != NULL)
+					sr_atomic_store_relaxed_i64(claim_from, noted);
 				if (deadline_ns == SR_DEADLINE_NOW)
 					return SR_EFULL;
 				int rc = sr_sequencer__wait_for_capacity(s, n, deadline_ns);
@@ -342,11 +353,26 @@ sr_sequencer__claim_multi(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64
 			}
 			/* pairs with the load-acquire of gating_cache above */
 			sr_sequence_set(&s->gating_cache, gating);
-		} else if (sr_sequence_cas(&s->cursor, current, next)) {
-			*first = current + 1;
-			return SR_OK;
+		} else {
+			/*
+			 * The note comes before the CAS, whose full barrier makes
+			 * it visible to whoever reads the cursor the CAS wrote
+			 * (the reaper's load-acquire of the cursor).
+			 */
+			if (claim_from != NULL && noted == INT64_MAX)
+				sr_atomic_store_relaxed_i64(claim_from, current + 1);
+			if (sr_sequence_cas(&s->cursor, current, next)) {
+				*first = current + 1;
+				return SR_OK;
+			}
 		}
 	}
+}
+
+static inline int
+sr_sequencer__claim_multi(sr_sequencer *s, int64_t n, int64_t deadline_ns, int64_t *first)
+{
+	return sr_sequencer__claim_multi_noting(s, n, deadline_ns, first, NULL);
 }
 
 /**

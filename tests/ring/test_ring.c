@@ -503,10 +503,10 @@ Test(atomic, operations_of_both_widths)
 Test(error, codes_have_distinct_names)
 {
 	int codes[] = { SR_OK, SR_EINVAL, SR_ENOMEM, SR_EFULL, SR_ETIMEDOUT, SR_EALERTED, SR_ESTATE,
-	    SR_ESYS, SR_EIO };
+	    SR_ESYS, SR_EIO, SR_EFORMAT };
 	const char *names[] = { "success", "invalid argument", "out of memory",
 	    "insufficient capacity", "timed out", "alerted", "wrong state", "system call failed",
-	    "write error" };
+	    "write error", "unexpected format" };
 	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
 		cr_assert_lt(codes[i], 1, "codes are 0 or negative");
 		cr_assert_str_eq(sr_strerror(codes[i]), names[i]);
