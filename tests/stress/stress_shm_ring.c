@@ -48,6 +48,7 @@ static int64_t rounds_abandoned;
 typedef struct victim_page {
 	volatile int64_t published;   /* events published (after each publish) */
 	volatile int64_t claimed;     /* 1 between a claim (after it) and its publish's record */
+	volatile int64_t claimed_sequence; /* the sequence of that claim */
 	volatile int32_t go;          /* the survivor may start its post-kill events */
 	volatile int32_t joined;      /* the victim has joined */
 } victim_page;
@@ -134,13 +135,15 @@ victim_producer(const char *name, victim_page *page, unsigned seed)
 		int64_t s;
 		if (sr_shm_producer_claim(p, &s) != SR_OK)
 			_exit(21);
+		page->claimed_sequence = s;
 		page->claimed = 1;
 		*(int64_t *)sr_ring_slot(ring, s) = ((int64_t)1 << 32) | i;
 		for (unsigned k = rand_r(&seed) % 64; k > 0; k--)
 			sr_atomic_pause();
 		sr_shm_producer_publish(p, s);
-		page->published = i + 1;
+		/* in this order: a kill between the two leaves "not in flight" only once the count says published */
 		page->claimed = 0;
+		page->published = i + 1;
 	}
 }
 
@@ -258,32 +261,50 @@ producer_round(int64_t round, const char *name, enum sr_wait_kind wait, int64_t 
 	page->go = 1;
 	int64_t deadline = killed_at + ROUND_LIMIT_NS;
 	if (!finished(r, proc, deadline)) {
+		sr_shm_ring_status st;
+		sr_shm_ring_status_get(r, &st);
+		sr_sequencer *seq = sr_shm_ring_sequencer(r);
+		int64_t at = sr_sequence_get(sr_processor_sequence(proc)) + 1;
 		fprintf(stderr, "stress_shm_ring: round %lld (%s): consumer stalled: %lld of the survivor's %d events, "
-		    "victim %lld published\n", (long long)round, sr_wait_kind_name(wait), (long long)t.next[2],
-		    SURVIVOR_EVENTS, (long long)published);
+		    "victim %lld published (in flight %lld at %lld); consumer waits for %lld (available %s, "
+		    "skipped %s), cursor %lld; %lld abandoned, %lld dead, %d producers alive\n",
+		    (long long)round, sr_wait_kind_name(wait), (long long)t.next[2], SURVIVOR_EVENTS,
+		    (long long)published, (long long)claimed, (long long)page->claimed_sequence, (long long)at,
+		    sr_sequencer_is_available(seq, at) ? "yes" : "no", sr_sequencer_is_skipped(seq, at) ? "yes" : "no",
+		    (long long)st.cursor, (long long)st.abandoned_sequences, (long long)st.dead_producers,
+		    (int)st.producers);
 		exit(1);
 	}
 	int64_t resumed = sr_monotonic_ns() - killed_at;
+	sr_processor_join(proc);
 	int status;
 	waitpid(survivor, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail("the surviving producer failed", round);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		char why[80];
+		snprintf(why, sizeof why, "the surviving producer failed (wait status %#x)", status);
+		fail(why, round);
+	}
 	/* the victim's death is counted by a pass that came after it: this one, if no other did */
 	sr_shm_ring_check(r);
 	sr_shm_ring_status st;
 	sr_shm_ring_status_get(r, &st);
 	int64_t delivered = t.next[1];
 	int64_t extra = delivered - published; /* 1 when the kill fell between a publish and its record */
-	char why[256];
+	char why[512];
 	if (t.disorder != 0) {
 		snprintf(why, sizeof why, "%lld events out of order or repeated", (long long)t.disorder);
 		fail(why, round);
 	}
 	if (extra < 0 || extra > 1 || st.abandoned_sequences + extra > 1 ||
 	    (claimed && st.abandoned_sequences + extra != 1) || t.skips != st.abandoned_sequences) {
-		snprintf(why, sizeof why, "victim published %lld (in flight: %lld), %lld delivered, "
-		    "%lld abandoned, %lld skipped", (long long)published, (long long)claimed,
-		    (long long)delivered, (long long)st.abandoned_sequences, (long long)t.skips);
+		sr_sequencer *seq = sr_shm_ring_sequencer(r);
+		int64_t at = page->claimed_sequence;
+		snprintf(why, sizeof why, "victim published %lld (in flight: %lld, sequence %lld: available %s, "
+		    "skipped %s), %lld delivered, %lld abandoned, %lld skipped; cursor %lld, survivor %lld",
+		    (long long)published, (long long)claimed, (long long)at,
+		    sr_sequencer_is_available(seq, at) ? "yes" : "no", sr_sequencer_is_skipped(seq, at) ? "yes" : "no",
+		    (long long)delivered, (long long)st.abandoned_sequences, (long long)t.skips,
+		    (long long)sr_sequencer_cursor(seq), (long long)t.next[2]);
 		fail(why, round);
 	}
 	rounds_abandoned += st.abandoned_sequences;
@@ -374,7 +395,9 @@ consumer_round(int64_t round, const char *name, enum sr_wait_kind wait, int64_t 
 		*(int64_t *)sr_ring_slot(sr_shm_ring_slots(r), s) = i;
 		sr_shm_producer_publish(p, s);
 	}
-	while (t.events < events && sr_monotonic_ns() < deadline)
+	/* Its sequence, not the tally, which its thread writes: pairs with the processor's store-release. */
+	while (sr_sequence_get(sr_processor_sequence(proc)) < sr_sequencer_cursor(sr_shm_ring_sequencer(r)) &&
+	    sr_monotonic_ns() < deadline)
 		wait_a_little(r, &next_check);
 	sr_processor_halt(proc);
 	sr_processor_join(proc);
