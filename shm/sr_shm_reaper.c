@@ -121,11 +121,16 @@ sr_shm__reap_locked(sr_shm_ring *r, sr_shm__reaped *reaped)
 		bool complete = true;
 		int64_t abandoned = r->sequencer->mode == SR_PRODUCER_SINGLE ?
 		    abandon_single_claims(r) : abandon_claims(r, dead_from, &complete);
-		if (abandoned > 0) {
+		if (abandoned > 0)
 			sr_atomic_faa_i64(&h->abandoned_sequences, abandoned);
-			/* consumers asleep on an abandoned flag look again */
+		/*
+		 * Consumers asleep look again: at an abandoned flag, and at a
+		 * sequence whose producer died after its publish but before its
+		 * wake-up, having taken the waiters' announcement with it (the
+		 * next publisher then sees none and wakes nobody).
+		 */
+		if (abandoned > 0 || handled > 0)
 			sr_wait_signal_all(&r->sequencer->wait);
-		}
 		for (int32_t i = 0; complete && i < h->max_producers; i++) {
 			sr_shm__producer_entry *e = &r->producers[i];
 			if (sr_atomic_load_relaxed_i32(&e->state) != SR_SHM__DEAD)

@@ -638,3 +638,77 @@ Test(shm_death, the_reaper_thread_drops_a_dead_consumer_by_itself)
 	sr_shm_ring_close(&r);
 	sr_shm_ring_unlink(shm_name, NULL);
 }
+
+/*
+ * A producer that publishes and dies before its wake-up, having taken the
+ * sleeping consumer's announcement (sr_wait_signal's exchange): the next
+ * publisher sees none and wakes nobody, so the reaper must.
+ */
+static bool
+publish_and_die_before_waking(sr_shm_ring *r, int64_t value)
+{
+	sr_shm_producer *p = sr_shm_producer_join(r, NULL);
+	int64_t s;
+	if (p == NULL || sr_shm_producer_claim(p, &s) != SR_OK)
+		return false;
+	*(int64_t *)sr_ring_slot(sr_shm_ring_slots(r), s) = value;
+	sr_sequencer *seq = sr_shm_ring_sequencer(r);
+	sr_sequence_set(&seq->cursor, s); /* the single-producer publish, without its signal */
+	sr_atomic_exchange_i32(&seq->wait.sleepers.announced, 0);
+	_exit(0);
+}
+
+static int
+note_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
+{
+	(void)sequence;
+	(void)end_of_batch;
+	__atomic_store_n((int64_t *)ctx, *(int64_t *)slot, __ATOMIC_RELEASE);
+	return 0;
+}
+
+Test(shm_death, a_consumer_asleep_when_its_producer_dies_before_the_wake_up_is_woken)
+{
+	names();
+	sr_shm_ring_config cfg;
+	sr_shm_ring_config_default(&cfg, 16, 8, SR_PRODUCER_SINGLE);
+	cfg.liveness_bound_ns = 20 * 1000000;
+	sr_error err;
+	sr_shm_ring *r = sr_shm_ring_create(shm_name, &cfg, NULL, &err);
+	cr_assert_not_null(r, "%s", err.message);
+	sr_shm_consumer *c = sr_shm_consumer_join(r, 0, NULL, 0, true, &err);
+	cr_assert_not_null(c, "%s", err.message);
+	int64_t seen = 0;
+	sr_processor_config pc;
+	memset(&pc, 0, sizeof pc);
+	sr_shm_consumer_processor_config(c, &pc);
+	pc.handler.ctx = &seen;
+	pc.handler.on_event = note_event;
+	sr_processor *proc = sr_processor_create(&pc, &err);
+	cr_assert_not_null(proc, "%s", err.message);
+	cr_assert_eq(sr_processor_start(proc, &err), SR_OK, "%s", err.message);
+	sr_sequencer *seq = sr_shm_ring_sequencer(r);
+	int64_t deadline = sr_monotonic_ns() + LONG_WAIT_NS;
+	while (sr_atomic_load_acquire_i32(&seq->wait.sleepers.announced) == 0 && sr_monotonic_ns() < deadline)
+		sr_sleep_ns(1000000);
+	cr_assert_eq(sr_atomic_load_acquire_i32(&seq->wait.sleepers.announced), 1, "the consumer sleeps");
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		sr_shm_ring *mine = sr_shm_ring_open(shm_name, NULL, NULL);
+		if (mine == NULL || !publish_and_die_before_waking(mine, 77))
+			_exit(1);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	deadline = sr_monotonic_ns() + LONG_WAIT_NS;
+	while (__atomic_load_n(&seen, __ATOMIC_ACQUIRE) != 77 && sr_monotonic_ns() < deadline)
+		sr_sleep_ns(1000000);
+	cr_assert_eq(__atomic_load_n(&seen, __ATOMIC_ACQUIRE), 77, "the reaper woke the consumer");
+	sr_processor_halt(proc);
+	sr_processor_join(proc);
+	sr_processor_destroy(proc);
+	sr_shm_ring_close(&r);
+	sr_shm_ring_unlink(shm_name, NULL);
+}
