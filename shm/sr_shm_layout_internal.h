@@ -6,7 +6,7 @@
  * The mapping, from offset 0 (every region aligned as said; offsets are
  * stored in the header and recomputed from its sizes at open):
  *
- *   0        header (SR_SHM__HEADER_BYTES): identity, counters, registry lock
+ *   0        header (SR_SHM__HEADER_BYTES): identity and its checksum, counters, registry lock
  *   4096     the sr_sequencer (sr_sequencer_internal.h), process-shared
  *   +64      available: slot_count int64 (multi producer only)
  *   +64      skipped: slot_count int64, zero
@@ -76,10 +76,17 @@ typedef struct sr_shm__header {
 	int32_t creator_pid;          /* 120: informative */
 	uint32_t mutex_bytes;         /* 124: sizeof(pthread_mutex_t) of the creator */
 	/*
+	 * 128: FNV-1a of bytes 8 to 127 (every identity field but magic):
+	 * written by the creator before magic, checked at open after every
+	 * field, so that a change that leaves the fields consistent with each
+	 * other (a slot size that still fits its pages) is refused too.
+	 */
+	uint64_t identity_checksum;
+	char pad_identity[SR_CACHELINE - sizeof(uint64_t)];
+	/*
 	 * Counters, on their own line: added to (fetch-add) by reapers, read
 	 * relaxed by sr_shm_ring_status_get.
 	 */
-	char pad_counters[SR_CACHELINE - 0];
 	sr_atomic_i64 abandoned_sequences; /* 192 */
 	sr_atomic_i64 dead_producers;      /* 200 */
 	sr_atomic_i64 dropped_consumers;   /* 208 */
@@ -91,6 +98,7 @@ typedef struct sr_shm__header {
 _Static_assert(offsetof(sr_shm__header, layout_version) == 8, "header layout");
 _Static_assert(offsetof(sr_shm__header, slots_offset) == 112, "header layout");
 _Static_assert(offsetof(sr_shm__header, mutex_bytes) == 124, "header layout");
+_Static_assert(offsetof(sr_shm__header, identity_checksum) == 128, "header layout");
 _Static_assert(offsetof(sr_shm__header, abandoned_sequences) == 192, "header layout");
 _Static_assert(offsetof(sr_shm__header, registry_lock) == 256, "header layout");
 _Static_assert(sizeof(sr_shm__header) <= SR_SHM__HEADER_BYTES, "the header fits its page");

@@ -47,6 +47,17 @@ sr_shm_ring_options_default(sr_shm_ring_options *o)
 	o->reaper_thread = true;
 }
 
+/* FNV-1a 64 of the identity fields, bytes 8 to 127 of the header. */
+static uint64_t
+identity_checksum(const sr_shm__header *h)
+{
+	const unsigned char *p = (const unsigned char *)h;
+	uint64_t x = UINT64_C(0xcbf29ce484222325);
+	for (size_t i = 8; i < offsetof(sr_shm__header, identity_checksum); i++)
+		x = (x ^ p[i]) * UINT64_C(0x100000001b3);
+	return x;
+}
+
 static uint64_t
 align_up(uint64_t v, uint64_t a)
 {
@@ -249,6 +260,7 @@ sr_shm_ring_create(const char *name, const sr_shm_ring_config *c, const sr_shm_r
 	h->slots_offset = o.slots;
 	h->creator_pid = (int32_t)getpid();
 	h->mutex_bytes = sizeof(pthread_mutex_t);
+	h->identity_checksum = identity_checksum(h);
 
 	pthread_mutexattr_t attr;
 	int e = pthread_mutexattr_init(&attr);
@@ -339,6 +351,8 @@ check_header(const char *name, const sr_shm__header *h, uint64_t file_bytes, uin
 	CHECK_FIELD(h->producers_offset, o.producers, "the producers' offset");
 	CHECK_FIELD(h->consumers_offset, o.consumers, "the consumers' offset");
 	CHECK_FIELD(h->slots_offset, o.slots, "the slots' offset");
+	/* Last: what is left is a change that kept the fields consistent with each other. */
+	CHECK_FIELD(h->identity_checksum, identity_checksum(h), "the header's checksum");
 	if (mapped < o.total)
 		return SR_OK;
 	/* The sequencer in the mapping must agree with its header. */
