@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -711,4 +712,60 @@ Test(shm_death, a_consumer_asleep_when_its_producer_dies_before_the_wake_up_is_w
 	sr_processor_destroy(proc);
 	sr_shm_ring_close(&r);
 	sr_shm_ring_unlink(shm_name, NULL);
+}
+
+/* A consumer process that waits a second for an event that never comes; exits 0. */
+static void
+wait_in_vain(const char *name)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* no process left behind by a failed test */
+	sr_shm_ring_options o = no_reaper();
+	sr_shm_ring *r = sr_shm_ring_open(name, &o, NULL);
+	sr_shm_consumer *c = r != NULL ? sr_shm_consumer_join(r, 0, NULL, 0, true, NULL) : NULL;
+	sr_processor_config pc;
+	memset(&pc, 0, sizeof pc);
+	if (c == NULL || sr_shm_consumer_processor_config(c, &pc) != SR_OK)
+		_exit(1);
+	int64_t seen = 0;
+	pc.handler.ctx = &seen;
+	pc.handler.on_event = note_event;
+	sr_processor *proc = sr_processor_create(&pc, NULL);
+	if (proc == NULL || sr_processor_start(proc, NULL) != SR_OK)
+		_exit(2);
+	sr_sleep_ns(1000000000);
+	sr_processor_halt(proc);
+	sr_processor_join(proc);
+	_exit(__atomic_load_n(&seen, __ATOMIC_ACQUIRE) == 0 ? 0 : 3);
+}
+
+/* The CPU time a consumer process spends waiting a second with one wait strategy. */
+static double
+idle_cpu_seconds(enum sr_wait_kind wait)
+{
+	names();
+	sr_shm_ring *r = make(shm_name, 16, SR_PRODUCER_SINGLE, wait, false);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		wait_in_vain(shm_name);
+	int status;
+	struct rusage ru;
+	cr_assert_eq(wait4(pid, &status, 0, &ru), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: status %#x", sr_wait_kind_name(wait),
+	    status);
+	sr_shm_ring_close(&r);
+	sr_shm_ring_unlink(shm_name, NULL);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+Test(shm_events, a_blocking_consumer_in_another_process_idles_without_a_core)
+{
+	/* block, liteblock and timeout sleep on the futex of the shared page: about no CPU */
+	const enum sr_wait_kind sleeping[] = { SR_WAIT_BLOCK, SR_WAIT_LITE_BLOCK, SR_WAIT_TIMEOUT };
+	for (size_t k = 0; k < sizeof sleeping / sizeof sleeping[0]; k++) {
+		double cpu = idle_cpu_seconds(sleeping[k]);
+		cr_assert_lt(cpu, 0.3, "%s: a consumer idle for 1 s used %.3f s of CPU",
+		    sr_wait_kind_name(sleeping[k]), cpu);
+	}
 }
