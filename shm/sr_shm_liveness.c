@@ -6,13 +6,14 @@
  * Open-file-description locks (F_OFD_SETLK) belong to the descriptor's
  * open file, not to a process or a thread: the kernel drops one when the
  * last descriptor of that open file closes, which a process's death does,
- * however it dies.  Each participant opens the name again for a file of
- * its own, so that two participants of one process hold distinct locks,
+ * however it dies.  Each participant opens the file again for an open
+ * file of its own, so that two participants of one process hold distinct locks,
  * and the handle tests them from its own descriptor, which holds none (a
  * test from the holder's own open file would see no conflict).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,7 +35,13 @@ byte_lock(short type, off_t byte)
 int
 sr_shm__liveness_hold(const sr_shm_ring *ring, off_t byte, int *fdp, sr_error *err)
 {
-	int fd = sr_shm__open_name(ring->name, ring->is_file, O_RDWR, 0);
+	/*
+	 * Through /proc, not by name: a new open file of the same file, even
+	 * after its name was removed.
+	 */
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", ring->fd);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return sr_error_set(err, SR_ESYS, "cannot open shared ring \"%s\" for a liveness lock: %s",
 		    ring->name, strerror(errno));

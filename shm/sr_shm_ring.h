@@ -41,6 +41,13 @@
  *    it died is delivered again (at least once).
  * A participant that is alive but stopped (SIGSTOP, a debugger) is alive:
  * others wait for it as in one process.
+ *
+ * A handle and its participants belong to the process that made them: a
+ * child forked afterwards must neither use nor close them (it would leave
+ * its parent's participants), and while it lives it holds their liveness
+ * locks open, so that they outlive a parent that dies before it.  The name
+ * may be removed (sr_shm_ring_unlink) once every process has opened it:
+ * joining does not need it.
  */
 #ifndef SR_SHM_RING_H
 #define SR_SHM_RING_H

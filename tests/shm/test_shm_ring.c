@@ -769,3 +769,22 @@ Test(shm_events, a_blocking_consumer_in_another_process_idles_without_a_core)
 		    sr_wait_kind_name(sleeping[k]), cpu);
 	}
 }
+
+Test(shm_create, participants_join_after_the_name_is_removed)
+{
+	names();
+	sr_shm_ring *r = make(file_name, 16, SR_PRODUCER_MULTI, SR_WAIT_BLOCK, false);
+	sr_error err;
+	cr_assert_eq(sr_shm_ring_unlink(file_name, &err), SR_OK, "%s", err.message);
+	sr_shm_producer *p = sr_shm_producer_join(r, &err);
+	cr_assert_not_null(p, "%s", err.message);
+	sr_shm_consumer *c = sr_shm_consumer_join(r, 0, NULL, 0, true, &err);
+	cr_assert_not_null(c, "%s", err.message);
+	sr_shm_ring_status st;
+	sr_shm_ring_status_get(r, &st);
+	cr_assert_eq(st.producers, 1);
+	cr_assert_eq(st.consumers, 1);
+	cr_assert_eq(sr_shm_ring_unlink(file_name, &err), SR_ESYS, "removed already");
+	cr_assert(strstr(err.message, "No such file") != NULL, "%s", err.message);
+	sr_shm_ring_close(&r);
+}
