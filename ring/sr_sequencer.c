@@ -163,6 +163,8 @@ sr_sequencer_create(const sr_sequencer_config *c, sr_error *err)
 		free(s);
 		return NULL;
 	}
+	s->owned_arrays[0] = available;
+	s->owned_arrays[1] = skipped;
 	return s;
 }
 
@@ -172,9 +174,8 @@ sr_sequencer_destroy(sr_sequencer *s)
 	if (s == NULL)
 		return;
 	sr_sequencer__fini(s);
-	if (s->mode == SR_PRODUCER_MULTI)
-		free(sr_sequencer__available(s));
-	free(sr_sequencer__skipped(s));
+	free(s->owned_arrays[0]);
+	free(s->owned_arrays[1]);
 	free(s);
 }
 

@@ -117,6 +117,12 @@ typedef struct sr_sequencer {
 	 * marks only when some slot was ever skipped.
 	 */
 	int64_t skipped_offset;
+	/**
+	 * The arrays sr_sequencer_create allocated, to free them (and so that a
+	 * leak checker, which cannot follow an offset, sees them reachable);
+	 * NULL in a sequencer built in memory its caller owns.
+	 */
+	void *owned_arrays[2];
 	/** 1 once any sequence was marked skipped */
 	sr_atomic_i32 any_skipped;
 
