@@ -68,7 +68,10 @@ sr_shm_consumer_join(sr_shm_ring *r, int index, const int *follows, int follow_c
 	 * Its own entry before any reaping: a process that died holding it and
 	 * was not yet dropped is resumed, not dropped.
 	 */
-	if (sr_atomic_load_relaxed_i32(&e->state) == SR_SHM__ACTIVE) {
+	bool fresh = true;
+	if (sr_atomic_load_relaxed_i32(&e->state) == SR_SHM__ACTIVE &&
+	    sr_sequence_get(&e->sequence) != SR_SHM__DROPPED_SEQUENCE) {
+		fresh = false;
 		int held = sr_shm__liveness_held(r, SR_SHM__CONSUMER_LOCK(index));
 		if (held != 0)
 			rc = held < 0 ? sr_error_set(err, SR_ESYS, "shared ring \"%s\": cannot test consumer %d's lock",
@@ -98,6 +101,9 @@ sr_shm_consumer_join(sr_shm_ring *r, int index, const int *follows, int follow_c
 			close(c->liveness_fd);
 	}
 	if (rc != SR_OK) {
+		/* A new start that did not happen holds nobody back (a resumed one keeps its place). */
+		if (fresh)
+			sr_sequence_set(&e->sequence, SR_SHM__DROPPED_SEQUENCE);
 		sr_shm__registry_unlock(r);
 		sr_shm__reaped_tell(r, &reaped);
 		free(c);
@@ -140,9 +146,12 @@ leave(sr_shm_consumer *c)
 		/* pairs with producers' and followers' load-acquire */
 		sr_sequence_set(&e->sequence, SR_SHM__DROPPED_SEQUENCE);
 		sr_atomic_store_release_i32(&e->state, SR_SHM__FREE);
+		/* under the lock: a join of this index never finds it free but still locked */
+		close(c->liveness_fd);
 		sr_shm__registry_unlock(r);
+	} else {
+		close(c->liveness_fd);
 	}
-	close(c->liveness_fd);
 	free(c);
 }
 

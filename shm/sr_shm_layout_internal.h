@@ -118,7 +118,22 @@ typedef struct sr_shm__producer_entry {
 	 * load-acquire of the cursor and before its look at the flags).
 	 */
 	sr_atomic_i64 claim_from;
-	char pad[2 * SR_CACHELINE - 16];
+	/*
+	 * 16: the last sequence of that claim; below claim_from when unknown
+	 * (not yet written, or stale).  Written by the producer alone
+	 * (store-release, after claim_from: sr_shm_producer__note_oldest);
+	 * read by reapers once the producer is dead, to skip the whole of a
+	 * claim whose publish (hi down to lo) a death cut in the middle.
+	 */
+	sr_atomic_i64 claim_to;
+	/*
+	 * 24: written by the reaper that finds the producer dead (registry
+	 * lock): the cursor then, at or above every sequence it claimed; its
+	 * entry is freed once everything up to there is published or
+	 * abandoned.
+	 */
+	int64_t resolve_to;
+	char pad[2 * SR_CACHELINE - 32];
 } __attribute__((aligned(2 * SR_CACHELINE))) sr_shm__producer_entry;
 
 _Static_assert(sizeof(sr_shm__producer_entry) == 128, "producer entry layout");

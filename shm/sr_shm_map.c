@@ -225,10 +225,15 @@ sr_shm_ring_create(const char *name, const sr_shm_ring_config *c, const sr_shm_r
 		sr_error_set(err, SR_ESYS, "cannot create shared ring \"%s\": %s", name, strerror(errno));
 		return fail(r, false);
 	}
-	/* A new file is zero: the skip marks and every counter start there. */
-	if (ftruncate(r->fd, (off_t)o.total) != 0) {
-		sr_error_set(err, SR_ESYS, "cannot size shared ring \"%s\" to %" PRIu64 " bytes: %s",
-		    name, o.total, strerror(errno));
+	/*
+	 * A new file is zero: the skip marks and every counter start there.
+	 * Its blocks are allocated now, so that a full /dev/shm or disk is this
+	 * error, not a SIGBUS at a later write into the mapping.
+	 */
+	int e = posix_fallocate(r->fd, 0, (off_t)o.total);
+	if (e != 0) {
+		sr_error_set(err, SR_ESYS, "cannot allocate %" PRIu64 " bytes for shared ring \"%s\": %s",
+		    o.total, name, strerror(e));
 		return fail(r, true);
 	}
 	r->bytes = (size_t)o.total;
@@ -263,7 +268,7 @@ sr_shm_ring_create(const char *name, const sr_shm_ring_config *c, const sr_shm_r
 	h->identity_checksum = identity_checksum(h);
 
 	pthread_mutexattr_t attr;
-	int e = pthread_mutexattr_init(&attr);
+	e = pthread_mutexattr_init(&attr);
 	if (e == 0)
 		e = pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
 	if (e == 0)

@@ -36,8 +36,15 @@ sr_shm_producer_join(sr_shm_ring *r, sr_error *err)
 	}
 	/* Dead ones first: their entries and, on a single-producer ring, the claim state. */
 	sr_shm__reaped reaped = { 0 };
-	sr_shm__reap_locked(r, &reaped);
 	int index = -1;
+	if (sr_shm__reap_locked(r, &reaped) < 0) {
+		/* a producer that may be dead but was not reaped: joining beside it is not safe */
+		sr_shm__registry_unlock(r);
+		free(p);
+		sr_error_set(err, SR_ESYS, "shared ring \"%s\": cannot test its producers' liveness locks",
+		    r->name);
+		return NULL;
+	}
 	int live = r->sequencer->mode == SR_PRODUCER_SINGLE ? live_producer(r) : -1;
 	if (live >= 0) {
 		sr_error_set(err, SR_ESTATE,
@@ -63,6 +70,8 @@ sr_shm_producer_join(sr_shm_ring *r, sr_error *err)
 	sr_shm__producer_entry *e = &r->producers[index];
 	e->pid = (int32_t)getpid();
 	sr_atomic_store_relaxed_i64(&e->claim_from, INT64_MAX);
+	sr_atomic_store_relaxed_i64(&e->claim_to, INT64_MIN);
+	e->resolve_to = INT64_MIN;
 	/* Last: the entry is in use once its lock is held and its state says so. */
 	sr_atomic_store_release_i32(&e->state, SR_SHM__ACTIVE);
 	sr_shm__registry_unlock(r);
@@ -70,7 +79,7 @@ sr_shm_producer_join(sr_shm_ring *r, sr_error *err)
 
 	p->sequencer = r->sequencer;
 	p->claim_from = &e->claim_from;
-	p->last_claimed = INT64_MIN;
+	p->claim_to = &e->claim_to;
 	p->ring = r;
 	p->index = index;
 	pthread_mutex_lock(&r->joined_lock);
@@ -93,10 +102,15 @@ leave(sr_shm_producer *p)
 		bool owes = r->sequencer->mode == SR_PRODUCER_MULTI ?
 		    sr_atomic_load_relaxed_i64(&e->claim_from) != INT64_MAX :
 		    r->sequencer->single.next_value != sr_sequencer_cursor(r->sequencer);
+		if (owes)
+			e->resolve_to = sr_sequencer_cursor(r->sequencer);
 		sr_atomic_store_release_i32(&e->state, owes ? SR_SHM__DEAD : SR_SHM__FREE);
+		/* under the lock: a join never finds the entry free but still locked */
+		close(p->liveness_fd);
 		sr_shm__registry_unlock(r);
+	} else {
+		close(p->liveness_fd);
 	}
-	close(p->liveness_fd);
 	free(p);
 }
 

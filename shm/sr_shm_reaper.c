@@ -23,66 +23,95 @@ note(sr_shm__reaped *reaped, enum sr_shm_reap_kind kind, int index, int64_t valu
 	}
 }
 
+/* Abandons seq if it is unpublished: marks it skipped, then publishes it; 1 when this call did. */
+static int64_t
+abandon_one(sr_sequencer *s, sr_atomic_i64 *flags, int64_t seq)
+{
+	/* pairs with the publishers' store-release of the flag */
+	int64_t flag = sr_atomic_load_acquire_i64(&flags[seq & s->mask]);
+	if (flag >= seq)
+		return 0;
+	sr_sequencer_mark_skipped(s, seq);
+	/*
+	 * The CAS publishes the skip mark (a full barrier, as the publish's
+	 * store-release); consumers read it after their load-acquire of the
+	 * flag.  Of two reapers, one counts it.
+	 */
+	return sr_atomic_cas_i64(&flags[seq & s->mask], flag, seq) ? 1 : 0;
+}
+
 /*
- * A multi-producer ring: every claimed, unpublished sequence from `from` up
- * to the cursor that no live producer may own is published as skipped.  A
- * live producer may own only sequences at or above its note, so the scan
- * stops below the lowest live note; what it leaves waits for the next pass.
- * Returns the sequences abandoned; *complete says whether every claimed
- * sequence up to the cursor is now published or abandoned (every dead
- * producer's claim resolved).
+ * A dead producer's oldest claim, [from, to] by its note, when its publish
+ * (flags stored from to down to from) was cut by the death: the whole claim
+ * is skipped, the part already published too, so that no consumer is handed
+ * the tail of a record without its head.  Consumers cannot have passed
+ * `from`, unpublished: every mark is written before from's flag, last.
  */
 static int64_t
-abandon_claims(sr_shm_ring *r, int64_t from, bool *complete)
+abandon_cut_claim(sr_sequencer *s, sr_atomic_i64 *flags, int64_t from, int64_t to)
+{
+	/* pairs with the publishers' store-release of the flag */
+	if (to < from || to - from >= s->buffer_size ||
+	    sr_atomic_load_acquire_i64(&flags[from & s->mask]) >= from)
+		return 0; /* unknown, or published whole */
+	for (int64_t seq = from; seq <= to; seq++)
+		sr_sequencer_mark_skipped(s, seq);
+	int64_t abandoned = 0;
+	for (int64_t seq = to; seq >= from; seq--)
+		abandoned += abandon_one(s, flags, seq);
+	return abandoned;
+}
+
+/*
+ * A multi-producer ring: every claimed, unpublished sequence from `from` up
+ * to `bound` (the cursor when the last of the dead was found dead: at or
+ * above all they claimed) that no live producer may own is published as
+ * skipped.  A live producer may own only sequences at or above its note, so
+ * the scan stops below the lowest live note; what it leaves waits for the
+ * next pass.  Returns the sequences abandoned; *complete says whether
+ * everything up to the bound is now published or abandoned (every dead
+ * producer's claims resolved).
+ */
+static int64_t
+abandon_claims(sr_shm_ring *r, int64_t from, int64_t bound, bool *complete)
 {
 	sr_sequencer *s = r->sequencer;
-	/*
-	 * The dead are dead before this load: every claim they made is at or
-	 * below it.  Pairs with the claims' CAS on the cursor.
-	 */
-	int64_t cursor = sr_sequencer_cursor(s);
 	int64_t live_from = INT64_MAX;
 	for (int32_t i = 0; i < r->header->max_producers; i++) {
 		if (sr_atomic_load_relaxed_i32(&r->producers[i].state) != SR_SHM__ACTIVE)
 			continue;
-		/* pairs with the store-release of the note after a publish (sr_shm_producer_publish_range) */
+		/* pairs with the store-release of the note (sr_shm_producer__note_oldest) */
 		int64_t f = sr_atomic_load_acquire_i64(&r->producers[i].claim_from);
 		if (f < live_from)
 			live_from = f;
 	}
-	int64_t end = live_from <= cursor ? live_from - 1 : cursor;
-	/* Unpublished sequences hold every consumer back: they are within a lap of the cursor. */
-	if (from < cursor - s->buffer_size + 1)
-		from = cursor - s->buffer_size + 1;
+	int64_t end = live_from <= bound ? live_from - 1 : bound;
+	/* Unpublished sequences hold every consumer back: they are within a lap of the bound. */
+	if (from < bound - s->buffer_size + 1)
+		from = bound - s->buffer_size + 1;
 	sr_atomic_i64 *flags = sr_sequencer__available(s);
 	int64_t abandoned = 0;
-	for (int64_t seq = from; seq <= end; seq++) {
-		/* pairs with the publishers' store-release of the flag */
-		int64_t flag = sr_atomic_load_acquire_i64(&flags[seq & s->mask]);
-		if (flag >= seq)
-			continue;
-		sr_sequencer_mark_skipped(s, seq);
-		/*
-		 * The CAS publishes the skip marks above (a full barrier, as the
-		 * publish's store-release); consumers read them after their
-		 * load-acquire of the flag.  Of two reapers, one counts it.
-		 */
-		if (sr_atomic_cas_i64(&flags[seq & s->mask], flag, seq))
-			abandoned++;
-	}
-	/* Resolved when nothing above the scan is unpublished either (the live ones published theirs). */
+	for (int64_t seq = from; seq <= end; seq++)
+		abandoned += abandon_one(s, flags, seq);
 	*complete = true;
-	for (int64_t seq = end + 1; seq <= cursor && *complete; seq++)
+	for (int64_t seq = end + 1; seq <= bound && *complete; seq++)
 		if (sr_atomic_load_acquire_i64(&flags[seq & s->mask]) < seq)
 			*complete = false;
 	return abandoned;
 }
 
-/* A single-producer ring: a dead producer's claims are its own fields; nothing was published. */
+/*
+ * A single-producer ring: a dead producer's claims are its own fields and
+ * nothing of them was published; given back, unless a live producer
+ * already claims there.
+ */
 static int64_t
 abandon_single_claims(sr_shm_ring *r)
 {
 	sr_sequencer *s = r->sequencer;
+	for (int32_t i = 0; i < r->header->max_producers; i++)
+		if (sr_atomic_load_relaxed_i32(&r->producers[i].state) == SR_SHM__ACTIVE)
+			return 0;
 	int64_t cursor = sr_sequencer_cursor(s);
 	int64_t abandoned = s->single.next_value - cursor;
 	s->single.next_value = cursor;
@@ -94,8 +123,9 @@ sr_shm__reap_locked(sr_shm_ring *r, sr_shm__reaped *reaped)
 {
 	sr_shm__header *h = r->header;
 	int handled = 0;
-	int64_t dead_from = INT64_MAX;
+	int64_t dead_from = INT64_MAX, bound = INT64_MIN, abandoned = 0;
 	bool any_dead = false;
+	sr_sequencer *s = r->sequencer;
 	for (int32_t i = 0; i < h->max_producers; i++) {
 		sr_shm__producer_entry *e = &r->producers[i];
 		int32_t state = sr_atomic_load_relaxed_i32(&e->state);
@@ -105,22 +135,36 @@ sr_shm__reap_locked(sr_shm_ring *r, sr_shm__reaped *reaped)
 				return SR_ESYS;
 			if (held)
 				continue;
+			/*
+			 * Dead before this load of the cursor: everything it
+			 * claimed is at or below it.  Pairs with the claims' CAS.
+			 */
+			e->resolve_to = sr_sequencer_cursor(s);
 			sr_atomic_store_relaxed_i32(&e->state, SR_SHM__DEAD);
 			sr_atomic_faa_i64(&h->dead_producers, 1);
 			handled++;
 			state = SR_SHM__DEAD;
+			if (s->mode == SR_PRODUCER_MULTI) {
+				/* pairs with the store-release of the note (sr_shm_producer__note_oldest) */
+				int64_t from = sr_atomic_load_acquire_i64(&e->claim_from);
+				int64_t to = sr_atomic_load_acquire_i64(&e->claim_to);
+				if (from != INT64_MAX)
+					abandoned += abandon_cut_claim(s, sr_sequencer__available(s), from, to);
+			}
 		}
 		if (state == SR_SHM__DEAD) {
 			any_dead = true;
 			int64_t f = sr_atomic_load_acquire_i64(&e->claim_from);
 			if (f < dead_from)
 				dead_from = f;
+			if (e->resolve_to > bound)
+				bound = e->resolve_to;
 		}
 	}
 	if (any_dead) {
 		bool complete = true;
-		int64_t abandoned = r->sequencer->mode == SR_PRODUCER_SINGLE ?
-		    abandon_single_claims(r) : abandon_claims(r, dead_from, &complete);
+		abandoned += s->mode == SR_PRODUCER_SINGLE ? abandon_single_claims(r) :
+		    abandon_claims(r, dead_from, bound, &complete);
 		if (abandoned > 0)
 			sr_atomic_faa_i64(&h->abandoned_sequences, abandoned);
 		/*
@@ -130,7 +174,7 @@ sr_shm__reap_locked(sr_shm_ring *r, sr_shm__reaped *reaped)
 		 * next publisher then sees none and wakes nobody).
 		 */
 		if (abandoned > 0 || handled > 0)
-			sr_wait_signal_all(&r->sequencer->wait);
+			sr_wait_signal_all(&s->wait);
 		for (int32_t i = 0; complete && i < h->max_producers; i++) {
 			sr_shm__producer_entry *e = &r->producers[i];
 			if (sr_atomic_load_relaxed_i32(&e->state) != SR_SHM__DEAD)

@@ -30,8 +30,10 @@
  * quarter of the liveness bound (default 1 s):
  *  - a dead producer's claimed, unpublished sequences are published as
  *    skipped (consumers pass over them: sr_processor calls on_skip) and
- *    counted as abandoned; a slot a producer was writing when it died is
- *    never delivered, whole or half-written;
+ *    counted as abandoned (on a single-producer ring they were never
+ *    visible: the next producer claims them again); a slot a producer was
+ *    writing when it died is never delivered, whole or half-written, nor is
+ *    part of a claim whose publish the death cut;
  *  - a dead consumer is dropped: its sequence is set beyond every sequence,
  *    so that producers and the consumers that follow it no longer wait for
  *    it, and counted; a consumer that joins its index again starts after the
@@ -173,6 +175,9 @@ SR_API sr_shm_ring *sr_shm_ring_open(const char *name, const sr_shm_ring_options
 /**
  * @brief Closes a handle: stops its reaper, leaves the participants still joined through it
  * (as sr_shm_producer_leave and sr_shm_consumer_leave), unmaps, sets *ring to NULL.
+ *
+ * Their pointers are invalid afterwards: halt their processors and pollers first.  Not from
+ * the handle's own on_reap callback.
  *
  * The mapping stays, for other processes and later opens, until sr_shm_ring_unlink.
  * @param ring The handle's address; NULL or a NULL handle does nothing.

@@ -371,6 +371,12 @@ sr_wait__block(sr_wait *w, int64_t sequence, const sr_atomic_i64 *watched,
 		 * sleepers.announced in sr_wait_signal.
 		 */
 		sr_atomic_exchange_i32(&w->sleepers.announced, 1);
+		/*
+		 * The C11 model orders an exchange before a later acquire load
+		 * only through a fence (x86 needs none; this is the sleeping
+		 * path): pairs with the fence in sr_wait_signal.
+		 */
+		sr_atomic_fence_seq_cst();
 		/* pairs with the publisher's store-release of *watched */
 		if (sr_atomic_load_acquire_i64(watched) >= sequence)
 			return SR_OK;

@@ -788,3 +788,72 @@ Test(shm_create, participants_join_after_the_name_is_removed)
 	cr_assert(strstr(err.message, "No such file") != NULL, "%s", err.message);
 	sr_shm_ring_close(&r);
 }
+
+/* A producer that claims 4 sequences, writes them, and dies with only the top two flags stored. */
+static bool
+die_in_the_middle_of_a_publish(sr_shm_ring *r, int64_t unused)
+{
+	(void)unused;
+	sr_shm_producer *p = sr_shm_producer_join(r, NULL);
+	int64_t first;
+	if (p == NULL || sr_shm_producer_claim_until(p, 4, SR_DEADLINE_NONE, &first) != SR_OK)
+		return false;
+	sr_sequencer *seq = sr_shm_ring_sequencer(r);
+	for (int64_t k = 0; k < 4; k++)
+		*(int64_t *)sr_ring_slot(sr_shm_ring_slots(r), first + k) = 100 + k;
+	/* the publish stores the flags from the last down: cut after two of them */
+	sr_atomic_store_release_i64(&sr_sequencer__available(seq)[(first + 3) & seq->mask], first + 3);
+	sr_atomic_store_release_i64(&sr_sequencer__available(seq)[(first + 2) & seq->mask], first + 2);
+	return true;
+}
+
+Test(shm_death, a_publish_cut_by_death_is_skipped_whole)
+{
+	names();
+	sr_shm_ring *r = make(shm_name, 16, SR_PRODUCER_MULTI, SR_WAIT_BLOCK, false);
+	sr_error err;
+	sr_shm_consumer *c = sr_shm_consumer_join(r, 0, NULL, 0, true, &err);
+	cr_assert_not_null(c, "%s", err.message);
+	sr_poller *poller = sr_shm_consumer_poller(c, &err);
+	cr_assert_not_null(poller, "%s", err.message);
+	pid_t victim = fork_and_hang(shm_name, die_in_the_middle_of_a_publish, 0);
+	kill(victim, SIGKILL);
+	cr_assert_eq(waitpid(victim, NULL, 0), victim);
+	cr_assert_eq(sr_shm_ring_check(r), 1);
+	polled v = { 0 };
+	poll_until(poller, &v, 4);
+	cr_assert_eq(v.skips, 4, "the whole record is skipped, its published tail too");
+	cr_assert_eq(v.got, 0, "no part of it is delivered");
+	sr_shm_ring_status st;
+	sr_shm_ring_status_get(r, &st);
+	cr_assert_eq(st.abandoned_sequences, 2, "the two never published are counted");
+	sr_poller_destroy(poller);
+	sr_shm_ring_close(&r);
+	sr_shm_ring_unlink(shm_name, NULL);
+}
+
+Test(shm_death, a_dead_producers_claim_behind_a_live_producers_two_claims_is_abandoned)
+{
+	names();
+	sr_shm_ring *r = make(shm_name, 16, SR_PRODUCER_MULTI, SR_WAIT_BLOCK, false);
+	sr_error err;
+	sr_shm_producer *live = sr_shm_producer_join(r, &err);
+	cr_assert_not_null(live, "%s", err.message);
+	int64_t l0, l2;
+	cr_assert_eq(sr_shm_producer_claim(live, &l0), SR_OK);       /* 0 */
+	pid_t victim = claim_and_hang(shm_name, 1);                     /* 1 */
+	cr_assert_eq(sr_shm_producer_claim(live, &l2), SR_OK);       /* 2 */
+	cr_assert_eq(l2, 2);
+	sr_shm_producer_publish(live, l0);
+	kill(victim, SIGKILL);
+	cr_assert_eq(waitpid(victim, NULL, 0), victim);
+	cr_assert_eq(sr_shm_ring_check(r), 1);
+	sr_sequencer *seq = sr_shm_ring_sequencer(r);
+	cr_assert(sr_sequencer_is_available(seq, 1) && sr_sequencer_is_skipped(seq, 1),
+	    "the live producer's note moved to its second claim, past the dead one's");
+	cr_assert_not(sr_sequencer_is_available(seq, 2), "the live producer's claim is its own");
+	sr_shm_producer_publish(live, l2);
+	cr_assert_eq(sr_sequencer_highest_published(seq, 0, sr_sequencer_cursor(seq)), 2);
+	sr_shm_ring_close(&r);
+	sr_shm_ring_unlink(shm_name, NULL);
+}
