@@ -25,6 +25,13 @@
  * yield phase: sr_backoff_step returns false and the caller moves on (the
  * phased wait strategy then blocks).
  *
+ * A spin phase that never ends (the busyspin wait strategy's) yields once
+ * every SR_BACKOFF_SPINNER_YIELD_EVERY fruitless steps: free when the
+ * spinner has a core of its own (nothing else is runnable there), and the
+ * only way the thread it waits for gets to run when the scheduler put both
+ * on one core (a spinner that never yields holds it for its whole time
+ * slice, every time: in one process, 16 M events/s instead of 160 M).
+ *
  * Everything is static inline: a step is on the poller's hot path.  Not
  * async-signal-safe as a whole (sched_yield is not listed by POSIX).
  */
@@ -41,6 +48,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** @brief Fruitless steps of a never-ending spin phase between two sched_yield() calls. */
+#define SR_BACKOFF_SPINNER_YIELD_EVERY 1024
 
 /** @brief A phase length that never ends (spin or yield for ever). */
 #define SR_BACKOFF_FOREVER INT64_MAX
@@ -59,7 +69,7 @@ typedef struct sr_backoff_ladder {
 
 /** @brief One poller's position on a ladder (its fields belong to sr_backoff_start and sr_backoff_step). */
 typedef struct sr_backoff {
-	uint32_t step;       /**< steps taken; stays put in a FOREVER phase and in the sleep phase */
+	uint32_t step;       /**< steps taken (counting on, wrapping, in a FOREVER spin); stays put in a FOREVER yield phase and in the sleep phase */
 	bool past_yield;     /**< timed: the yield time is over */
 	int64_t spin_until;  /**< timed: CLOCK_MONOTONIC end of the spin phase */
 	int64_t yield_until; /**< timed: end of the yield phase */
@@ -136,7 +146,9 @@ sr_backoff_step(sr_backoff *b, const sr_backoff_ladder *ladder)
 	int64_t step = b->step;
 	if (step < ladder->spin) {
 		if (ladder->spin_doubles) {
-			uint32_t pauses = UINT32_C(1) << (step < 31 ? step : 31);
+			/* a never-ending spin counts its steps only to yield: it doubles nothing */
+			int64_t k = ladder->spin == SR_BACKOFF_FOREVER ? 0 : step;
+			uint32_t pauses = UINT32_C(1) << (k < 31 ? k : 31);
 			for (uint32_t i = 0; i < pauses; i++)
 				sr_atomic_pause();
 		} else {
@@ -144,6 +156,8 @@ sr_backoff_step(sr_backoff *b, const sr_backoff_ladder *ladder)
 		}
 		if (ladder->spin != SR_BACKOFF_FOREVER)
 			b->step++;
+		else if ((++b->step & (SR_BACKOFF_SPINNER_YIELD_EVERY - 1)) == 0)
+			sched_yield(); /* a spinner that shares its core lets the other thread run */
 		return true;
 	}
 	if (step - ladder->spin < ladder->yield) {

@@ -16,9 +16,10 @@
  * the README and perf/README.md):
  *
  *  busyspin  re-reads the sequence with a pause hint.  Lowest latency; burns a
- *            whole core even when idle, and needs a core of its own: sharing
- *            one with its producer cuts throughput several-fold.  Publishers
- *            never signal.
+ *            whole core even when idle.  It yields once every
+ *            SR_BACKOFF_SPINNER_YIELD_EVERY (1024) fruitless reads, which costs
+ *            nothing on a core of its own and lets its producer run when the
+ *            scheduler put both on one core.  Publishers never signal.
  *  yield     spins spin_tries times (100), then sched_yield() between reads.
  *            Low latency, gives the core to runnable threads, still ~100% CPU
  *            when nothing else wants it.  Publishers never signal.

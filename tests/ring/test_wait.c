@@ -4,9 +4,13 @@
  * ring: parsing by name, validation, formatting; for each strategy, no lost
  * wake-ups, alert wakes a blocked waiter, timeouts reach the on_timeout hook;
  * claim with a deadline; 64 producers on a 16-slot ring with synchronized
- * enqueue on and off.
+ * enqueue on and off; a busy-spinner that shares its core yields it.
  */
 #include <criterion/criterion.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
 
 #include "test_support.h"
 
@@ -552,4 +556,52 @@ Test(wait, block_sleeps_between_sparse_events, .timeout = 30)
 	cr_log_info("block, sparse events: %.2f ms of CPU in %.1f ms", (double)s.cpu_ns / 1e6,
 	    (double)wall / 1e6);
 	sr_wait_destroy(&w);
+}
+
+/* A thread that keeps its CPU busy until told to stop: the busy-spinner's neighbour on one core. */
+static void *
+keep_busy(void *arg)
+{
+	while (!__atomic_load_n((int *)arg, __ATOMIC_ACQUIRE))
+		sr_atomic_pause();
+	return NULL;
+}
+
+/*
+ * The busyspin ladder yields every SR_BACKOFF_SPINNER_YIELD_EVERY fruitless
+ * steps: on a core shared with a runnable thread, a yield hands it the
+ * core, which the kernel counts as a context switch of the spinner (a
+ * spinner that never yields is switched out only when its time slice ends,
+ * milliseconds later than these few steps take).
+ */
+Test(wait, a_busy_spinner_sharing_its_core_lets_the_other_thread_run)
+{
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	cr_assert_eq(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+	int stop = 0;
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+	cr_assert_eq(pthread_create(&t, &attr, keep_busy, &stop), 0);
+	pthread_attr_destroy(&attr);
+	sr_wait_config c;
+	sr_wait_config_default(&c, SR_WAIT_BUSY_SPIN);
+	sr_wait w;
+	cr_assert_eq(sr_wait_init(&w, &c, NULL), SR_OK);
+	struct rusage before, after;
+	getrusage(RUSAGE_THREAD, &before);
+	sr_backoff b;
+	sr_backoff_start(&b, &w.polling);
+	for (int i = 0; i < 64 * SR_BACKOFF_SPINNER_YIELD_EVERY; i++)
+		sr_backoff_step(&b, &w.polling);
+	getrusage(RUSAGE_THREAD, &after);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	sr_wait_destroy(&w);
+	long switches = after.ru_nivcsw - before.ru_nivcsw;
+	/* about 4 in 10 yields switch (the scheduler may keep the yielder); a spinner that never yields: 0 */
+	cr_assert_geq(switches, 4, "64 yields handed the shared core over %ld times", switches);
 }
