@@ -128,8 +128,12 @@ sr_shm_producer_claim_until(sr_shm_producer *p, int64_t n, int64_t deadline_ns, 
 	int64_t *slot = p->pending[(p->pending_head + p->pending_count) % SR_SHM_PRODUCER_MAX_CLAIMS];
 	slot[0] = *first;
 	slot[1] = *first + n - 1;
+	/*
+	 * The oldest claim's first is noted already (before the CAS): only its
+	 * last is missing.  Pairs with the reaper's load-acquire of the note.
+	 */
 	if (p->pending_count++ == 0)
-		sr_shm_producer__note_oldest(p); /* the first is noted already: this adds the last */
+		sr_atomic_store_release_i64(p->claim_to, slot[1]);
 	return SR_OK;
 }
 

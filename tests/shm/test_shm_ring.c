@@ -24,6 +24,8 @@
 #include <seqring/sr_shm_producer.h>
 #include <seqring/sr_shm_ring.h>
 
+#include "tagged_events.h"
+
 #define LONG_WAIT_NS (INT64_C(10) * 1000000000)
 
 static char shm_name[64];
@@ -205,7 +207,7 @@ produce(const char *name, int id, int64_t count)
 		int64_t s;
 		if (sr_shm_producer_claim(p, &s) != SR_OK)
 			_exit(12);
-		*(int64_t *)sr_ring_slot(ring, s) = ((int64_t)id << 32) | i;
+		*(int64_t *)sr_ring_slot(ring, s) = tagged_event(id, i);
 		sr_shm_producer_publish(p, s);
 	}
 	sr_shm_ring_close(&r);
@@ -225,13 +227,8 @@ count_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	(void)sequence;
 	(void)end_of_batch;
 	tally *t = ctx;
-	int64_t v = *(int64_t *)slot;
-	int id = (int)(v >> 32);
-	int64_t i = v & 0xffffffff;
-	if (id < 0 || id >= 8 || i != t->next[id])
+	if (!tagged_in_order(t->next, 8, *(int64_t *)slot))
 		t->disorder++;
-	else
-		t->next[id]++;
 	if (++t->events + t->skips == t->want)
 		sr_processor_halt(t->self);
 	return 0;

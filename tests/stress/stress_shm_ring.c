@@ -35,6 +35,7 @@
 #include <seqring/sr_shm_ring.h>
 
 #include "stress_args.h"
+#include "tagged_events.h"
 
 #define ROUND_LIMIT_NS (INT64_C(10) * 1000000000)
 #define BOUND_NS (INT64_C(50) * 1000000)
@@ -66,13 +67,8 @@ on_event(void *ctx, void *slot, int64_t sequence, bool end_of_batch)
 	(void)sequence;
 	(void)end_of_batch;
 	tally *t = ctx;
-	int64_t v = *(int64_t *)slot;
-	int id = (int)(v >> 32);
-	int64_t i = v & 0xffffffff;
-	if (id < 0 || id > 2 || i != t->next[id])
+	if (!tagged_in_order(t->next, 3, *(int64_t *)slot))
 		t->disorder++;
-	else
-		t->next[id]++;
 	t->events++;
 	if (t->want_survivor > 0 && t->next[2] == t->want_survivor)
 		sr_processor_halt(t->self);
@@ -121,7 +117,7 @@ publish(sr_shm_producer *p, sr_ring *ring, int id, int64_t i)
 	int64_t s;
 	if (sr_shm_producer_claim(p, &s) != SR_OK)
 		_exit(21);
-	*(int64_t *)sr_ring_slot(ring, s) = ((int64_t)id << 32) | i;
+	*(int64_t *)sr_ring_slot(ring, s) = tagged_event(id, i);
 	sr_shm_producer_publish(p, s);
 }
 
@@ -137,7 +133,7 @@ victim_producer(const char *name, victim_page *page, unsigned seed)
 			_exit(21);
 		page->claimed_sequence = s;
 		page->claimed = 1;
-		*(int64_t *)sr_ring_slot(ring, s) = ((int64_t)1 << 32) | i;
+		*(int64_t *)sr_ring_slot(ring, s) = tagged_event(1, i);
 		for (unsigned k = rand_r(&seed) % 64; k > 0; k--)
 			sr_atomic_pause();
 		sr_shm_producer_publish(p, s);

@@ -76,7 +76,7 @@ mkdir -p "$out/obj" || { say "cannot create $out"; exit 1; }
 # -O3 -DNDEBUG: what CMake's Release gives seqring's own harnesses (ring_perf, wait_perf).
 CFLAGS=(-O3 -DNDEBUG -std=c11 -D_GNU_SOURCE -Wall -Wextra -I"$common" -I"$here")
 objects=()
-for src in "$common/bench_args.c" "$common/bench_output.c" "$here/ipc_bench.c"; do
+for src in "$common/bench_args.c" "$common/bench_output.c" "$common/bench_stats.c" "$here/ipc_bench.c"; do
   o=$out/obj/$(basename "$src" .c).o
   gcc "${CFLAGS[@]}" -c "$src" -o "$o" || { say "compiling $src failed"; exit 1; }
   objects+=("$o")

@@ -28,6 +28,7 @@
 
 #include "bench_args.h"
 #include "bench_output.h"
+#include "bench_stats.h"
 
 typedef struct ipc_opts {
 	const char *bytes_text;
@@ -227,25 +228,6 @@ typedef struct role_result {
 } role_result;
 
 static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Nearest rank of sorted samples. */
-static int64_t
-percentile(const int64_t *v, int64_t n, double p)
-{
-	int64_t r = (int64_t)(p * (double)n + 0.999999);
-	if (r < 1)
-		r = 1;
-	if (r > n)
-		r = n;
-	return v[r - 1];
-}
-
-static int
 produce(void *ep, const ipc_opts *o, size_t bytes, role_result *res)
 {
 	unsigned char ev[IPC_MAX_BYTES];
@@ -318,12 +300,12 @@ produce(void *ep, const ipc_opts *o, size_t bytes, role_result *res)
 		free(rtt);
 		return -1;
 	}
-	qsort(rtt, (size_t)n, sizeof *rtt, cmp_i64);
+	bench_sort_i64(rtt, (size_t)n);
 	res->samples = n;
 	res->pings_done = (int64_t)p + 1;
-	res->p50 = (percentile(rtt, n, 0.50) + 1) / 2;
-	res->p99 = (percentile(rtt, n, 0.99) + 1) / 2;
-	res->p999 = (percentile(rtt, n, 0.999) + 1) / 2;
+	res->p50 = (bench_percentile(rtt, (size_t)n, 50) + 1) / 2;
+	res->p99 = (bench_percentile(rtt, (size_t)n, 99) + 1) / 2;
+	res->p999 = (bench_percentile(rtt, (size_t)n, 99.9) + 1) / 2;
 	free(rtt);
 	g_phase = "the end";
 	return 0;
