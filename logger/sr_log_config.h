@@ -630,6 +630,24 @@ typedef struct sr_log_config {
 	 * environment overrides the code, setting by setting (see below).
 	 */
 	bool ignore_environment;
+	/**
+	 * A directory for the logger's rings (SEQRING_LOG_RING_DIR), so that
+	 * records outlive the process: NULL (the default) keeps them in
+	 * anonymous memory.  With a directory, each ring (a thread's, or the
+	 * shared one) is a file in it, mapped shared, its space reserved when
+	 * it is made; the call writes the same record into the same slots.
+	 * What a record needs to be read without its process (call sites,
+	 * categories, the clock's calibration) goes into the directory before
+	 * the first record that needs it.  sr_log_open, given a directory that
+	 * holds the rings of a process that died (SIGKILL, the OOM killer),
+	 * writes that process's records which had not reached the sinks before
+	 * any record of its own, then one line at warn level, then removes
+	 * them (sr_log_recover does the same without opening a logger on the
+	 * directory).  A directory a live logger holds is refused (SR_ESTATE);
+	 * it is made if missing (one level).  Ring mode only (an error at open
+	 * otherwise).  docs/reliability.md says what survives what.
+	 */
+	const char *ring_dir;
 } sr_log_config;
 
 /**

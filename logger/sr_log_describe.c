@@ -7,6 +7,7 @@
 #include "sr_log_config_validate_internal.h"
 #include "sr_log_crash_internal.h"
 #include "sr_log_reopen_internal.h"
+#include "sr_log_ring_dir_internal.h"
 #include "sr_log_settings_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_per_thread_internal.h"
@@ -115,6 +116,15 @@ sr_log_describe(sr_log *log, FILE *out)
 	row(out, log, SR_SET_REOPEN_SIGNAL, sr_log__reopen_signal_name(log->opt.reopen_signal));
 	row(out, log, SR_SET_COLOR, sr_log_color_name(log->opt.color));
 	row(out, log, SR_SET_ESCAPE, b2s(log->opt.escape_controls));
+	const char *dir = sr_log__ring_dir_path(log);
+	row(out, log, SR_SET_RING_DIR, dir != NULL ? dir : "(none: the rings are in anonymous memory)");
+	const sr_log_ring_dir_recovery *rec = sr_log__ring_dir_recovery(log);
+	if (rec != NULL && rec->done)
+		fprintf(out, "  %-30s %" PRIu64 " records of pid %" PRId64 " written at open (%" PRIu64
+		    " claimed slots unpublished, %" PRIu64 " unresolved%s)\n", "recovery", rec->records, rec->pid,
+		    rec->unpublished, rec->unresolved, rec->cut_write ? ", a cut write done again" : "");
+	else if (rec != NULL)
+		fprintf(out, "  %-30s %s\n", "recovery", "none at open (no dead process's rings in the directory)");
 
 	sr_log__levels_describe(log, out);
 	fflush(out);

@@ -20,6 +20,7 @@
 #include "sr_log_categories_internal.h"
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_ring_dir_internal.h"
 #include "sr_log_thread_internal.h"
 
 #include <errno.h>
@@ -230,6 +231,8 @@ emit_args(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, 
 	int copy = sr_atomic_load_acquire_i32(&site->copy);
 	if (__builtin_expect(copy == SR_SITE_COPY_UNKNOWN, 0)) {
 		bind_home_category(site, cat);
+		/* Before the decision is published, so before any record of the site: the catalogue has it. */
+		sr_log__site_catalogue_add(site, true);
 		copy = decide_copy(site, sig, args, n);
 	}
 	if (__builtin_expect((copy == SR_SITE_COPY_BY_TYPE || copy == SR_SITE_COPY_FAST) &&
@@ -287,6 +290,9 @@ emit_va(sr_log *log, sr_category *cat, sr_site *site, va_list *ap)
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
 
+	/* pairs with the catalogue's store-release: the site's entry is written before its first record */
+	if (__builtin_expect(!(sr_atomic_load_acquire_i32(&site->catalogued) & SR_SITE_CATALOGUED), 0))
+		sr_log__site_catalogue_add(site, false);
 	sr_log_rec h;
 	fill_header(&h, cat, site, self, saved_errno);
 	if (__builtin_expect(sig->error != SR_FMT_OK, 0)) {

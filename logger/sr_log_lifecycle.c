@@ -14,7 +14,10 @@
 #include "sr_log_env_explain_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_log_layout_pattern_internal.h"
+#include "sr_log_recovery_internal.h"
 #include "sr_log_reopen_internal.h"
+#include "sr_log_ring_dir_internal.h"
+#include "sr_log_ring_files_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_per_thread_internal.h"
@@ -101,16 +104,21 @@ fork_phase(int phase)
 			sr_log__sinks_fork(l, 0);
 		}
 		sr_log__threads_fork_global(phase);
+		sr_log__site_catalogue_fork(phase);
 		return;
 	}
+	sr_log__site_catalogue_fork(phase);
 	if (phase == SR_LOG_FORK_CHILD)
 		sr_log__calls_after_fork();
 	sr_log__threads_fork_global(phase);
 	for (sr_log *l = live_head; l != NULL; l = l->live_next) {
 		bool child = phase == SR_LOG_FORK_CHILD;
 		bool drop = child && l->opt.fork_policy == SR_LOG_FORK_DROP;
-		if (child)
+		if (child) {
+			/* Before the backend's rings and consumer: the child's copy is private, the lock the parent's. */
+			sr_log__ring_dir_after_fork_child(l);
 			sr_log__consumer_after_fork(l);
+		}
 		sr_log__sinks_fork(l, child ? 2 : 1);
 		sr_log__levels_fork(l, false);
 		l->backend->fork(l, drop ? SR_LOG_FORK_CHILD_STOPPED : phase);
@@ -157,6 +165,8 @@ static void
 free_log(sr_log *log)
 {
 	log->backend->destroy(log);
+	/* After the rings closed: the meta file goes unless a ring stayed with records to recover. */
+	sr_log__ring_dir_close(log, true);
 	sr_log__levels_free(log);
 	sr_log__sinks_free(log);
 	sr_log__consumer_free(log);
@@ -235,6 +245,9 @@ open_parts(sr_log *log, const sr_log_resolved *r, sr_error *err)
 		return err != NULL ? err->code : SR_ENOMEM;
 	if (sr_log__sinks_open(log, c->sinks, c->sink_count, err) != SR_OK)
 		return err != NULL ? err->code : SR_ESYS;
+	/* Before the categories (each goes into the directory's catalogue) and the rings. */
+	if (c->ring_dir != NULL && sr_log__ring_files_open(log, c->ring_dir, err) != SR_OK)
+		return err != NULL ? err->code : SR_ESYS;
 	/* After the sinks: a category's effective level depends on the lowest sink level. */
 	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++)
 		sr_atomic_store_relaxed_i64(&log->totals.dropped[l], 0);
@@ -286,7 +299,9 @@ sr_log_open(const sr_log_config *config, sr_error *err)
 	/* A key for each logger whose calls the macros may write inline (either ring kind). */
 	log->fast_key = log->backend->thread_records || log->backend->cache_inline != NULL ?
 	    sr_log__threads_new_key() : SR_LOG__NO_FAST_KEY;
-	if (open_parts(log, r, err) != SR_OK || log->backend->start(log, &r->cfg, &wait, err) != SR_OK) {
+	/* What a dead process left in the ring directory goes out before any record of this logger. */
+	if (open_parts(log, r, err) != SR_OK || sr_log__recover_at_open(log, err) != SR_OK ||
+	    log->backend->start(log, &r->cfg, &wait, err) != SR_OK) {
 		/*
 		 * Undo only what this call made: a consumer it started, files it
 		 * opened.  Descriptors and callback contexts stay the caller's.

@@ -97,6 +97,12 @@ enum { SR_SITE_UNPARSED = 0, SR_SITE_PARSING = 1, SR_SITE_READY = 2 };
  * sr_site.state: a thread is parsing the format */
 /** @var SR_SITE_READY
  * sr_site.state: sig and file_base are filled */
+/** @brief sr_site.catalogued: what the process's catalogue of sites holds of the site. */
+enum {
+	SR_SITE_CATALOGUED = 1,          /**< its format, file, function, line and level */
+	SR_SITE_CATALOGUED_HOME = 2,     /**< and its home category */
+	SR_SITE_CATALOGUING = 4          /**< a thread is writing its entry */
+};
 /** @brief sr_site.copy: how the macros' calls copy their arguments. */
 enum {
 	/** not decided yet (before the first call) */
@@ -146,6 +152,12 @@ typedef struct sr_site {
 	 * fits one cache line (sr_log_fast.h).
 	 */
 	sr_atomic_ptr home_cat;
+	/**
+	 * Whether the process's catalogue of sites (what a ring directory
+	 * writes down before a site's first record) has this site: bits
+	 * SR_SITE_CATALOGUED_* (the library's; zero in a new site).
+	 */
+	sr_atomic_i32 catalogued;
 	/** the format's signature, once state is SR_SITE_READY */
 	sr_fmt_sig sig;
 } sr_site;
@@ -156,7 +168,7 @@ typedef struct sr_site {
  */
 #ifdef __cplusplus
 #define SR_SITE__INIT(format_, file_, function_, line_, level_) \
-	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, 0, {} }
+	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, 0, 0, {} }
 #else
 #define SR_SITE__INIT(format_, file_, function_, line_, level_) \
 	{ .format = format_, .file = file_, .function = function_, .line = line_, .level = level_ }

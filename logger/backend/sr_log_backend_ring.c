@@ -16,6 +16,7 @@
 #include "sr_log_consumer_internal.h"
 #include "sr_log_crash_internal.h"
 #include "sr_log_full_policy_internal.h"
+#include "sr_log_ring_dir_internal.h"
 #include "sr_log_ring_internal.h"
 #include "sr_log_thread_internal.h"
 
@@ -185,16 +186,27 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the ring backend");
 	log->state = r;
 	r->skip_until = INT64_MIN;
-	r->ring = sr_ring_create(c->ring_slots, c->slot_size, NULL, NULL, err);
-	if (r->ring == NULL)
-		return err != NULL ? err->code : SR_ENOMEM;
 	sr_sequencer_config sc;
 	sr_sequencer_config_default(&sc, c->ring_slots, SR_PRODUCER_MULTI);
 	sc.synchronize_enqueue_when_full = c->synchronize_enqueue_when_full;
 	sc.wait = *wait;
-	r->seq = sr_sequencer_create(&sc, err);
-	if (r->seq == NULL)
-		return err != NULL ? err->code : SR_ENOMEM;
+	if (sr_log__ring_dir_active(log)) {
+		/* In the ring directory: the same slots, claims and publishes, in a file that outlives the process. */
+		r->ring = malloc(sizeof *r->ring);
+		if (r->ring == NULL)
+			return sr_error_set(err, SR_ENOMEM, "cannot allocate the ring backend");
+		r->file = sr_log__ring_dir_make_ring(log, SR_LOG_RING_FILE_SHARED, c->ring_slots, c->slot_size,
+		    sr_log__thread()->tid, "", &sc, r->ring, &r->seq, err);
+		if (r->file == NULL)
+			return err != NULL ? err->code : SR_ESYS;
+	} else {
+		r->ring = sr_ring_create(c->ring_slots, c->slot_size, NULL, NULL, err);
+		if (r->ring == NULL)
+			return err != NULL ? err->code : SR_ENOMEM;
+		r->seq = sr_sequencer_create(&sc, err);
+		if (r->seq == NULL)
+			return err != NULL ? err->code : SR_ENOMEM;
+	}
 	r->scratch = malloc(c->max_message_bytes);
 	if (r->scratch == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the consumer's record buffer");
@@ -215,6 +227,7 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 		return err != NULL ? err->code : SR_ENOMEM;
 	/* The crash handler's list: this one ring (pairs with its load-acquire). */
 	sr_log__crash_ring_init(&r->crash_ring, r->ring, r->seq, sr_processor_sequence(r->proc));
+	r->crash_ring.file = r->file;
 	sr_atomic_store_release_ptr(&r->crash.rings, &r->crash_ring);
 	int rc = sr_sequencer_add_gating(r->seq, sr_processor_sequence(r->proc));
 	if (rc != SR_OK)
@@ -266,6 +279,9 @@ ring_fork(sr_log *log, int phase)
 	}
 	pthread_mutex_unlock(&seq->gating_lock);
 	pthread_mutex_unlock(&seq->full_lock);
+	/* A child's ring in the parent's file would be the parent's too: private memory, the same bytes. */
+	if (phase != SR_LOG_FORK_PARENT && r->file != NULL)
+		(void)sr_log__ring_file_privatize(r->file);
 	if (phase == SR_LOG_FORK_PARENT || !r->consumer_started)
 		return;
 	if (phase == SR_LOG_FORK_CHILD_STOPPED) {
@@ -297,10 +313,19 @@ ring_destroy(sr_log *log)
 	sr_log_ring *r = log->state;
 	if (r == NULL)
 		return;
-	if (r->proc != NULL)
-		sr_processor_destroy(r->proc);
-	sr_sequencer_destroy(r->seq);
-	sr_ring_destroy(r->ring);
+	if (r->file != NULL) {
+		/* After stop: a ring written to its end goes; one with records stays for the next open. */
+		bool written = r->proc == NULL || sr_sequence_get(sr_processor_sequence(r->proc)) >= sr_sequencer_cursor(r->seq);
+		if (r->proc != NULL)
+			sr_processor_destroy(r->proc);
+		sr_log__ring_dir_ring_closed(log, r->file, written);
+		free(r->ring);
+	} else {
+		if (r->proc != NULL)
+			sr_processor_destroy(r->proc);
+		sr_sequencer_destroy(r->seq);
+		sr_ring_destroy(r->ring);
+	}
 	free(r->scratch);
 	sr_log__crash_free(&r->crash);
 	free(r);

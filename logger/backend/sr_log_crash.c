@@ -94,6 +94,7 @@ sr_log__crash_ring_init(sr_log_crash_ring *cr, sr_ring *ring, sr_sequencer *seq,
 	sr_atomic_store_relaxed_i64(&cr->handled_seq, sr_sequencer_cursor(seq));
 	cr->from = cr->target = 0;
 	cr->writer = NULL;             /* full records; a thread's ring sets its writer */
+	cr->file = NULL;               /* anonymous memory; a ring in a file sets it */
 }
 
 void
@@ -201,6 +202,11 @@ write_record(sr_log *log, sr_log_crash *c, sr_log_crash_ring *cr)
 		cr->from = cr->target + 1;
 		return;
 	}
+	/*
+	 * Its line is about to be written: what a ring directory takes as
+	 * covered by the write (the handler's, never read by a consumer again).
+	 */
+	sr_atomic_store_relaxed_i64(&cr->handled_seq, cr->from + k - 1);
 	int kind = h.kind & SR_REC_KIND_MASK;
 	/* A message let in only for the backtrace is not written. */
 	if ((kind == SR_REC_MESSAGE || kind == SR_REC_FORMAT_ERROR) && !sr_log__bt_only(log, &h)) {

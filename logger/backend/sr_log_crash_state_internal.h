@@ -37,6 +37,7 @@ typedef struct sr_log_crash_ring {
 	sr_atomic_i64 handled_seq;     /* consumer: last sequence whose line is in the sinks' buffers */
 	int64_t from, target;          /* the handler's own */
 	struct sr_log_writer *writer;  /* a thread's ring: its short records' writer; NULL: full records */
+	struct sr_log_ring_file *file; /* with a ring directory: the ring's file (its written and pending sequences) */
 } sr_log_crash_ring;
 
 /* A logger's crash state, in its backend's state. */

@@ -19,6 +19,7 @@
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
 #include "sr_log_crash_internal.h"
+#include "sr_log_ring_files_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_per_thread_internal.h"
 
@@ -230,6 +231,7 @@ run_pass(sr_log *log, sr_log_threads *t, bool *more)
 		}
 		sr_log__crash_checkpoint(&t->crash);
 		sr_log__end_of_batch(log);
+		sr_log__ring_files_batch_written(log);
 	}
 	*more = false;
 	for (int i = 0; i < t->count; i++) {
@@ -336,6 +338,7 @@ end_batch_for_flushes(sr_log *log, sr_log_threads *t, int64_t asked)
 {
 	sr_log__crash_checkpoint(&t->crash);
 	sr_log__end_of_batch(log);
+	sr_log__ring_files_batch_written(log);
 	/* pairs with the flushers' load-acquire: the batch end is done */
 	sr_sequence_set(&t->flushes_done, asked);
 }
@@ -520,6 +523,7 @@ sr_log__threads_consumer_main(void *arg)
 			/* Drop reports, counters, the clock's refresh, as the shared ring's timeout does. */
 			sr_log__crash_checkpoint(&t->crash);
 			sr_log__end_of_batch(log);
+			sr_log__ring_files_batch_written(log);
 			last_housekeeping = now;
 		}
 	}

@@ -100,6 +100,7 @@ typedef struct sr_log_thread_ring {
 	/* Set at creation, then only read: what the caller's claim and publish use. */
 	sr_ring *ring;
 	sr_sequencer *seq;            /* single producer, busyspin */
+	struct sr_log_ring_file *file; /* with a ring directory: the file the ring and seq lie in; else NULL */
 	struct sr_log_threads *owner;
 	uint64_t owner_id;            /* the logger's id (the threads' cache key) */
 	/* The consumer's progress on this ring (store-release after each batch): gates the producer. */
@@ -137,6 +138,7 @@ typedef struct sr_log_threads {
 		char pad_after[SR_CACHELINE - sizeof(uint64_t) - sizeof(int32_t)];
 	} __attribute__((aligned(SR_CACHELINE))) hot;
 	int64_t slots;                /* each ring's */
+	sr_log *log;                  /* the logger (its ring directory makes the rings' files) */
 	pthread_mutex_t park_lock;
 	pthread_cond_t park_cond;     /* CLOCK_MONOTONIC */
 

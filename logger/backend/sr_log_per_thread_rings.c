@@ -20,6 +20,7 @@
 #include "sr_log_crash_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_per_thread_internal.h"
+#include "sr_log_ring_dir_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,9 @@ sr_log__thread_rings_after_fork(sr_log_threads *t)
 	for (sr_log_crash_ring *cr = sr_atomic_load_acquire_ptr(&t->crash.rings); cr != NULL;
 	     cr = sr_atomic_load_acquire_ptr(&cr->next)) {
 		sr_log_thread_ring *p = sr_log__thread_ring_of_crash(cr);
+		/* A child's ring in the parent's file would be the parent's too: private memory, the same bytes. */
+		if (p->file != NULL)
+			(void)sr_log__ring_file_privatize(p->file);
 		int64_t cursor = sr_sequencer_cursor(p->seq);
 		sr_sequence_set(&p->consumed, cursor);
 		p->c.next = cursor + 1;
@@ -193,6 +197,11 @@ sr_log__thread_rings_after_fork(sr_log_threads *t)
 void
 sr_log__thread_ring_retire(sr_log_threads *t, sr_log_thread_ring *p)
 {
+	if (p->file != NULL) {
+		/* A ring in a file is not kept: the next thread's ring has a file of its own. */
+		sr_log__thread_ring_free(p);
+		return;
+	}
 	sr_ring *memory = p->ring;
 	p->ring = NULL;
 	pthread_mutex_lock(&t->lock);
@@ -258,6 +267,24 @@ sr_log__threads_spare_count(sr_log_threads *t, int64_t *reused)
 /* ---------------------------------------------------------------------------------------- */
 /* Making and freeing a ring                                                                */
 
+/*
+ * The ring's memory and sequencer: in its file (removed when the ring was
+ * written to its end: a ring left with records is the next open's to
+ * recover), or on the heap.
+ */
+static void
+ring_memory_free(sr_log_thread_ring *p)
+{
+	if (p->file != NULL) {
+		bool drained = sr_sequence_get(&p->consumed) >= sr_sequencer_cursor(p->seq);
+		sr_log__ring_dir_ring_closed(p->owner != NULL ? p->owner->log : NULL, p->file, drained);
+		free(p->ring);
+		return;
+	}
+	sr_sequencer_destroy(p->seq);
+	sr_ring_destroy(p->ring);
+}
+
 /* A new ring for the calling thread and t: allocated, touched, gated; NULL when it cannot. */
 static sr_log_thread_ring *
 ring_new(sr_log_threads *t)
@@ -266,28 +293,42 @@ ring_new(sr_log_threads *t)
 	if (p == NULL)
 		return NULL;
 	memset(p, 0, sizeof *p);
-	/*
-	 * An exited thread's ring memory if one is spare (its old records lie
-	 * beyond the new sequencer's cursor: never read); else a new ring, which
-	 * sr_ring_create touches page by page now, not on the ring's first lap.
-	 */
-	p->ring = take_spare(t);
-	if (p->ring == NULL)
-		p->ring = sr_ring_create(t->slots, SR_LOG__THREAD_SLOT, NULL, NULL, NULL);
 	sr_sequencer_config sc;
 	sr_sequencer_config_default(&sc, t->slots, SR_PRODUCER_SINGLE);
 	/* busyspin: publishers never signal; the consumer's waking is this backend's own. */
 	sr_wait_config_default(&sc.wait, SR_WAIT_BUSY_SPIN);
-	p->seq = p->ring != NULL ? sr_sequencer_create(&sc, NULL) : NULL;
-	if (p->seq == NULL) {
-		sr_ring_destroy(p->ring);
-		free(p);
-		return NULL;
+	const sr_log_thread *self = sr_log__thread();
+	if (sr_log__ring_dir_active(t->log)) {
+		/* In the ring directory: the same slots and publish, in a file that outlives the process. */
+		p->ring = malloc(sizeof *p->ring);
+		sr_error err = { 0 };
+		p->file = p->ring == NULL ? NULL : sr_log__ring_dir_make_ring(t->log, SR_LOG_RING_FILE_THREAD, t->slots,
+		    SR_LOG__THREAD_SLOT, self->tid, self->name, &sc, p->ring, &p->seq, &err);
+		if (p->file == NULL) {
+			sr_log__ring_dir_refused(t->log, p->ring == NULL ? "out of memory" : err.message);
+			free(p->ring);
+			free(p);
+			return NULL;
+		}
+	} else {
+		/*
+		 * An exited thread's ring memory if one is spare (its old records lie
+		 * beyond the new sequencer's cursor: never read); else a new ring, which
+		 * sr_ring_create touches page by page now, not on the ring's first lap.
+		 */
+		p->ring = take_spare(t);
+		if (p->ring == NULL)
+			p->ring = sr_ring_create(t->slots, SR_LOG__THREAD_SLOT, NULL, NULL, NULL);
+		p->seq = p->ring != NULL ? sr_sequencer_create(&sc, NULL) : NULL;
+		if (p->seq == NULL) {
+			sr_ring_destroy(p->ring);
+			free(p);
+			return NULL;
+		}
 	}
 	sr_sequence_init(&p->consumed, SR_SEQUENCE_INITIAL);
 	if (sr_sequencer_add_gating(p->seq, &p->consumed) != SR_OK) {
-		sr_sequencer_destroy(p->seq);
-		sr_ring_destroy(p->ring);
+		ring_memory_free(p);
 		free(p);
 		return NULL;
 	}
@@ -296,12 +337,12 @@ ring_new(sr_log_threads *t)
 	p->c.next = SR_SEQUENCE_INITIAL + 1;
 	p->c.avail = p->c.seen = SR_SEQUENCE_INITIAL;
 	/* The writer as the consumer first sees it (the ring's publication orders these). */
-	const sr_log_thread *self = sr_log__thread();
 	p->writer.tid = self->tid;
 	memcpy(p->writer.name, self->name, sizeof p->writer.name);
 	p->name_gen = self->name_gen;
 	sr_log__crash_ring_init(&p->crash, p->ring, p->seq, &p->consumed);
 	p->crash.writer = &p->writer;
+	p->crash.file = p->file;
 	return p;
 }
 
@@ -348,7 +389,6 @@ sr_log__thread_ring_free(sr_log_thread_ring *p)
 	pthread_mutex_lock(&rings_lock);
 	unlink_from_thread(p);
 	pthread_mutex_unlock(&rings_lock);
-	sr_sequencer_destroy(p->seq);
-	sr_ring_destroy(p->ring);
+	ring_memory_free(p);
 	free(p);
 }

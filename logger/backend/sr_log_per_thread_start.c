@@ -28,6 +28,7 @@ sr_log__threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config 
 	log->state = t;
 	/* The key sr_log_open chose (sr_log__threads_new_key): categories carry it too. */
 	t->hot.id = log->fast_key;
+	t->log = log;
 	/* thread_ring_slots x slot_size bytes, in slots of a cache line (sr_log_fast.h); the config checked the count. */
 	t->slots = c->thread_ring_slots * (int64_t)(c->slot_size / SR_LOG__THREAD_SLOT);
 	pthread_mutex_init(&t->lock, NULL);

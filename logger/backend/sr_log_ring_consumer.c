@@ -9,6 +9,7 @@
  */
 #include "sr_log_consumer_internal.h"
 #include "sr_log_crash_internal.h"
+#include "sr_log_ring_files_internal.h"
 #include "sr_log_ring_internal.h"
 
 static void
@@ -16,6 +17,7 @@ ring_end_of_batch(sr_log *log)
 {
 	sr_log__crash_checkpoint(&((sr_log_ring *)log->state)->crash);
 	sr_log__end_of_batch(log);
+	sr_log__ring_files_batch_written(log);
 }
 
 static int

@@ -20,6 +20,7 @@
 typedef struct sr_log_ring {
 	sr_ring *ring;
 	sr_sequencer *seq;        /* multi-producer: every caller claims on it */
+	struct sr_log_ring_file *file; /* with a ring directory: the file ring and seq lie in (ring is a view) */
 	sr_processor *proc;       /* the consumer */
 	bool consumer_started;
 	/* The consumer's own (the closer's after join). */

@@ -41,6 +41,7 @@ sr_log_config_default(sr_log_config *c)
 	c->exit_timeout_ms = 5000;
 	c->fork_policy = SR_LOG_FORK_RESTART;
 	c->thread_name = NULL;
+	c->ring_dir = NULL;
 	c->level_spec = NULL;
 	c->pattern = NULL;
 	c->clock = SR_LOG_CLOCK_AUTO;
@@ -255,6 +256,12 @@ sr_log__config_validate(const sr_log_config *c, sr_wait_config *wait, sr_error *
 		    "config.color %d is invalid: expected SR_LOG_COLOR_AUTO (0), SR_LOG_COLOR_ALWAYS (1) or "
 		    "SR_LOG_COLOR_NEVER (2)", (int)c->color);
 	char expected[160];
+	if (c->ring_dir != NULL && c->ring_dir[0] == '\0')
+		return sr_error_set(err, SR_EINVAL, "config.ring_dir is empty: expected a directory's path, or NULL for none");
+	if (c->ring_dir != NULL && c->mode != SR_LOG_MODE_RING)
+		return sr_error_set(err, SR_EINVAL,
+		    "config.ring_dir \"%.64s\" needs mode ring (the mode is %s): only the rings' records can outlive "
+		    "the process", c->ring_dir, sr_log_mode_name(c->mode));
 	if (c->thread_name != NULL && !sr_log__in_range(SR_SET_THREAD_NAME, strlen(c->thread_name)))
 		return sr_error_set(err, SR_EINVAL, "config.thread_name '%.32s' is invalid: %s", c->thread_name,
 		    sr_log__range_expected(SR_SET_THREAD_NAME, false, expected, sizeof expected));

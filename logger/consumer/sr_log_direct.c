@@ -163,3 +163,28 @@ sr_log__write_by_caller(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g
 	if (line != lstack)
 		free(line);
 }
+
+void
+sr_log__write_recovered(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len,
+    int64_t ts_ns, char *line)
+{
+	sr_log_event ev;
+	sr_log__event_of_record(log, h, body, body_len, false, false, &ev);
+	ev.ts_ns = ts_ns;  /* converted by the dead process's calibration, not this logger's */
+	if (sr_log__fanout(log, &ev, h->level, SR_DISPATCH_NOW, line))
+		sr_atomic_faa_i64(&log->totals.truncated_lines, 1);
+	if ((h->kind & SR_REC_KIND_MASK) == SR_REC_FORMAT_ERROR)
+		sr_atomic_faa_i64(&log->totals.format_errors, 1);
+	if (h->kind & SR_REC_TRUNCATED)
+		sr_atomic_faa_i64(&log->totals.truncated_records, 1);
+	sr_log__count_by_caller(log, true);
+}
+
+void
+sr_log__write_text_now(sr_log *log, int level, const char *text, size_t len, char *line)
+{
+	sr_log_event ev;
+	sr_log__event_of_text(level, text, len, &ev);
+	if (sr_log__fanout(log, &ev, level, SR_DISPATCH_NOW, line))
+		sr_atomic_faa_i64(&log->totals.truncated_lines, 1);
+}

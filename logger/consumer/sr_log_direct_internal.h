@@ -50,4 +50,17 @@ void sr_log__count_by_caller(sr_log *log, bool reached);
  */
 char *sr_log__render_call_on_heap(sr_log *log, const sr_log_rec *h, const sr_fmt_gather *g, size_t *len);
 
+/*
+ * A record a dead process left in its ring directory, written now by the
+ * recovering thread (any mode; the sinks' locks order it with a running
+ * consumer): its event with ts_ns, the time its own process's calibration
+ * gives, rendered once per layout into line (max_line +
+ * SR_FMT_LINE_RESERVE bytes) and written to every sink that takes its
+ * level.  Counted as written by a caller.
+ */
+void sr_log__write_recovered(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len,
+    int64_t ts_ns, char *line);
+/* The logger's own line (category "seqring"), written now as sr_log__write_recovered writes. */
+void sr_log__write_text_now(sr_log *log, int level, const char *text, size_t len, char *line);
+
 #endif /* SR_LOG_DIRECT_INTERNAL_H */

@@ -232,6 +232,32 @@ sr_log__clock_to_ns(const sr_log *log, int64_t raw)
 	return map(&s, raw);
 }
 
+bool
+sr_log__clock_segment(const sr_log *log, int64_t seg[5])
+{
+	const sr_log_clock_state *c = log->clk;
+	if (log->opt.clock != SR_LOG_CLOCK_TSC || c == NULL)
+		return false;
+	for (int tries = 0;; tries++) {
+		/* pairs with the store-release of the even version in publish */
+		int64_t v1 = sr_atomic_load_acquire_i64(&c->version);
+		for (int f = 0; f < SR_LOG_CLOCK_FIELDS; f++)
+			seg[f] = sr_atomic_load_relaxed_i64(&c->seg[1][f]);
+		/* orders the field loads before the re-check; pairs with publish's release fence */
+		sr_atomic_fence_acquire();
+		if ((v1 == sr_atomic_load_relaxed_i64(&c->version) && (v1 & 1) == 0) || tries >= 1000)
+			return true;
+		sr_atomic_pause();
+	}
+}
+
+int64_t
+sr_log__clock_map_segment(const int64_t seg[5], int64_t raw)
+{
+	segment s = { seg[0], seg[1], seg[2], bits_double(seg[3]), bits_double(seg[4]) };
+	return map(&s, raw);
+}
+
 void
 sr_log__clock_refresh(sr_log *log, bool force)
 {

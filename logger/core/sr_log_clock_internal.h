@@ -32,6 +32,14 @@ int sr_log__clock_open(sr_log *log, sr_log_clock kind, sr_error *err);
 void sr_log__clock_close(sr_log *log);
 /* A raw reading as ns since the epoch (any thread; async-signal-safe). */
 int64_t sr_log__clock_to_ns(const sr_log *log, int64_t raw);
+/*
+ * tsc: copies the current segment of the mapping (tsc0, ns0, tsc1, the
+ * slewed and the measured rate as double bits) into seg; false for the
+ * other clocks (their readings are ns already).
+ */
+bool sr_log__clock_segment(const sr_log *log, int64_t seg[5]);
+/* A raw tsc reading mapped by a segment sr_log__clock_segment copied (another process's too). */
+int64_t sr_log__clock_map_segment(const int64_t seg[5], int64_t raw);
 /* tsc: recalibrates when due (force: now).  Cheap when not due; any thread. */
 void sr_log__clock_refresh(sr_log *log, bool force);
 

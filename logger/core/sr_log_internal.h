@@ -90,6 +90,7 @@ struct sr_log {
 	struct sr_log_clock_state *clk;         /* tsc only */
 	struct sr_log_pattern *pattern;         /* SR_LOG_LAYOUT_PATTERN only */
 	struct sr_log_settings *settings;
+	struct sr_log_ring_dir *ring_dir;       /* config.ring_dir only (logger/ringdir/) */
 	sr_log_totals totals;
 	/*
 	 * 1 once shutdown began: the store-release in sr_log_shutdown pairs with

@@ -177,6 +177,52 @@ sr_log__record_ts(const sr_ring *ring, int64_t sequence, const sr_log_writer *wr
 }
 
 /*
+ * Reads the record at sequence of a thread's ring (writer: its ring's) into
+ * a full header *h and its body (the value and string areas), as
+ * sr_log__record_read does, except that a record which left its category
+ * out for its site's home one gets h->cat NULL and *home true: the caller
+ * takes the category from the site (a live one, or a dead process's
+ * catalogue).  Returns the slots it occupies, or 0 for a slot that holds
+ * no record we wrote.
+ */
+static inline int64_t
+sr_log__thread_record_read(const sr_ring *ring, int64_t sequence, size_t max_record,
+    unsigned char *scratch, sr_log_writer *writer, sr_log_rec *h,
+    const unsigned char **body, size_t *body_len, bool *home)
+{
+	/* A slot holds at least sizeof t bytes (a thread ring's are a cache line): cat is read, maybe unused. */
+	sr_log__thread_rec t;
+	memcpy(&t, sr_ring_slot(ring, sequence), sizeof t);
+	*home = (t.kind & SR_REC_KIND_MASK) == SR_REC_MESSAGE_HOME_CAT;
+	size_t base = *home ? SR_LOG__THREAD_HOME_HEADER : sizeof t;
+	size_t hs = base + (t.kind & SR_REC_ERRNO ? sizeof h->errno_value : 0);
+	size_t max = max_record > sizeof t ? max_record : sizeof t;
+	if (t.size < hs || t.size > max)
+		return 0;
+	const unsigned char *rec = sr_log__record_bytes(ring, sequence, t.size, scratch);
+	memset(h, 0, sizeof *h);
+	h->size = (uint32_t)(t.size - hs + sizeof *h);
+	h->value_bytes = t.value_bytes;
+	h->kind = (uint8_t)(*home ? (t.kind & ~(SR_REC_ERRNO | SR_REC_KIND_MASK)) | SR_REC_MESSAGE :
+	    t.kind & ~SR_REC_ERRNO);
+	h->level = t.level;
+	h->ts_ns = t.ts_ns;
+	h->site = t.site;
+	h->cat = *home ? NULL : t.cat;
+	if (t.kind & SR_REC_ERRNO)
+		memcpy(&h->errno_value, rec + base, sizeof h->errno_value);
+	*body = rec + hs;
+	*body_len = t.size - hs;
+	if ((h->kind & SR_REC_KIND_MASK) == SR_REC_THREAD_NAME && *body_len >= sizeof writer->name) {
+		memcpy(writer->name, *body, sizeof writer->name);
+		writer->name[sizeof writer->name - 1] = '\0';
+	}
+	h->tid = writer->tid;
+	memcpy(h->thread, writer->name, sizeof h->thread);
+	return sr_ring_slots_for(ring, t.size);
+}
+
+/*
  * Reads the record at sequence as sr_log__record_decode does, from a
  * shared ring (writer NULL) or a thread's (writer: its ring's), into a full
  * header *h and its body (the value and string areas).  A thread ring's
@@ -198,42 +244,17 @@ sr_log__record_read(const sr_ring *ring, int64_t sequence, size_t max_record,
 		}
 		return k;
 	}
-	/* A slot holds at least sizeof t bytes (a thread ring's are a cache line): cat is read, maybe unused. */
-	sr_log__thread_rec t;
-	memcpy(&t, sr_ring_slot(ring, sequence), sizeof t);
-	bool home = (t.kind & SR_REC_KIND_MASK) == SR_REC_MESSAGE_HOME_CAT;
-	size_t base = home ? SR_LOG__THREAD_HOME_HEADER : sizeof t;
-	size_t hs = base + (t.kind & SR_REC_ERRNO ? sizeof h->errno_value : 0);
-	size_t max = max_record > sizeof t ? max_record : sizeof t;
-	if (t.size < hs || t.size > max)
-		return 0;
-	const unsigned char *rec = sr_log__record_bytes(ring, sequence, t.size, scratch);
-	memset(h, 0, sizeof *h);
-	h->size = (uint32_t)(t.size - hs + sizeof *h);
-	h->value_bytes = t.value_bytes;
-	h->kind = (uint8_t)(home ? (t.kind & ~(SR_REC_ERRNO | SR_REC_KIND_MASK)) | SR_REC_MESSAGE :
-	    t.kind & ~SR_REC_ERRNO);
-	h->level = t.level;
-	h->ts_ns = t.ts_ns;
-	h->site = t.site;
+	bool home;
+	int64_t k = sr_log__thread_record_read(ring, sequence, max_record, scratch, writer, h, body, body_len, &home);
 	/*
 	 * The site's home category, which the caller found equal to its own:
 	 * set once before the site's copy decision, which the caller read
 	 * (load-acquire) before it published this record (pairs with the
 	 * frontend's compare-and-set in bind_home_category).
 	 */
-	h->cat = home ? (sr_category *)sr_atomic_load_acquire_ptr(&t.site->home_cat) : t.cat;
-	if (t.kind & SR_REC_ERRNO)
-		memcpy(&h->errno_value, rec + base, sizeof h->errno_value);
-	*body = rec + hs;
-	*body_len = t.size - hs;
-	if ((h->kind & SR_REC_KIND_MASK) == SR_REC_THREAD_NAME && *body_len >= sizeof writer->name) {
-		memcpy(writer->name, *body, sizeof writer->name);
-		writer->name[sizeof writer->name - 1] = '\0';
-	}
-	h->tid = writer->tid;
-	memcpy(h->thread, writer->name, sizeof h->thread);
-	return sr_ring_slots_for(ring, t.size);
+	if (k != 0 && home)
+		h->cat = (sr_category *)sr_atomic_load_acquire_ptr(&h->site->home_cat);
+	return k;
 }
 
 /* A record made by the logger itself: no message, only a kind (notices). */

@@ -6,6 +6,7 @@
  * from the code, the environment (applied at open) and the run-time API; a
  * change recomputes every handle under one mutex.
  */
+#include "sr_log_ring_dir_internal.h"
 #include "sr_log_categories_internal.h"
 #include "sr_log_registry_internal.h"
 #include "sr_log_names_internal.h"
@@ -160,6 +161,8 @@ category_locked(sr_log *log, const char *name, sr_error *err)
 	c->log = log;
 	c->fast_key = log->fast_key;
 	c->name = copy;
+	/* In the ring directory's catalogue before any record can name it. */
+	sr_log__ring_dir_note_category(log, c);
 	set_category_levels(log, c);
 	log->levels->cats[log->levels->ncats++] = c;
 	return c;

@@ -52,6 +52,9 @@ typedef struct sr_log_sink {
 	uint64_t lost_pending;
 	/* The consumer's: lines lost by this batch's writes. */
 	uint64_t batch_lost;
+	/* The tracked sink's (sr_log__sinks_track): told before and after each write of its file. */
+	const struct sr_log_sink_write_hook *hook;
+	void *hook_ctx;
 } sr_log_sink;
 
 struct sr_log_sinks {
@@ -112,6 +115,23 @@ void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t 
 uint64_t sr_log__sinks_flush(sr_log *log);
 /* A caller: writes a line to every qualifying sink now, under each sink's lock; false if one failed. */
 bool sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len);
+/*
+ * What a ring directory is told of the tracked sink's writes (every write
+ * of its file, by the consumer, a caller or the crash handler: the hook
+ * tells them apart): before, the descriptor and the bytes about to be
+ * written; after, that the write returned.  Async-signal-safe, as the
+ * crash handler's writes call them too.
+ */
+typedef struct sr_log_sink_write_hook {
+	void (*before)(void *ctx, int fd, size_t n);
+	void (*after)(void *ctx);
+} sr_log_sink_write_hook;
+/*
+ * At open, before any record: the first file sink becomes the tracked one
+ * (its writes call hook with ctx).  Returns its path, or NULL when there is
+ * no file sink.
+ */
+const char *sr_log__sinks_track(sr_log *log, const sr_log_sink_write_hook *hook, void *ctx);
 /* The lowest level any sink writes (SR_LOG_OFF with none). */
 int sr_log__sinks_min_level(const sr_log *log);
 /* Copies the sinks' counters into *st (sr_log_stats). */

@@ -223,7 +223,11 @@ sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t 
 			s->midline = false;
 	}
 	if (e == 0) {
+		if (s->hook != NULL)
+			s->hook->before(s->hook_ctx, s->fd, n);
 		e = write_all(s, p, n, &done);
+		if (s->hook != NULL)
+			s->hook->after(s->hook_ctx);
 		if (e != 0 && done > 0 && p[done - 1] != '\n')
 			s->midline = true;
 	}
@@ -265,6 +269,9 @@ write_raw(sr_log_sink *s, const char *p, size_t n)
 		s->midline = false;
 		write_raw(s, cut, sizeof cut - 1);
 	}
+	bool hooked = s->hook != NULL && n > 0 && s->fd >= 0;
+	if (hooked)
+		s->hook->before(s->hook_ctx, s->fd, n);
 	while (n > 0 && s->fd >= 0) {
 		ssize_t w = write(s->fd, p, n);
 		if (w > 0) {
@@ -279,8 +286,10 @@ write_raw(sr_log_sink *s, const char *p, size_t n)
 			poll(&pfd, 1, 100);
 			continue;
 		}
-		return;
+		break;
 	}
+	if (hooked)
+		s->hook->after(s->hook_ctx);
 }
 
 static bool

@@ -490,6 +490,20 @@ describe_config(const sr_sink_config *c, char *buf, size_t size)
 	}
 }
 
+const char *
+sr_log__sinks_track(sr_log *log, const sr_log_sink_write_hook *hook, void *ctx)
+{
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log_sink *s = &log->sinks->s[i];
+		if (s->cfg.kind != SR_SINK_FILE)
+			continue;
+		s->hook = hook;
+		s->hook_ctx = ctx;
+		return s->path;
+	}
+	return NULL;
+}
+
 int
 sr_log__sinks_min_level(const sr_log *log)
 {

@@ -362,7 +362,8 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		{ "SEQRING_LOG_VERBOSITY", "9", "SEQRING_LOG_VERBOSITY is not a seqring setting (the" },
 		/* Only close names are suggested; the shared prefix does not count. */
 		{ "SEQRING_LOG_QUUX", "1", "SEQRING_LOG_QUUX is not a seqring setting (the" },
-		{ "SEQRING_LOG_RING_SIZE", "8", "did you mean SEQRING_LOG_RING_SLOTS?" },
+		{ "SEQRING_LOG_RING_SLOT", "8", "did you mean SEQRING_LOG_RING_SLOTS?" },
+		{ "SEQRING_LOG_RINGDIR", "/tmp", "did you mean SEQRING_LOG_RING_DIR?" },
 		{ "SEQRING_LOG_BACKTRACE_SIZE", "8", "did you mean SEQRING_LOG_BACKTRACE?" },
 		{ "SEQRING_LOG_SINKS", "stderr", "did you mean SEQRING_LOG_SINK?" },
 		{ "SEQRING_LOG_LEVEL", "debug", "SEQRING_LOG_LEVEL is not a seqring setting: did you mean SEQRING_LOG? "
