@@ -441,6 +441,9 @@ sr_log__recover_files(sr_log *into, const char *dir, char **names, int count, sr
 	r.err = err;
 	int rc = SR_OK;
 	for (int i = 0; i < count && rc == SR_OK; i++) {
+		size_t len = strlen(names[i]);
+		if (len > 5 && strcmp(names[i] + len - 5, ".part") == 0)
+			continue;  /* a file its process was making when it died: no record was in it; removed below */
 		dead_logger *d = logger_for(&r, names[i]);
 		if (d == NULL) {
 			rc = sr_error_set(err, SR_ENOMEM, "ring_dir: cannot allocate the list of \"%s\"", dir);

@@ -80,7 +80,7 @@ sr_log__ring_dir_list(const char *path, char ***names, int *count, sr_error *err
 	int cap = 0, rc = SR_OK;
 	struct dirent *e;
 	while ((e = readdir(dir)) != NULL) {
-		if (!ends_with(e->d_name, ".meta") && !ends_with(e->d_name, ".ring"))
+		if (!ends_with(e->d_name, ".meta") && !ends_with(e->d_name, ".ring") && !ends_with(e->d_name, ".part"))
 			continue;
 		if (*count == cap) {
 			cap = cap == 0 ? 8 : cap * 2;
@@ -153,17 +153,20 @@ make_meta(sr_log_ring_dir *d, const sr_log *log, sr_error *err)
 	if (d->meta_path == NULL)
 		return sr_error_set(err, SR_ENOMEM, "ring_dir \"%s\": cannot allocate a name", d->path);
 	snprintf(d->meta_path, plen, "%s/%" PRId64 "-%" PRIu64 ".meta", d->path, d->pid, d->instance);
-	int fd = open(d->meta_path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+	/* Made under a name recovery does not read, then renamed once its header is whole. */
+	char part[PATH_MAX];
+	snprintf(part, sizeof part, "%s.part", d->meta_path);
+	int fd = open(part, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return sr_error_set(err, SR_ESYS, "ring_dir: cannot create meta file \"%s\": %s", d->meta_path,
-		    strerror(errno));
+		return sr_error_set(err, SR_ESYS, "ring_dir: cannot create meta file \"%s\": %s%s", d->meta_path,
+		    strerror(errno), errno == EROFS || errno == EACCES ? " (the directory must be writable)" : "");
 	int e = posix_fallocate(fd, 0, SR_LOG_RING_DIR_PAGE);
 	void *m = e == 0 ? mmap(NULL, SR_LOG_RING_DIR_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
 	if (m == MAP_FAILED) {
 		if (e == 0)
 			e = errno;
 		close(fd);
-		unlink(d->meta_path);
+		unlink(part);
 		return sr_error_set(err, SR_ESYS, "ring_dir: cannot %s meta file \"%s\": %s", e == ENOSPC ||
 		    e == EOPNOTSUPP ? "reserve" : "map", d->meta_path, strerror(e));
 	}
@@ -181,6 +184,15 @@ make_meta(sr_log_ring_dir *d, const sr_log *log, sr_error *err)
 	h->opened_ns = sr_realtime_ns();
 	h->clock = (int32_t)log->opt.clock;
 	h->checksum = sr_log__fnv1a64(h, offsetof(sr_log_ring_meta_head, checksum));
+	if (rename(part, d->meta_path) != 0) {
+		int e = errno;
+		munmap(d->meta, SR_LOG_RING_DIR_PAGE);
+		d->meta = NULL;
+		close(fd);
+		d->meta_fd = -1;
+		unlink(part);
+		return sr_error_set(err, SR_ESYS, "ring_dir: cannot name meta file \"%s\": %s", d->meta_path, strerror(e));
+	}
 	return SR_OK;
 }
 

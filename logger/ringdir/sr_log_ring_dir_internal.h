@@ -221,7 +221,10 @@ int sr_log__ring_meta_parse(const unsigned char *bytes, size_t n, const char *wh
 void sr_log__meta_view_free(sr_log_meta_view *v);
 const sr_log_meta_site *sr_log__meta_find_site(const sr_log_meta_view *v, uint64_t address);
 const sr_log_meta_category *sr_log__meta_find_category(const sr_log_meta_view *v, uint64_t address);
-/* A raw timestamp of the dead process as ns since the epoch (its clock and calibration). */
+/*
+ * A raw timestamp of the dead process as ns since the epoch (its clock and
+ * calibration); opened_ns for one the calibration cannot map in range.
+ */
 int64_t sr_log__meta_to_ns(const sr_log_meta_view *v, int64_t raw);
 
 /* ---- the directory and its catalogue (sr_log_ring_dir.c) ---- */

@@ -77,6 +77,9 @@ sr_log__ring_file_make(const char *dir, int64_t pid, uint64_t instance, int inde
 	}
 	snprintf(path, plen, "%s/%" PRId64 "-%" PRIu64 "-%d.ring", dir, pid, instance, index);
 	f->path = path;
+	/* Made under a name recovery does not read, then renamed once whole: a death meanwhile leaves a .part. */
+	char part[PATH_MAX];
+	snprintf(part, sizeof part, "%s.part", path);
 
 	sr_log_ring_file_head h;
 	memset(&h, 0, sizeof h);
@@ -94,7 +97,7 @@ sr_log__ring_file_make(const char *dir, int64_t pid, uint64_t instance, int inde
 	layout(&h, slot_count, slot_size);
 	h.checksum = sr_log__fnv1a64(&h, offsetof(sr_log_ring_file_head, checksum));
 
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int fd = open(part, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		sr_error_set(err, SR_ESYS, "ring_dir: cannot create ring file \"%s\": %s", path, strerror(errno));
 		goto fail;
@@ -109,7 +112,7 @@ sr_log__ring_file_make(const char *dir, int64_t pid, uint64_t instance, int inde
 		    "ring_dir: cannot reserve %" PRId64 " bytes for ring file \"%s\": %s%s", h.file_bytes, path,
 		    strerror(e), e == EOPNOTSUPP || e == EINVAL ? " (the filesystem cannot reserve space)" : "");
 		close(fd);
-		unlink(path);
+		unlink(part);
 		goto fail;
 	}
 	void *m = mmap(NULL, (size_t)h.file_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -117,7 +120,7 @@ sr_log__ring_file_make(const char *dir, int64_t pid, uint64_t instance, int inde
 	close(fd);
 	if (m == MAP_FAILED) {
 		sr_error_set(err, SR_ESYS, "ring_dir: cannot map ring file \"%s\" shared: %s", path, strerror(e));
-		unlink(path);
+		unlink(part);
 		goto fail;
 	}
 	f->base = m;
@@ -132,13 +135,20 @@ sr_log__ring_file_make(const char *dir, int64_t pid, uint64_t instance, int inde
 	sr_atomic_i64 *skipped = (sr_atomic_i64 *)(void *)(f->base + h.skipped_offset);
 	if (sr_sequencer__init_at(seq, config, available, skipped, false, err) != SR_OK) {
 		munmap(f->base, f->bytes);
-		unlink(path);
+		unlink(part);
 		goto fail;
 	}
 	sr_ring__init_view(ring_out, f->base + h.slots_offset, slot_count, slot_size);
 	/* The header last: a file whose header checks describes a ring ready to be read. */
 	memcpy(f->base, &h, sizeof h);
 	f->head = (sr_log_ring_file_head *)(void *)f->base;
+	if (rename(part, path) != 0) {
+		sr_error_set(err, SR_ESYS, "ring_dir: cannot name ring file \"%s\": %s", path, strerror(errno));
+		sr_sequencer__fini(seq);
+		munmap(f->base, f->bytes);
+		unlink(part);
+		goto fail;
+	}
 	*seq_out = seq;
 	return f;
 fail:

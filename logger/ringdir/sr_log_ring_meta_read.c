@@ -185,10 +185,39 @@ sr_log__meta_find_category(const sr_log_meta_view *v, uint64_t address)
 	return bsearch(&key, v->categories, v->category_count, sizeof key, by_category_address);
 }
 
+/*
+ * Whether the calibration maps raw without leaving int64_t on the way:
+ * the dead process's values (and a record's raw time) are not trusted.
+ * Counts of ticks below 2^61 in magnitude, the base time below 2^62 (the
+ * year 2116) and each product below 2^60 ns (36 years): every difference,
+ * product and sum of the mapping stays inside int64_t.
+ */
+static bool
+maps_in_range(const int64_t seg[5], int64_t raw)
+{
+	const int64_t ticks = INT64_C(1) << 61, ns = INT64_C(1) << 62;
+	const double product = 0x1p60;
+	if (seg[0] <= -ticks || seg[0] >= ticks || seg[2] <= -ticks || seg[2] >= ticks || raw <= -ticks ||
+	    raw >= ticks || seg[1] <= -ns || seg[1] >= ns)
+		return false;
+	double slewed, rate;
+	memcpy(&slewed, &seg[3], sizeof slewed);
+	memcpy(&rate, &seg[4], sizeof rate);
+	/* NaN fails every comparison; an infinity the bounds. */
+	double span = (double)(seg[2] - seg[0]) * slewed;
+	double before = (double)(raw - seg[0]) * slewed;
+	double after = (double)(raw - seg[2]) * rate;
+	return slewed > -product && slewed < product && rate > -product && rate < product && span > -product &&
+	    span < product && before > -product && before < product && after > -product && after < product;
+}
+
 int64_t
 sr_log__meta_to_ns(const sr_log_meta_view *v, int64_t raw)
 {
 	if (v->clock != SR_LOG_CLOCK_TSC)
 		return raw;
+	/* A time the calibration cannot map (a corrupt record or calibration): the logger's opening. */
+	if (!maps_in_range(v->clock_seg, raw))
+		return v->opened_ns;
 	return sr_log__clock_map_segment(v->clock_seg, raw);
 }
