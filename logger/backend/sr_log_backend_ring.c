@@ -197,8 +197,11 @@ ring_start(sr_log *log, const sr_log_config *c, const sr_wait_config *wait, sr_e
 			return sr_error_set(err, SR_ENOMEM, "cannot allocate the ring backend");
 		r->file = sr_log__ring_dir_make_ring(log, SR_LOG_RING_FILE_SHARED, c->ring_slots, c->slot_size,
 		    sr_log__thread()->tid, "", &sc, r->ring, &r->seq, err);
-		if (r->file == NULL)
+		if (r->file == NULL) {
+			free(r->ring);
+			r->ring = NULL;
 			return err != NULL ? err->code : SR_ESYS;
+		}
 	} else {
 		r->ring = sr_ring_create(c->ring_slots, c->slot_size, NULL, NULL, err);
 		if (r->ring == NULL)

@@ -171,7 +171,7 @@ make_meta(sr_log_ring_dir *d, const sr_log *log, sr_error *err)
 		    e == EOPNOTSUPP ? "reserve" : "map", d->meta_path, strerror(e));
 	}
 	/* Room for the entries too, when the filesystem can keep it without growing the file (best effort). */
-	(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, SR_LOG_RING_DIR_PAGE, 1 << 20);
+	(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, SR_LOG_RING_DIR_PAGE, 64 << 10);
 	d->meta_fd = fd;
 	d->meta = m;
 	sr_log_ring_meta_head *h = d->meta;
