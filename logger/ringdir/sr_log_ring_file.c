@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,13 @@ sr_log__ring_file_make(const char *dir, int64_t pid, uint64_t instance, int inde
 	}
 	f->base = m;
 	f->bytes = (size_t)h.file_bytes;
+	/*
+	 * Every page written once now, as sr_ring_create touches its memory: a
+	 * shared file's page is mapped for writing only at its first write (a
+	 * fault), which then falls here and not on a log call's first lap.
+	 */
+	for (size_t at = 0; at < f->bytes; at += SR_LOG_RING_DIR_PAGE)
+		((volatile unsigned char *)f->base)[at] = 0;
 	f->written = (sr_sequence *)(void *)(f->base + h.written_offset);
 	f->pending = (sr_sequence *)(void *)(f->base + h.pending_offset);
 	sr_sequence_init(f->written, SR_SEQUENCE_INITIAL);
