@@ -407,7 +407,7 @@ Test(log_ring_dir, a_record_whose_site_was_not_recorded_is_counted_not_guessed)
 	pid_t pid = kill_a_logging_child(dir, SR_LOG_PRODUCER_PER_THREAD, &before);
 	/* The meta file without its entries: its header page alone. */
 	char *meta = corrupt(dir, ".meta", 8);
-	corrupt(dir, ".meta", 8); /* the same byte back */
+	free(corrupt(dir, ".meta", 8)); /* the same byte back */
 	cr_assert_eq(truncate(meta, 4096), 0);
 	free(meta);
 	tl_capture cap;
@@ -472,6 +472,77 @@ Test(log_ring_dir, a_forked_child_keeps_its_rings_out_of_the_directory)
 	free(names);
 	free(names_before);
 	unlink(file);
+}
+
+/* Runs seqring-recover with args (a shell's words); its exit status, its stdout in out (malloc'd). */
+static int
+run_command(const char *args, char **out)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "env -u SEQRING_LOG_SINK '%s' %s 2>&1", SEQRING_RECOVER_COMMAND, args);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t cap = 1 << 20, len = 0;
+	*out = calloc(1, cap);
+	size_t got;
+	while ((got = fread(*out + len, 1, cap - 1 - len, p)) > 0)
+		len += got;
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static size_t
+count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+Test(log_ring_dir, seqring_recover_writes_a_dead_process_records_to_standard_output)
+{
+	char dir[64];
+	temp_dir(dir, sizeof dir);
+	int64_t before;
+	pid_t pid = kill_a_logging_child(dir, SR_LOG_PRODUCER_PER_THREAD, &before);
+	char *out;
+	cr_assert_eq(run_command(dir, &out), 0, "seqring-recover %s:\n%s", dir, out);
+	cr_expect_eq(count_of(out, " net.http - m "), (size_t)N, "the %d messages:\n%.2000s", N, out);
+	char want[96];
+	snprintf(want, sizeof want, "recovered %d records of pid %d", N, (int)pid);
+	cr_expect(strstr(out, want) != NULL, "the recovery line:\n%.2000s", out);
+	free(out);
+	char *names = dir_names(dir);
+	cr_expect_str_eq(names, "lock");
+	free(names);
+	/* Nothing left: it says so, and succeeds. */
+	cr_expect_eq(run_command(dir, &out), 0);
+	cr_expect(strstr(out, "nothing to recover") != NULL, "%s", out);
+	free(out);
+	/* Usage and errors. */
+	cr_expect_eq(run_command("", &out), 2, "no directory: usage");
+	cr_expect(strstr(out, "usage: seqring-recover DIR") != NULL, "%s", out);
+	free(out);
+	cr_expect_eq(run_command("/nonexistent/dir", &out), 1);
+	cr_expect(strstr(out, "/nonexistent/dir") != NULL, "%s", out);
+	free(out);
+}
+
+Test(log_ring_dir, seqring_recover_refuses_a_directory_a_live_logger_holds)
+{
+	char dir[64];
+	temp_dir(dir, sizeof dir);
+	tl_setup t;
+	sr_log_config *c = tl_setup_begin(&t);
+	c->ring_dir = dir;
+	sr_log *log = tl_open(c);
+	char *out;
+	cr_expect_eq(run_command(dir, &out), 1);
+	cr_expect(strstr(out, "in use by a live logger") != NULL, "%s", out);
+	free(out);
+	sr_log_close(&log);
+	tl_setup_end(&t);
 }
 
 /* ---- a filesystem of a few MiB, read-only: root only, in a mount namespace of the test's own ---- */
