@@ -123,7 +123,8 @@ say "logger response time: $LATENCY ${LAT_ARGS[*]}"
 "$LATENCY" "${LAT_ARGS[@]}" --truncate --out "$RESULTS/latency.csv" --dist-dir "$RESULTS" > "$RESULTS/latency.md"
 
 # --- the caller's cost per call ----------------------------------------------
-# SR_INFO(c, "x=%d y=%f s=%s", ...) timed call by call (TSC): ring, queue, sync, a bare ring,
+# SR_INFO(c, "x=%d y=%f s=%s", ...) timed call by call (TSC): ring, per-thread (and again with its
+# ring a file in a fresh ring directory under /tmp, per-thread-dir), queue, sync, a bare ring,
 # a disabled call; 5 interleaved runs of 200,000 calls: about 10 s
 if [ "$QUICK" = 1 ]; then CALLER_ARGS=(--quick); else CALLER_ARGS=(); fi
 say "caller cost: $CALLER ${CALLER_ARGS[*]}"
@@ -145,8 +146,9 @@ if command -v valgrind >/dev/null 2>&1; then
   {
     echo "mode,calls,instructions_per_call"
     # per-thread: a thread ring that holds every call (no wrap, no drain in between);
+    # per-thread-dir: the same ring a file in a ring directory (caller makes and removes it);
     # -runtime: the string read at run time (--string runtime) instead of one the compiler knows.
-    for mode in disabled bare ring per-thread ring-runtime per-thread-runtime; do
+    for mode in disabled bare ring per-thread per-thread-dir ring-runtime per-thread-runtime; do
       args=(--thread-ring-slots 524288)
       case $mode in *-runtime) args+=(--string runtime) ;; esac
       ir=$(count_instructions "${mode%-runtime}" "$COUNT_CALLS" "${args[@]}")
@@ -166,6 +168,7 @@ if command -v valgrind >/dev/null 2>&1; then
       else if ($1 == "bare") name = "bare ring claim + copy + publish"
       else if ($1 == "ring") name = "SR_INFO into the shared ring (producer shared)"
       else if ($1 == "per-thread") name = "SR_INFO into the thread'"'"'s own ring (producer per_thread, the default)"
+      else if ($1 == "per-thread-dir") name = "the same, own ring a file in a ring directory (ring_dir)"
       else if ($1 == "ring-runtime") name = "the same, shared ring, the string read at run time"
       else name = "the same, own ring, the string read at run time"
       printf "| %s | %s |\n", name, $3 }' "$RESULTS/instructions.csv"

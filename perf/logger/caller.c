@@ -25,6 +25,10 @@
  *   per-thread  the same with producer per_thread, the default (a
  *             single-producer ring per calling thread, merged by the
  *             consumer), the thread's ring of the logger's default size
+ *   per-thread-dir  the same with a ring directory (config.ring_dir): the
+ *             thread's ring a file, mapped shared, in a directory made
+ *             fresh for the run (under --ring-dir, default /tmp) and
+ *             removed at the end; the same call, its own call site
  *   queue     the logger, mode queue (caller formats, mutex + condvar queue)
  *   sync      the logger, mode sync (caller formats and writes under a mutex)
  *   disabled  SR_DEBUG on a category at info: the call the level check
@@ -38,8 +42,8 @@
  * consumer stays awake between bursts (its wait strategy spins first), which
  * is the case the caller's target is about.
  *
- * --count MODE N: make N calls of MODE (ring, ring-va, per-thread, bare, disabled, or loop: the
- * empty loop) in a function of its own and exit, for callgrind:
+ * --count MODE N: make N calls of MODE (ring, ring-va, per-thread, per-thread-dir, bare,
+ * disabled, or loop: the empty loop) in a function of its own and exit, for callgrind:
  * perf/run_bench.sh runs
  *   valgrind --tool=callgrind --toggle-collect='counted_calls_*' caller --count ring N
  * and divides the instructions by N (instructions are stable where time is not).
@@ -50,6 +54,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -73,10 +78,10 @@
 #define DISABLED_BLOCK 1000
 #define CALL_FORMAT "x=%d y=%f s=%s"
 
-enum row { ROW_EMPTY, ROW_CLOCK, ROW_BARE, ROW_BARE_EAGER, ROW_RING_VA, ROW_RING, ROW_PER_THREAD, ROW_QUEUE,
-	ROW_SYNC, ROW_SYNC_BUFFERED, ROW_DISABLED, ROW_COUNT };
+enum row { ROW_EMPTY, ROW_CLOCK, ROW_BARE, ROW_BARE_EAGER, ROW_RING_VA, ROW_RING, ROW_PER_THREAD,
+	ROW_PER_THREAD_DIR, ROW_QUEUE, ROW_SYNC, ROW_SYNC_BUFFERED, ROW_DISABLED, ROW_COUNT };
 static const char *const row_names[ROW_COUNT] = { "empty", "clock", "bare", "bare-eager", "ring-va", "ring",
-	"per-thread", "queue", "sync", "sync-buffered", "disabled" };
+	"per-thread", "per-thread-dir", "queue", "sync", "sync-buffered", "disabled" };
 static const char *const row_calls[ROW_COUNT] = {
 	"(timer only)",
 	"rdtsc, its halves stored (a log call's clock read)",
@@ -85,6 +90,7 @@ static const char *const row_calls[ROW_COUNT] = {
 	"sr_log_emit(c, site, \"" "x=%d y=%f s=%s" "\", i, d, s): va_list path",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s), producer shared",
 	"the same, producer per_thread (the default)",
+	"the same, per_thread, its ring a file in a ring directory",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"SR_INFO(c, \"" "x=%d y=%f s=%s" "\", i, d, s)",
 	"the same, immediate_flush off",
@@ -106,6 +112,7 @@ typedef struct options {
 	int64_t thread_ring_slots;  /* 0: the logger's default */
 	int64_t slot_size;          /* 0: the logger's default */
 	bool runtime_string;        /* --string runtime: s read through a volatile pointer */
+	const char *ring_dir_parent;  /* --ring-dir: where per-thread-dir's directory is made */
 } options;
 
 /* ------------------------------------------------------------------ timer */
@@ -171,6 +178,7 @@ typedef struct harness {
 	size_t record_bytes;
 	int value;
 	uint32_t clock_lo, clock_hi;  /* the clock row's reading (stored: it is not optimised out) */
+	char ring_dir[PATH_MAX];      /* per-thread-dir's ring directory, made by open_logger; "" if none */
 } harness;
 
 /*
@@ -265,12 +273,19 @@ DEFINE_LOG_CALL(log_call_runtime_string, runtime_string)
  */
 DEFINE_LOG_CALL(log_call_per_thread, call_string)
 DEFINE_LOG_CALL(log_call_per_thread_runtime_string, runtime_string)
+/* The per-thread-dir row's, for the same reason: its logger's category is another one again. */
+DEFINE_LOG_CALL(log_call_per_thread_dir, call_string)
+DEFINE_LOG_CALL(log_call_per_thread_dir_runtime_string, runtime_string)
 
-/* The call of a logger's row (ring, per-thread, queue, sync, sync-buffered) at the row's site. */
+/* The call of a logger's row (ring, per-thread, per-thread-dir, queue, sync, sync-buffered) at the row's site. */
 static inline __attribute__((always_inline)) void
 row_log_call(harness *h, int row, sr_category *c, bool runtime)
 {
-	if (row == ROW_PER_THREAD && runtime)
+	if (row == ROW_PER_THREAD_DIR && runtime)
+		log_call_per_thread_dir_runtime_string(h, c);
+	else if (row == ROW_PER_THREAD_DIR)
+		log_call_per_thread_dir(h, c);
+	else if (row == ROW_PER_THREAD && runtime)
 		log_call_per_thread_runtime_string(h, c);
 	else if (row == ROW_PER_THREAD)
 		log_call_per_thread(h, c);
@@ -343,7 +358,19 @@ open_logger(harness *h, int row, int devnull, const options *o, char *err)
 	    row == ROW_SYNC || row == ROW_SYNC_BUFFERED ? SR_LOG_MODE_SYNC : SR_LOG_MODE_RING;
 	/* sync-buffered: lines collect in the sink's buffer (Log4j 2's immediateFlush="false"). */
 	cfg.immediate_flush = row != ROW_SYNC_BUFFERED;
-	cfg.producer = row == ROW_PER_THREAD ? SR_LOG_PRODUCER_PER_THREAD : SR_LOG_PRODUCER_SHARED;
+	cfg.producer = row == ROW_PER_THREAD || row == ROW_PER_THREAD_DIR ? SR_LOG_PRODUCER_PER_THREAD :
+	    SR_LOG_PRODUCER_SHARED;
+	if (row == ROW_PER_THREAD_DIR) {
+		/* A directory of its own, made empty here: the logger finds no rings of a dead process in it. */
+		int n = snprintf(h->ring_dir, sizeof h->ring_dir, "%s/seqring-caller-XXXXXX", o->ring_dir_parent);
+		if (n < 0 || (size_t)n >= sizeof h->ring_dir || mkdtemp(h->ring_dir) == NULL) {
+			snprintf(err, ERR_MAX, "cannot make a ring directory under %s: %s", o->ring_dir_parent,
+			    n < 0 || (size_t)n >= sizeof h->ring_dir ? "path too long" : strerror(errno));
+			h->ring_dir[0] = '\0';
+			return -1;
+		}
+		cfg.ring_dir = h->ring_dir;
+	}
 	/* The calling thread's ring of the logger's default size, as a program gets it. */
 	if (o->thread_ring_slots != 0)
 		cfg.thread_ring_slots = o->thread_ring_slots;
@@ -424,12 +451,35 @@ fail:
 	return -1;
 }
 
-static void
+/*
+ * Removes per-thread-dir's ring directory once its logger is closed: a
+ * clean close leaves only the lock file.  Anything else is left in place
+ * (and said on stderr), for a look at what the logger left.
+ */
+static int
+remove_ring_dir(harness *h)
+{
+	if (h->ring_dir[0] == '\0')
+		return 0;
+	char lock[PATH_MAX + 8];
+	snprintf(lock, sizeof lock, "%s/lock", h->ring_dir);
+	if ((unlink(lock) != 0 && errno != ENOENT) || rmdir(h->ring_dir) != 0) {
+		fprintf(stderr, PROG ": cannot remove the ring directory %s: %s\n", h->ring_dir, strerror(errno));
+		h->ring_dir[0] = '\0';
+		return -1;
+	}
+	h->ring_dir[0] = '\0';
+	return 0;
+}
+
+/* Closes every row's logger and ring; -1 if the ring directory could not be removed. */
+static int
 close_all(harness *h)
 {
 	for (int r = 0; r < ROW_COUNT; r++)
 		if (h->log[r] != NULL)
 			sr_log_close(&h->log[r]);
+	int rc = remove_ring_dir(h);
 	for (int r = 0; r < ROW_COUNT; r++) {
 		bare_ring *b = h->bare[r];
 		if (b == NULL)
@@ -447,6 +497,7 @@ close_all(harness *h)
 		free(b);
 		h->bare[r] = NULL;
 	}
+	return rc;
 }
 
 /* One row's batch of timed calls: samples[i] = ticks of call i (per call for disabled). */
@@ -511,6 +562,8 @@ COUNTED_CALLS(ring_runtime_string, sr_category *, log_call_runtime_string)
 COUNTED_CALLS(ring_va, sr_category *, log_call_va)
 COUNTED_CALLS(per_thread, sr_category *, log_call_per_thread)
 COUNTED_CALLS(per_thread_runtime_string, sr_category *, log_call_per_thread_runtime_string)
+COUNTED_CALLS(per_thread_dir, sr_category *, log_call_per_thread_dir)
+COUNTED_CALLS(per_thread_dir_runtime_string, sr_category *, log_call_per_thread_dir_runtime_string)
 COUNTED_CALLS(bare, bare_ring *, bare_call)
 COUNTED_CALLS(disabled, sr_category *, disabled_call)
 
@@ -551,6 +604,10 @@ counted_calls(harness *h, int row, int64_t n, bool runtime_string)
 		counted_calls_per_thread_runtime_string(h, h->cat[row], n);
 	else if (row == ROW_PER_THREAD)
 		counted_calls_per_thread(h, h->cat[row], n);
+	else if (row == ROW_PER_THREAD_DIR && runtime_string)
+		counted_calls_per_thread_dir_runtime_string(h, h->cat[row], n);
+	else if (row == ROW_PER_THREAD_DIR)
+		counted_calls_per_thread_dir(h, h->cat[row], n);
 	else if (row == ROW_RING_VA)
 		counted_calls_ring_va(h, h->cat[row], n);
 	else
@@ -581,20 +638,22 @@ usage(FILE *f)
 	    "usage: caller [options]\n"
 	    "  Per-call cost on the caller's thread, timed call by call with the TSC:\n"
 	    "  SR_INFO(c, \"x=%%d y=%%f s=%%s\", i, d, s) (16-byte s), consumer writing to /dev/null.\n"
-	    "  --rows LIST     empty,clock,bare,bare-eager,ring-va,ring,per-thread,queue,sync,sync-buffered,\n"
-	    "                  disabled or all (default all)\n"
+	    "  --rows LIST     empty,clock,bare,bare-eager,ring-va,ring,per-thread,per-thread-dir,queue,\n"
+	    "                  sync,sync-buffered,disabled or all (default all)\n"
 	    "  --calls N       timed calls per row per run (default 200000)\n"
 	    "  --burst N       calls back to back before an untimed drain (default 1000)\n"
 	    "  --runs N        interleaved rounds, median reported (default 5, at most %d)\n"
 	    "  --clock NAME    the loggers' clock (realtime, coarse, tsc, auto; default: the logger's, auto)\n"
 	    "  --thread-ring-slots N  per-thread ring slots (default: the logger's, 16384)\n"
 	    "  --slot-size N   the loggers' slot size in bytes (default: the logger's)\n"
+	    "  --ring-dir DIR  per-thread-dir: its ring directory is made fresh under DIR and removed\n"
+	    "                  at the end (default /tmp)\n"
 	    "  --string KIND   constant (default: s a const array the compiler sees) or runtime\n"
 	    "                  (s read through a volatile pointer: measured and copied at run time)\n"
 	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
 	    "  --truncate      start the CSV afresh (header included)\n"
-	    "  --count MODE N  make N calls of MODE (ring, ring-va, per-thread, bare, disabled;\n"
-	    "                  loop: none) in a loop\n"
+	    "  --count MODE N  make N calls of MODE (ring, ring-va, per-thread, per-thread-dir, bare,\n"
+	    "                  disabled; loop: none) in a loop\n"
 	    "                  and exit: for valgrind --tool=callgrind --toggle-collect='counted_calls_*'\n"
 	    "  --quick         2,000 calls, 1 run (for CTest)\n"
 	    "  --quiet         no progress on stderr\n", MAX_RUNS);
@@ -641,9 +700,10 @@ parse_count_mode(void *dest, char **values, char *err, size_t errsize)
 	options *o = dest;
 	const char *mode = values[0], *calls = values[1];
 	if (strcmp(mode, "ring") != 0 && strcmp(mode, "ring-va") != 0 && strcmp(mode, "per-thread") != 0 &&
-	    strcmp(mode, "bare") != 0 && strcmp(mode, "disabled") != 0 && strcmp(mode, "loop") != 0) {
-		snprintf(err, errsize, "--count: unknown mode '%.64s': expected ring, ring-va, per-thread, bare, "
-		    "disabled or loop", mode);
+	    strcmp(mode, "per-thread-dir") != 0 && strcmp(mode, "bare") != 0 && strcmp(mode, "disabled") != 0 &&
+	    strcmp(mode, "loop") != 0) {
+		snprintf(err, errsize, "--count: unknown mode '%.64s': expected ring, ring-va, per-thread, "
+		    "per-thread-dir, bare, disabled or loop", mode);
 		return false;
 	}
 	if (!bench_parse_count(calls, &o->count_calls) || o->count_calls > 1000000000) {
@@ -658,7 +718,8 @@ parse_count_mode(void *dest, char **values, char *err, size_t errsize)
 static enum bench_parsed
 parse_args(int argc, char **argv, options *o, char *err)
 {
-	*o = (options){ .runs = 5, .calls = 200000, .burst = 1000, .out = "perf/results/caller.csv" };
+	*o = (options){ .runs = 5, .calls = 200000, .burst = 1000, .out = "perf/results/caller.csv",
+	    .ring_dir_parent = "/tmp" };
 	for (int r = 0; r < ROW_COUNT; r++)
 		o->rows[r] = true;
 	const bench_flag flags[] = {
@@ -673,6 +734,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 		{ BENCH_FLAG("--truncate", BENCH_SWITCH, &o->truncate), .switch_to = true },
 		{ BENCH_FLAG("--count", BENCH_CUSTOM, o), .parse = parse_count_mode, .values = 2 },
 		{ BENCH_FLAG("--string", BENCH_CUSTOM, o), .parse = parse_string_kind },
+		{ BENCH_FLAG("--ring-dir", BENCH_TEXT, &o->ring_dir_parent) },
 	};
 	bool quick = false;
 	enum bench_parsed parsed = bench_parse_flags(argc, argv, flags, (int)(sizeof flags / sizeof flags[0]),
@@ -697,6 +759,7 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	    strcmp(o->count_mode, "ring") == 0 ? ROW_RING :
 	    strcmp(o->count_mode, "ring-va") == 0 ? ROW_RING_VA :
 	    strcmp(o->count_mode, "per-thread") == 0 ? ROW_PER_THREAD :
+	    strcmp(o->count_mode, "per-thread-dir") == 0 ? ROW_PER_THREAD_DIR :
 	    strcmp(o->count_mode, "disabled") == 0 ? ROW_DISABLED : ROW_EMPTY;
 	if (row == ROW_BARE ? open_bare(h, row, devnull, err) :
 	    row == ROW_EMPTY ? 0 : open_logger(h, row, devnull, o, err))
@@ -713,7 +776,7 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	sr_log_config defaults;
 	sr_log_config_default(&defaults);
 	/* The ring open_logger made: the thread's (the logger's default unless --thread-ring-slots), or the shared one. */
-	int64_t slots = row != ROW_PER_THREAD ? defaults.ring_slots :
+	int64_t slots = row != ROW_PER_THREAD && row != ROW_PER_THREAD_DIR ? defaults.ring_slots :
 	    o->thread_ring_slots != 0 ? o->thread_ring_slots : defaults.thread_ring_slots;
 	int64_t burst = 1000, room = slots / 4, since_drain = 0;
 	warm_up(h, row, o->runtime_string);   /* the site's first call parses its format, per-thread's makes its ring */
@@ -755,7 +818,8 @@ main(int argc, char **argv)
 		status = run_count(&h, &o, devnull, err) == 0 ? 0 : 1;
 		if (status != 0)
 			fprintf(stderr, PROG ": %s\n", err);
-		close_all(&h);
+		if (close_all(&h) != 0)
+			status = 1;
 		close(devnull);
 		return status;
 	}
@@ -892,7 +956,8 @@ main(int argc, char **argv)
 	}
 	free(samples);
 	free(res);
-	close_all(&h);
+	if (close_all(&h) != 0)
+		status = 1;
 	close(devnull);
 	return status;
 }

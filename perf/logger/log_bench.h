@@ -36,6 +36,7 @@ typedef struct log_bench_variant {
 	char spec[256];    /* ring: the wait strategy handed to the logger */
 	char label[64];    /* the CSV's wait column: the strategy's label, "none" for the other kinds */
 	bool shared_ring;  /* ring: the shared multi-producer ring rather than a ring per thread */
+	bool in_ring_dir;  /* ring: the rings in files in a ring directory (config.ring_dir) */
 } log_bench_variant;
 
 /*

@@ -37,6 +37,11 @@
  * (262,144 slots of 128 B: about 52,000 such messages in the ring, 262,144
  * in the queue).
  *
+ * Ring directories.  --ring-dir DIR runs each ring row twice, the second
+ * ("WAIT/dir") right after the first in every round, with config.ring_dir
+ * set: its rings are files, mapped shared, in a directory made fresh under
+ * DIR for each of its loggers and removed when the logger is closed.
+ *
  * Nothing is shared between threads except under the start gate's mutex and
  * through pthread_join, both of which order memory (common/bench_threads.h):
  * there are no atomics here.
@@ -46,6 +51,7 @@
 #endif
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -80,8 +86,8 @@ static const char *const kind_names[V_KIND_COUNT] = { LOG_BENCH_MODE_NAMES, "cei
 
 typedef log_bench_variant variant;
 
-/* Rows: log_bench's, with each ring row twice under --producer both. */
-#define THROUGHPUT_MAX_VARIANTS (2 * LOG_BENCH_MAX_VARIANTS)
+/* Rows: log_bench's, with each ring row twice under --producer both, and each of those twice under --ring-dir. */
+#define THROUGHPUT_MAX_VARIANTS (4 * LOG_BENCH_MAX_VARIANTS)
 /* --producer */
 enum { PRODUCER_PER_THREAD = 1, PRODUCER_SHARED = 2, PRODUCER_BOTH = 3 };
 
@@ -106,6 +112,7 @@ typedef struct options {
 	int64_t slot_size;
 	bool sync_immediate;
 	int producers;          /* --producer: PRODUCER_PER_THREAD, PRODUCER_SHARED or both */
+	const char *ring_dir_parent;  /* --ring-dir: where the WAIT/dir rows' ring directories are made; NULL: no such rows */
 	bool calls_given, warmup_given, runs_given;   /* --quick leaves these alone */    /* sync mode's immediate_flush (default false, as Log4j 2's test) */
 } options;
 
@@ -139,6 +146,8 @@ usage(FILE *f)
 	    "                        ring per thread, each holding its share of the run),\n"
 	    "                        shared (one multi-producer ring), or both (each ring row\n"
 	    "                        twice, the shared one labelled WAIT/shared, interleaved)\n"
+	    "  --ring-dir DIR        each ring row twice, the second (WAIT/dir) with its rings in\n"
+	    "                        files in a ring directory made fresh under DIR, interleaved\n"
 	    "  --sync-flush WHEN     sync mode: buffered (default: lines written when the 64 KiB\n"
 	    "                        buffer fills, as Log4j 2's test with immediateFlush=false)\n"
 	    "                        or immediate (a write(2) per line, the logger's default)\n"
@@ -212,6 +221,7 @@ typedef struct live {
 	sr_category *cat;
 	int threads;              /* per-thread rings: the thread count they are sized for */
 	char path[PATH_BYTES];
+	char ring_dir[PATH_MAX];  /* a WAIT/dir row's ring directory while its logger is open; "" if none */
 } live;
 
 /*
@@ -235,13 +245,30 @@ keeps_open(const variant *v)
 	return wc.kind != SR_WAIT_BUSY_SPIN && wc.kind != SR_WAIT_YIELD;
 }
 
+/*
+ * Removes a closed logger's ring directory: a clean close leaves only its
+ * lock file.  Anything else is left in place and said on stderr.
+ */
+static void
+ring_dir_remove(live *l)
+{
+	if (l->ring_dir[0] == '\0')
+		return;
+	char lock[PATH_MAX + 8];
+	snprintf(lock, sizeof lock, "%s/lock", l->ring_dir);
+	if ((unlink(lock) != 0 && errno != ENOENT) || rmdir(l->ring_dir) != 0)
+		fprintf(stderr, "%s: cannot remove the ring directory %s: %s\n", PROG, l->ring_dir, strerror(errno));
+	l->ring_dir[0] = '\0';
+}
+
 static void
 logger_close(live *l)
 {
-	if (l->log == NULL)
-		return;
-	sr_log_close(&l->log);
-	unlink(l->path);
+	if (l->log != NULL) {
+		sr_log_close(&l->log);
+		unlink(l->path);
+	}
+	ring_dir_remove(l);
 }
 
 /* The warm-up's thread: logs n messages and exits. */
@@ -289,9 +316,22 @@ logger_open(const options *o, const variant *v, int index, int threads, const ch
 	}
 	if (v->kind == V_RING)
 		c.producer = v->shared_ring ? SR_LOG_PRODUCER_SHARED : SR_LOG_PRODUCER_PER_THREAD;
+	if (v->in_ring_dir) {
+		/* A directory of its own, made empty here: the logger finds no rings of a dead process in it. */
+		int n = snprintf(l->ring_dir, sizeof l->ring_dir, "%s/seqring-throughput-XXXXXX", o->ring_dir_parent);
+		if (n < 0 || (size_t)n >= sizeof l->ring_dir || mkdtemp(l->ring_dir) == NULL) {
+			snprintf(err, ERR_MAX, "cannot make a ring directory under %s: %s", o->ring_dir_parent,
+			    n < 0 || (size_t)n >= sizeof l->ring_dir ? "path too long" : strerror(errno));
+			l->ring_dir[0] = '\0';
+			return false;
+		}
+		c.ring_dir = l->ring_dir;
+	}
 	l->log = log_bench_open(&c, v, kind_names, err, ERR_MAX);
-	if (l->log == NULL)
+	if (l->log == NULL) {
+		ring_dir_remove(l);
 		return false;
+	}
 	l->cat = sr_log_category(l->log, "bench.throughput");
 	l->threads = threads;
 	warm_up w = { l->cat, msg, o->warmup };
@@ -552,6 +592,35 @@ expand_producers(const options *o, variant *vars, int *nvars, int max, char *err
 	return true;
 }
 
+/*
+ * --ring-dir: each ring row followed by its twin with its rings in a ring
+ * directory (labelled "LABEL/dir"), so that the two compare within every
+ * round.
+ */
+static bool
+expand_ring_dir(variant *vars, int *nvars, int max, char *err)
+{
+	variant in[THROUGHPUT_MAX_VARIANTS];
+	int n = *nvars, out = 0;
+	memcpy(in, vars, (size_t)n * sizeof *vars);
+	for (int i = 0; i < n; i++) {
+		int copies = in[i].kind == V_RING ? 2 : 1;
+		if (out + copies > max) {
+			snprintf(err, ERR_MAX, "--ring-dir: more than %d rows", max);
+			return false;
+		}
+		vars[out++] = in[i];
+		if (copies == 2) {
+			variant *v = &vars[out++];
+			*v = in[i];
+			v->in_ring_dir = true;
+			snprintf(v->label, sizeof v->label, "%.56s/dir", in[i].label);
+		}
+	}
+	*nvars = out;
+	return true;
+}
+
 /* --capacity: a bench_flag parser (run: -1, logger: 0, else a message count). */
 static bool
 parse_capacity(void *dest, char **values, char *err, size_t errsize)
@@ -588,6 +657,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 		{ BENCH_FLAG("--sync-flush", BENCH_CUSTOM, &o->sync_immediate), .parse = parse_sync_flush },
 		{ BENCH_FLAG("--capacity", BENCH_CUSTOM, &o->capacity), .parse = parse_capacity },
 		{ BENCH_FLAG("--slot-size", BENCH_POWER_OF_TWO, &o->slot_size), .min = 64, .max = 65536 },
+		{ BENCH_FLAG("--ring-dir", BENCH_TEXT, &o->ring_dir_parent) },
 	};
 	enum bench_parsed parsed = log_bench_parse_args(argc, argv, &o->f, own, (int)(sizeof own / sizeof own[0]),
 	    usage, err, ERR_MAX);
@@ -771,6 +841,10 @@ print_rows(const options *o, const table *t)
 	else
 		printf("- ring rows' producer: %s.\n", o->producers == PRODUCER_SHARED ? shared_text :
 		    per_thread_text);
+	if (o->ring_dir_parent != NULL)
+		printf("- rows WAIT/dir: the same ring row with a ring directory (config.ring_dir): its rings "
+		    "are files, mapped shared, in a directory made fresh under %s for each of its loggers and "
+		    "removed at its close; run right after their twin in every round.\n", o->ring_dir_parent);
 	if (o->f.want[V_SYNC])
 		printf("- sync: %s.\n", o->sync_immediate ?
 		    "immediate_flush (a write(2) per line before the call returns, the logger's default)" :
@@ -904,7 +978,8 @@ main(int argc, char **argv)
 	enum bench_parsed parsed = parse_args(argc, argv, &o, err);
 	if (parsed == BENCH_PARSED_RUN &&
 	    (!log_bench_variants(o.f.wait_list, o.f.want, V_KIND_COUNT, t.vars, &t.nvars, err, ERR_MAX) ||
-	    !expand_producers(&o, t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err)))
+	    !expand_producers(&o, t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err) ||
+	    (o.ring_dir_parent != NULL && !expand_ring_dir(t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err))))
 		parsed = BENCH_PARSED_BAD;
 	if (parsed != BENCH_PARSED_RUN)
 		return bench_parsed_exit(parsed, PROG, err);
