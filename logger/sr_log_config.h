@@ -679,6 +679,7 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_PATTERN          a pattern (implies layout pattern)
  *   SEQRING_LOG_CLOCK            realtime | coarse | tsc | auto
  *   SEQRING_LOG_ESCAPE           0 | 1 (escape_control_characters)
+ *   SEQRING_LOG_RING_DIR         a directory for the rings' files (ring_dir)
  *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
  *                                stderr | stdout | null | fd:N | file:PATH | syslog |
  *                                syslog:udp://HOST:PORT | syslog:tcp://HOST:PORT |

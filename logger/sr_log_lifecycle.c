@@ -397,6 +397,8 @@ shutdown_until(sr_log *log, int64_t deadline_ns)
 	sr_log__thread();
 	log->backend->stop(log);
 	sr_log__self.consumer_of = was;
+	/* Drained: a process that exits now, without sr_log_close, leaves nothing to recover. */
+	sr_log__ring_dir_settle(log);
 	sr_log__sinks_close(log);
 	log->shutdown_done = true;
 	pthread_mutex_unlock(&log->life_lock);

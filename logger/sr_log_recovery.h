@@ -25,7 +25,7 @@ extern "C" {
 
 /** @brief What a recovery found and wrote. */
 typedef struct sr_log_recovery {
-	/** the dead process whose records were recovered (0: the directory held none) */
+	/** the dead process whose records were recovered (0: the directory held none; with several, the last one's) */
 	int64_t pid;
 	/** loggers whose files were found (a process may have had several open, each with a directory of its own) */
 	uint32_t loggers;
@@ -43,10 +43,17 @@ typedef struct sr_log_recovery {
 	 */
 	bool cut_write;
 	/**
-	 * The dead process had no file sink to check (or its file was
-	 * replaced): the lines of its last write may appear twice.
+	 * The dead process had no file sink to check a write against: the
+	 * lines of its last write may appear twice.
 	 */
 	bool unchecked;
+	/**
+	 * The file that received the dead process's last write was replaced
+	 * (renamed by a rotation) or removed since: that write's lines were
+	 * taken as written, not written again; if the kill cut that write, its
+	 * last lines are lost.
+	 */
+	bool file_replaced;
 } sr_log_recovery;
 
 /**

@@ -111,13 +111,31 @@ sr_log__fast_wake(void *ring)
 	sr_log__threads_wake(((sr_log_thread_ring *)ring)->owner);
 }
 
+/*
+ * A thread whose ring could not be made (a full disk under a ring
+ * directory, no memory) tries again at most once a second: its calls in
+ * between are dropped without a system call each.
+ */
+#define RING_RETRY_NS INT64_C(1000000000)
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
+	uint64_t id;                  /* the logger whose ring could not be made, 0: none */
+	int64_t until;                /* monotonic ns before which it is not tried again */
+} ring_refused;
+
 /* A cache miss: this thread's ring for the logger, made on its first call; NULL when it cannot. */
 __attribute__((noinline)) static sr_log_thread_ring *
 my_ring_slow(sr_log *log, sr_log_threads *t)
 {
 	sr_log_thread_ring *p = sr_log__thread_ring_find(t);
-	if (p == NULL && (p = sr_log__thread_ring_make(t)) == NULL)
-		return NULL;
+	if (p == NULL) {
+		if (ring_refused.id == t->hot.id && sr_monotonic_ns() < ring_refused.until)
+			return NULL;
+		if ((p = sr_log__thread_ring_make(t)) == NULL) {
+			ring_refused.id = t->hot.id;
+			ring_refused.until = sr_monotonic_ns() + RING_RETRY_NS;
+			return NULL;
+		}
+	}
 	if (p->name_gen != sr_log__thread()->name_gen)
 		tell_new_name(log, p);
 	sr_log__my_last_ring.id = t->hot.id;

@@ -161,6 +161,7 @@ typedef struct sr_log_threads {
 	sr_sequence flushes_done;
 	/* Under lock: spare rings' memory, the oldest first, and since when each is unused. */
 	sr_ring *spares[SR_LOG_THREADS_SPARES];
+	struct sr_log_ring_file *spare_files[SR_LOG_THREADS_SPARES]; /* a ring directory's: the spare's file */
 	int64_t spare_since[SR_LOG_THREADS_SPARES];
 	int spare_count;
 	int64_t spares_reused;        /* spares a new thread's ring took, for sr_log_describe */

@@ -164,6 +164,10 @@ sr_log__threads_fork_global(int phase)
 void
 sr_log__thread_rings_after_fork(sr_log_threads *t)
 {
+	/* The spares' files are the parent's too: private memory, the same bytes. */
+	for (int i = 0; i < t->spare_count; i++)
+		if (t->spare_files[i] != NULL)
+			(void)sr_log__ring_file_privatize(t->spare_files[i]);
 	/* The child, single-threaded: plain resets, under no one's eyes. */
 	for (sr_log_crash_ring *cr = sr_atomic_load_acquire_ptr(&t->crash.rings); cr != NULL;
 	     cr = sr_atomic_load_acquire_ptr(&cr->next)) {
@@ -194,37 +198,54 @@ sr_log__thread_rings_after_fork(sr_log_threads *t)
 /* ---------------------------------------------------------------------------------------- */
 /* Spare rings                                                                              */
 
+/* A spare's memory let go: unmapped; a ring directory's file (drained) removed with it. */
+static void
+spare_free(sr_log_threads *t, sr_ring *memory, sr_log_ring_file *file)
+{
+	if (file != NULL) {
+		sr_log__ring_dir_ring_closed(t->log, file, true);
+		free(memory);
+		return;
+	}
+	sr_ring_destroy(memory);
+}
+
 void
 sr_log__thread_ring_retire(sr_log_threads *t, sr_log_thread_ring *p)
 {
-	if (p->file != NULL) {
-		/* A ring in a file is not kept: the next thread's ring has a file of its own. */
-		sr_log__thread_ring_free(p);
-		return;
-	}
 	sr_ring *memory = p->ring;
+	sr_log_ring_file *file = p->file;
+	/* A file's sequencer goes with it (the next thread carries on its sequence): ungated first. */
+	if (file != NULL)
+		(void)sr_sequencer_remove_gating(p->seq, &p->consumed);
 	p->ring = NULL;
+	p->file = NULL;
 	pthread_mutex_lock(&t->lock);
 	if (t->spare_count < SR_LOG_THREADS_SPARES && !t->closed) {
 		t->spares[t->spare_count] = memory;
+		t->spare_files[t->spare_count] = file;
 		t->spare_since[t->spare_count] = sr_monotonic_ns();
 		t->spare_count++;
 		memory = NULL;
+		file = NULL;
 	}
 	pthread_mutex_unlock(&t->lock);
 	/* Full (or closing): unmapped after all, outside the lock. */
-	sr_ring_destroy(memory);
+	spare_free(t, memory, file);
 	sr_log__thread_ring_free(p);
 }
 
-/* A spare ring's memory, the most recently used, or NULL when there is none. */
+/* A spare ring's memory (and its file, for a ring directory), the most recently used, or NULL. */
 static sr_ring *
-take_spare(sr_log_threads *t)
+take_spare(sr_log_threads *t, sr_log_ring_file **file)
 {
 	sr_ring *r = NULL;
+	*file = NULL;
 	pthread_mutex_lock(&t->lock);
 	if (t->spare_count > 0) {
-		r = t->spares[--t->spare_count];
+		t->spare_count--;
+		r = t->spares[t->spare_count];
+		*file = t->spare_files[t->spare_count];
 		t->spares_reused++;
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -235,22 +256,25 @@ void
 sr_log__threads_release_spares(sr_log_threads *t, int64_t now)
 {
 	sr_ring *old[SR_LOG_THREADS_SPARES];
+	sr_log_ring_file *old_files[SR_LOG_THREADS_SPARES];
 	int n = 0;
 	pthread_mutex_lock(&t->lock);
 	/* The oldest are first: release a prefix, shift the rest down. */
 	while (n < t->spare_count && (now == INT64_MAX || now - t->spare_since[n] >= SR_LOG_THREADS_SPARE_NS)) {
 		old[n] = t->spares[n];
+		old_files[n] = t->spare_files[n];
 		n++;
 	}
 	for (int i = n; i < t->spare_count; i++) {
 		t->spares[i - n] = t->spares[i];
+		t->spare_files[i - n] = t->spare_files[i];
 		t->spare_since[i - n] = t->spare_since[i];
 	}
 	t->spare_count -= n;
 	pthread_mutex_unlock(&t->lock);
 	/* Unmapping takes time: outside the lock, which new threads' first calls take. */
 	for (int i = 0; i < n; i++)
-		sr_ring_destroy(old[i]);
+		spare_free(t, old[i], old_files[i]);
 }
 
 int
@@ -277,10 +301,12 @@ ring_memory_free(sr_log_thread_ring *p)
 {
 	if (p->file != NULL) {
 		bool drained = sr_sequence_get(&p->consumed) >= sr_sequencer_cursor(p->seq);
-		sr_log__ring_dir_ring_closed(p->owner != NULL ? p->owner->log : NULL, p->file, drained);
+		sr_log__ring_dir_ring_closed(p->owner->log, p->file, drained);
 		free(p->ring);
 		return;
 	}
+	if (p->ring == NULL)
+		return;  /* retired: its memory became a spare */
 	sr_sequencer_destroy(p->seq);
 	sr_ring_destroy(p->ring);
 }
@@ -298,7 +324,20 @@ ring_new(sr_log_threads *t)
 	/* busyspin: publishers never signal; the consumer's waking is this backend's own. */
 	sr_wait_config_default(&sc.wait, SR_WAIT_BUSY_SPIN);
 	const sr_log_thread *self = sr_log__thread();
-	if (sr_log__ring_dir_active(t->log)) {
+	p->owner = t;
+	sr_log_ring_file *spare_file;
+	sr_ring *spare = take_spare(t, &spare_file);
+	if (spare_file != NULL) {
+		/*
+		 * An exited thread's ring file, drained: its sequencer carries on
+		 * from its cursor (a restart at the first sequence would make its
+		 * written records unread ones to a recovery), under the new writer.
+		 */
+		p->ring = spare;
+		p->file = spare_file;
+		p->seq = sr_log__ring_file_sequencer(spare_file);
+		sr_log__ring_file_set_writer(spare_file, self->tid, self->name);
+	} else if (sr_log__ring_dir_active(t->log)) {
 		/* In the ring directory: the same slots and publish, in a file that outlives the process. */
 		p->ring = malloc(sizeof *p->ring);
 		sr_error err = { 0 };
@@ -316,7 +355,7 @@ ring_new(sr_log_threads *t)
 		 * beyond the new sequencer's cursor: never read); else a new ring, which
 		 * sr_ring_create touches page by page now, not on the ring's first lap.
 		 */
-		p->ring = take_spare(t);
+		p->ring = spare;
 		if (p->ring == NULL)
 			p->ring = sr_ring_create(t->slots, SR_LOG__THREAD_SLOT, NULL, NULL, NULL);
 		p->seq = p->ring != NULL ? sr_sequencer_create(&sc, NULL) : NULL;
@@ -326,16 +365,17 @@ ring_new(sr_log_threads *t)
 			return NULL;
 		}
 	}
-	sr_sequence_init(&p->consumed, SR_SEQUENCE_INITIAL);
+	/* A new sequencer's cursor is SR_SEQUENCE_INITIAL; a spare file's, where its last thread left it. */
+	int64_t start = sr_sequencer_cursor(p->seq);
+	sr_sequence_init(&p->consumed, start);
 	if (sr_sequencer_add_gating(p->seq, &p->consumed) != SR_OK) {
 		ring_memory_free(p);
 		free(p);
 		return NULL;
 	}
-	p->owner = t;
 	p->owner_id = t->hot.id;
-	p->c.next = SR_SEQUENCE_INITIAL + 1;
-	p->c.avail = p->c.seen = SR_SEQUENCE_INITIAL;
+	p->c.next = start + 1;
+	p->c.avail = p->c.seen = start;
 	/* The writer as the consumer first sees it (the ring's publication orders these). */
 	p->writer.tid = self->tid;
 	memcpy(p->writer.name, self->name, sizeof p->writer.name);

@@ -10,6 +10,7 @@
 #include "sr_log_event_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_sink_internal.h"
+#include "sr_log_thread_internal.h"
 #include "sr_log_fanout_internal.h"
 
 #include <stdlib.h>
@@ -183,6 +184,7 @@ sr_log__write_recovered(sr_log *log, const sr_log_rec *h, const unsigned char *b
 void
 sr_log__write_text_now(sr_log *log, int level, const char *text, size_t len, char *line)
 {
+	sr_log__thread();  /* the line names this thread: its id and name known */
 	sr_log_event ev;
 	sr_log__event_of_text(level, text, len, &ev);
 	if (sr_log__fanout(log, &ev, level, SR_DISPATCH_NOW, line))

@@ -53,6 +53,7 @@ typedef struct dead_logger {
 	recovered_ring *rings;
 	int ring_count;
 	bool from_pending;            /* the tracked write completed: start after pending */
+	bool cut_write, unchecked, file_replaced;  /* what decide_start found (sr_log_recovery's) */
 } dead_logger;
 
 typedef struct recovery {
@@ -238,23 +239,26 @@ decide_start(recovery *r, dead_logger *d)
 	const sr_log_meta_view *m = &d->meta;
 	d->from_pending = false;
 	if (m->path[0] == '\0') {
-		r->report.unchecked = true;
+		d->unchecked = true;
 	} else if (m->in_flight) {
 		struct stat st;
 		if (stat(m->path, &st) != 0 || (int64_t)st.st_dev != m->flight_dev || (int64_t)st.st_ino != m->flight_ino) {
 			/* Replaced since (rotated): the write went to the old file, whole or not. */
 			d->from_pending = true;
-			r->report.unchecked = true;
+			d->file_replaced = true;
 		} else if ((int64_t)st.st_size >= m->flight_to) {
 			d->from_pending = true;
 		} else if ((int64_t)st.st_size > m->flight_from) {
 			/* Part of the write: the file goes back to before it, and the write's lines come again whole. */
 			if (truncate(m->path, (off_t)m->flight_from) == 0)
-				r->report.cut_write = true;
+				d->cut_write = true;
 			else
 				d->from_pending = true;  /* cannot cut: the cut line stays, the rest is not written twice */
 		}
 	}
+	r->report.unchecked |= d->unchecked;
+	r->report.file_replaced |= d->file_replaced;
+	r->report.cut_write |= d->cut_write;
 	for (int k = 0; k < d->ring_count; k++) {
 		recovered_ring *g = &d->rings[k];
 		int64_t from = d->from_pending && g->v.pending > g->v.written ? g->v.pending : g->v.written;
@@ -376,11 +380,15 @@ say_what_was_done(recovery *r, const dead_logger *d, uint64_t records, uint64_t 
 		n += snprintf(text + n, sizeof text - (size_t)n,
 		    "; %" PRIu64 " records named a call site or category the process had not recorded, or did not "
 		    "decode: not written", unresolved);
-	if (r->report.cut_write && n > 0 && (size_t)n < sizeof text)
+	if (d->cut_write && n > 0 && (size_t)n < sizeof text)
 		n += snprintf(text + n, sizeof text - (size_t)n,
 		    "; the kill cut a write to \"%s\": the file was cut back to the line before, and those lines written "
 		    "again whole", d->meta.path);
-	else if (r->report.unchecked && n > 0 && (size_t)n < sizeof text)
+	else if (d->file_replaced && n > 0 && (size_t)n < sizeof text)
+		n += snprintf(text + n, sizeof text - (size_t)n,
+		    "; \"%s\" was replaced since its last write: that write's lines were taken as written (lost if the "
+		    "kill cut it)", d->meta.path);
+	else if (d->unchecked && n > 0 && (size_t)n < sizeof text)
 		n += snprintf(text + n, sizeof text - (size_t)n,
 		    "; the lines of its last write could not be checked against a file sink and may appear twice");
 	if (n < 0)

@@ -14,6 +14,7 @@
 #include "sr_log_clock_internal.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -40,6 +41,9 @@ struct sr_log_ring_dir {
 	bool write_failed_told;
 	sr_atomic_i32 refused_told;   /* a ring file could not be made: said once */
 	sr_atomic_i32 kept;           /* ring files closed with records not yet written: the meta file stays */
+	pthread_mutex_t files_lock;   /* guards files */
+	sr_log_ring_file *files;      /* the ring files open now */
+	bool settled;                 /* a drained shutdown removed the files */
 	char **leftovers;             /* a dead process's files, as listed at open */
 	int leftover_count;
 	sr_log_ring_dir_recovery recovery;
@@ -203,6 +207,7 @@ dir_free(sr_log_ring_dir *d)
 	if (d == NULL)
 		return;
 	sr_log__ring_dir_list_free(d->leftovers, d->leftover_count);
+	pthread_mutex_destroy(&d->files_lock);
 	free(d->meta_path);
 	free(d->path);
 	free(d);
@@ -222,6 +227,7 @@ sr_log__ring_dir_open(sr_log *log, const char *path, sr_error *err)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate ring_dir \"%s\"", path);
 	}
 	d->lock_fd = d->meta_fd = -1;
+	pthread_mutex_init(&d->files_lock, NULL);
 	d->pid = (int64_t)getpid();
 	d->instance = new_instance();
 	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
@@ -260,7 +266,7 @@ sr_log__ring_dir_close(sr_log *log, bool clean)
 	log->ring_dir = NULL;
 	sr_log__site_catalogue_detach(d);
 	/* Its rings are closed already: the meta file goes with them, unless one stayed to be recovered. */
-	if (clean && !d->forked && sr_atomic_load_relaxed_i32(&d->kept) == 0)
+	if (clean && !d->forked && !d->settled && sr_atomic_load_relaxed_i32(&d->kept) == 0)
 		unlink(d->meta_path);
 	if (d->meta != NULL)
 		munmap(d->meta, SR_LOG_RING_DIR_PAGE);
@@ -296,8 +302,45 @@ sr_log__ring_dir_make_ring(sr_log *log, int kind, int64_t slot_count, size_t slo
 	}
 	/* Counters of names only: no data rides on this add. */
 	int index = sr_atomic_faa_i32(&d->next_ring, 1);
-	return sr_log__ring_file_make(d->path, d->pid, d->instance, index, kind, slot_count, slot_size, tid, name,
-	    config, ring_out, seq_out, err);
+	sr_log_ring_file *f = sr_log__ring_file_make(d->path, d->pid, d->instance, index, kind, slot_count, slot_size,
+	    tid, name, config, ring_out, seq_out, err);
+	if (f != NULL) {
+		pthread_mutex_lock(&d->files_lock);
+		f->next = d->files;
+		d->files = f;
+		pthread_mutex_unlock(&d->files_lock);
+	}
+	return f;
+}
+
+/* Whether every record of f reached the sinks. */
+static bool
+file_written(const sr_log_ring_file *f)
+{
+	return sr_sequence_get(f->written) >= sr_sequencer_cursor(sr_log__ring_file_sequencer(f));
+}
+
+void
+sr_log__ring_dir_settle(sr_log *log)
+{
+	sr_log_ring_dir *d = log->ring_dir;
+	if (d == NULL || d->forked || d->settled)
+		return;
+	pthread_mutex_lock(&d->files_lock);
+	bool all = sr_atomic_load_relaxed_i32(&d->kept) == 0;
+	for (sr_log_ring_file *f = d->files; f != NULL; f = f->next) {
+		if (!file_written(f)) {
+			all = false;
+			continue;
+		}
+		unlink(f->path);
+		f->path[0] = '\0';  /* removed: its close has nothing left to remove */
+	}
+	pthread_mutex_unlock(&d->files_lock);
+	if (all) {
+		unlink(d->meta_path);
+		d->settled = true;
+	}
 }
 
 bool
@@ -415,10 +458,21 @@ void
 sr_log__ring_dir_ring_closed(sr_log *log, sr_log_ring_file *f, bool written)
 {
 	sr_log_ring_dir *d = log != NULL ? log->ring_dir : NULL;
+	if (d != NULL) {
+		pthread_mutex_lock(&d->files_lock);
+		for (sr_log_ring_file **q = &d->files; *q != NULL; q = &(*q)->next) {
+			if (*q == f) {
+				*q = f->next;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&d->files_lock);
+	}
+	/* A forked child's copy never removes a file: each is the parent's. */
 	bool mine = d != NULL && !d->forked;
 	if (!written && mine)
 		sr_atomic_faa_i32(&d->kept, 1);  /* a count: no data rides on it */
-	sr_log__ring_file_close(f, written || !mine);
+	sr_log__ring_file_close(f, written && mine);
 }
 
 void

@@ -68,8 +68,10 @@
 enum { SR_LOG_RING_FILE_THREAD = 1, SR_LOG_RING_FILE_SHARED = 2 };
 
 /*
- * A ring file's header, at offset 0.  Written once by its maker before the
- * file's first record, then only read.  Offsets are from the file's start.
+ * A ring file's header, at offset 0.  Written by its maker before the
+ * file's first record, then only read, but for the writer (tid, name),
+ * which a spare's next thread sets while the ring is drained.  Offsets are
+ * from the file's start.
  */
 typedef struct sr_log_ring_file_head {
 	char magic[8];                /* SR_LOG_RING_FILE_MAGIC */
@@ -90,7 +92,7 @@ typedef struct sr_log_ring_file_head {
 	int64_t skipped_offset;       /* MP: int64 marks, skipped[s & mask] == s + 1 (content-less); 0 SP */
 	int64_t slots_offset;
 	int64_t file_bytes;
-	uint64_t checksum;            /* FNV-1a of every byte before it */
+	uint64_t checksum;            /* FNV-1a of every byte before it, tid and name as 0 */
 } sr_log_ring_file_head;
 
 /* The meta file's header, at offset 0 (the page is mapped shared). */
@@ -141,6 +143,7 @@ typedef struct sr_log_ring_file {
 	size_t bytes;
 	sr_log_ring_file_head *head;
 	sr_sequence *written, *pending;
+	struct sr_log_ring_file *next;  /* its directory's list of files (under the directory's lock) */
 } sr_log_ring_file;
 
 /*
@@ -153,6 +156,12 @@ typedef struct sr_log_ring_file {
 sr_log_ring_file *sr_log__ring_file_make(const char *dir, int64_t pid, uint64_t instance, int index,
     int kind, int64_t slot_count, size_t slot_size, uint32_t tid, const char *name,
     const sr_sequencer_config *config, sr_ring *ring_out, sr_sequencer **seq_out, sr_error *err);
+/* The header's checksum: FNV-1a of the bytes before it, the writer's tid and name as 0. */
+uint64_t sr_log__ring_file_head_checksum(const sr_log_ring_file_head *h);
+/* A drained spare's file for a new thread: its writer's tid and name. */
+void sr_log__ring_file_set_writer(sr_log_ring_file *f, uint32_t tid, const char *name);
+/* The sequencer in f. */
+sr_sequencer *sr_log__ring_file_sequencer(const sr_log_ring_file *f);
 /* Unmaps f (and frees it); removes its file when unlink_file. */
 void sr_log__ring_file_close(sr_log_ring_file *f, bool unlink_file);
 /* In a forked child: the mapping becomes private memory at the same address (copied). */
@@ -232,7 +241,7 @@ int64_t sr_log__meta_to_ns(const sr_log_meta_view *v, int64_t raw);
 typedef struct sr_log_ring_dir sr_log_ring_dir;
 
 /*
- * Opens dir for log (made if missing, one level): takes DIR/lock (SR_EBUSY
+ * Opens dir for log (made if missing, one level): takes DIR/lock (SR_ESTATE
  * naming the directory when a live process holds it), lists what a dead
  * process left (sr_log__ring_dir_leftovers), makes this process's meta
  * file and writes every category of log so far and every site of the
@@ -258,10 +267,18 @@ sr_log_ring_file *sr_log__ring_dir_make_ring(sr_log *log, int kind, int64_t slot
 bool sr_log__ring_dir_active(const sr_log *log);
 /*
  * A ring's file closed: removed when written (every record reached the
- * sinks, or the ring is not this process's to keep), else kept for the
- * next open to recover (and the meta file with it).  log may be NULL.
+ * sinks), else kept for the next open to recover (and the meta file with
+ * it).  A forked child's copy (log without an active directory) never
+ * removes a file: each is the parent's.
  */
 void sr_log__ring_dir_ring_closed(sr_log *log, sr_log_ring_file *f, bool written);
+/*
+ * After a shutdown drained the logger: every ring file written to its end
+ * is removed now, and the meta file when none is left with records (a
+ * process that exits without sr_log_close leaves nothing to recover).  The
+ * mappings stay until close.
+ */
+void sr_log__ring_dir_settle(sr_log *log);
 /* A thread's ring file could not be made: said once on stderr, with why. */
 void sr_log__ring_dir_refused(sr_log *log, const char *why);
 /* The meta header (the clock and the tracked write are written through it). */

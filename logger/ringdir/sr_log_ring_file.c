@@ -32,6 +32,16 @@ sr_log__fnv1a64(const void *p, size_t n)
 	return h;
 }
 
+uint64_t
+sr_log__ring_file_head_checksum(const sr_log_ring_file_head *h)
+{
+	/* The writer (tid, name) is left out: a spare ring's file takes a new one while it is readable. */
+	sr_log_ring_file_head c = *h;
+	c.tid = 0;
+	memset(c.name, 0, sizeof c.name);
+	return sr_log__fnv1a64(&c, offsetof(sr_log_ring_file_head, checksum));
+}
+
 static int64_t
 round_up(int64_t v, int64_t to)
 {
@@ -96,7 +106,7 @@ sr_log__ring_file_make(const char *dir, int64_t pid, uint64_t instance, int inde
 	if (name != NULL)
 		strncpy(h.name, name, sizeof h.name - 1);
 	layout(&h, slot_count, slot_size);
-	h.checksum = sr_log__fnv1a64(&h, offsetof(sr_log_ring_file_head, checksum));
+	h.checksum = sr_log__ring_file_head_checksum(&h);
 
 	int fd = open(part, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -166,12 +176,32 @@ fail:
 }
 
 void
+sr_log__ring_file_set_writer(sr_log_ring_file *f, uint32_t tid, const char *name)
+{
+	/*
+	 * A spare's file, drained (written == cursor): read after a death now,
+	 * it has nothing to recover whatever these fields hold; the new
+	 * thread's records, after them, find them whole.
+	 */
+	f->head->tid = tid;
+	memset(f->head->name, 0, sizeof f->head->name);
+	if (name != NULL)
+		strncpy(f->head->name, name, sizeof f->head->name - 1);
+}
+
+sr_sequencer *
+sr_log__ring_file_sequencer(const sr_log_ring_file *f)
+{
+	return (sr_sequencer *)(void *)(f->base + f->head->sequencer_offset);
+}
+
+void
 sr_log__ring_file_close(sr_log_ring_file *f, bool unlink_file)
 {
 	if (f == NULL)
 		return;
 	sr_sequencer__fini((sr_sequencer *)(void *)(f->base + f->head->sequencer_offset));
-	if (unlink_file)
+	if (unlink_file && f->path[0] != '\0')
 		unlink(f->path);
 	munmap(f->base, f->bytes);
 	free(f->path);

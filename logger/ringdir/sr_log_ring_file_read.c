@@ -48,7 +48,7 @@ sr_log__ring_file_parse(const unsigned char *bytes, size_t n, const char *what, 
 	if (h.head_bytes != sizeof h)
 		return BAD("header of %" PRIu32 " bytes, expected %zu", offsetof(sr_log_ring_file_head, head_bytes),
 		    h.head_bytes, sizeof h);
-	uint64_t sum = sr_log__fnv1a64(&h, offsetof(sr_log_ring_file_head, checksum));
+	uint64_t sum = sr_log__ring_file_head_checksum(&h);
 	if (sum != h.checksum)
 		return BAD("header checksum %#" PRIx64 ", expected %#" PRIx64 " (a corrupt header)",
 		    offsetof(sr_log_ring_file_head, checksum), h.checksum, sum);

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -543,6 +544,154 @@ Test(log_ring_dir, seqring_recover_refuses_a_directory_a_live_logger_holds)
 	free(out);
 	sr_log_close(&log);
 	tl_setup_end(&t);
+}
+
+/* ---- an exited thread's ring file kept for the next thread; a process that exits without close ---- */
+
+static _Atomic int block_writes;
+
+/* A sink that writes nothing and, once block_writes is set, never returns. */
+static int
+blocks_when_told(void *ctx, sr_log_level level, const char *line, size_t len)
+{
+	(void)ctx, (void)level, (void)line, (void)len;
+	while (block_writes)
+		pause();
+	return 0;
+}
+
+static sr_category *spare_cat;
+
+static void *
+first_thread(void *arg)
+{
+	(void)arg;
+	sr_log_thread_name("first");
+	for (int i = 0; i < 10; i++)
+		SR_INFO(spare_cat, "a %d", i);
+	return NULL;
+}
+
+/* The spare rings describe's "per-thread rings" line shows, and (reused) how many spares new threads took. */
+static long
+spare_rings(sr_log *log, long *reused)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	sr_log_describe(log, f);
+	fclose(f);
+	const char *line = strstr(text, "per-thread rings");
+	long live, made, freed, spare = -1, taken = -1;
+	if (line == NULL || sscanf(line + strlen("per-thread rings"), " %ld live (%ld made, %ld freed), %ld spare (%ld reused)",
+	    &live, &made, &freed, &spare, &taken) != 5)
+		spare = -1;
+	free(text);
+	if (reused != NULL)
+		*reused = taken;
+	return spare;
+}
+
+static size_t
+ring_files(const char *dir)
+{
+	char *names = dir_names(dir);
+	size_t n = count_of(names, ".ring");
+	free(names);
+	return n;
+}
+
+Test(log_ring_dir, an_exited_threads_ring_file_carries_on_for_the_next_thread_and_recovers_as_its, .timeout = 60)
+{
+	char dir[64];
+	temp_dir(dir, sizeof dir);
+	int ready[2];
+	cr_assert_eq(pipe(ready), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		sr_sink_config sink = sr_sink_callback(blocks_when_told, NULL);
+		sr_log_config c;
+		config_for(&c, dir, SR_LOG_PRODUCER_PER_THREAD, &sink);
+		sr_error err;
+		sr_log *log = sr_log_open(&c, &err);
+		if (log == NULL)
+			_exit(3);
+		spare_cat = sr_log_category_get(log, "net.http", &err);
+		pthread_t th;
+		pthread_create(&th, NULL, first_thread, NULL);
+		pthread_join(th, NULL);
+		sr_log_flush(log);
+		/* The first thread's ring, drained, becomes a spare (at the consumer's next look). */
+		int64_t deadline = sr_monotonic_ns() + 15 * INT64_C(1000000000);
+		long spares_before;
+		while ((spares_before = spare_rings(log, NULL)) != 1 && sr_monotonic_ns() < deadline)
+			usleep(1000);
+		block_writes = 1;
+		sr_log_thread_name("second");
+		for (int i = 0; i < N; i++)
+			SR_INFO(spare_cat, "b %d", i);
+		long reused;
+		long spares_after = spare_rings(log, &reused);
+		char line[64];
+		int len = snprintf(line, sizeof line, "%ld %ld %ld %zu\n", spares_before, spares_after, reused,
+		    ring_files(dir));
+		(void)!write(ready[1], line, (size_t)len);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	char line[64] = { 0 };
+	cr_assert_gt(read(ready[0], line, sizeof line - 1), 0, "the child logged nothing");
+	long spares_before = -1, spares_after = -1, reused = -1;
+	size_t files = 0;
+	cr_assert_eq(sscanf(line, "%ld %ld %ld %zu", &spares_before, &spares_after, &reused, &files), 4, "%s", line);
+	cr_expect_eq(spares_before, 1, "the first thread's ring file became a spare");
+	cr_expect(spares_after == 0 && reused == 1, "the second thread took the spare (%ld left, %ld reused)",
+	    spares_after, reused);
+	cr_expect_eq(files, 1u, "one ring file for two threads, one after the other");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	tl_capture cap;
+	sr_sink_config sink;
+	sr_log *log = open_on(dir, SR_LOG_PRODUCER_PER_THREAD, &cap, &sink);
+	sr_log_close(&log);
+	cr_assert_eq(cap.count, (size_t)N + 1, "the second thread's messages and the recovery line: %zu lines", cap.count);
+	for (int i = 0; i < N; i++) {
+		char want[32];
+		snprintf(want, sizeof want, " - b %d ", i);
+		cr_expect(strstr(cap.lines[i], want) != NULL && strstr(cap.lines[i], "[second]") != NULL,
+		    "line %d: \"%s\"", i, cap.lines[i]);
+	}
+	tl_capture_free(&cap);
+}
+
+Test(log_ring_dir, a_process_that_exits_without_closing_its_logger_leaves_nothing_to_recover)
+{
+	char dir[64];
+	temp_dir(dir, sizeof dir);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		sr_sink_config sink = sr_sink_null();
+		sr_log_config c;
+		config_for(&c, dir, SR_LOG_PRODUCER_PER_THREAD, &sink);
+		c.close_at_exit = true;
+		sr_error err;
+		sr_log *log = sr_log_open(&c, &err);
+		if (log == NULL)
+			_exit(3);
+		sr_category *root = sr_log_category_get(log, "", &err);
+		for (int i = 0; i < N; i++)
+			SR_INFO(root, "m %d", i);
+		exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	char *names = dir_names(dir);
+	cr_expect_str_eq(names, "lock", "the exit handler's drain removed the files");
+	free(names);
 }
 
 /* ---- a filesystem of a few MiB, read-only: root only, in a mount namespace of the test's own ---- */
