@@ -262,6 +262,12 @@ decide_start(recovery *r, dead_logger *d)
 	for (int k = 0; k < d->ring_count; k++) {
 		recovered_ring *g = &d->rings[k];
 		int64_t from = d->from_pending && g->v.pending > g->v.written ? g->v.pending : g->v.written;
+		/*
+		 * The ring holds its last slot_count sequences at most: older ones
+		 * were written over (a written sequence that lagged, or a damaged one).
+		 */
+		if (from < g->v.cursor - g->v.ring.slot_count)
+			from = g->v.cursor - g->v.ring.slot_count;
 		g->next = from + 1;
 		g->end = g->v.cursor;
 		if (g->v.available == NULL)
@@ -338,7 +344,14 @@ take_record(recovery *r, dead_logger *d, recovered_ring *g)
 	}
 	h.site = &d->sites[ms - d->meta.sites];
 	h.cat = &d->categories[mc - d->meta.categories];
-	sr_log__write_recovered(r->into, &h, body, len, sr_log__meta_to_ns(&d->meta, h.ts_ns), r->line);
+	int64_t ns = sr_log__meta_to_ns(&d->meta, h.ts_ns);
+	/*
+	 * The raw reading is the dead process's: this logger's clock, which
+	 * the event is made with before ns replaces its time, must not convert
+	 * it (a tsc calibration of its own, and a reading that may be corrupt).
+	 */
+	h.ts_ns = 0;
+	sr_log__write_recovered(r->into, &h, body, len, ns, r->line);
 	r->report.records++;
 }
 

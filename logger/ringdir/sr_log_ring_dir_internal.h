@@ -182,6 +182,9 @@ typedef struct sr_log_ring_view {
 	int64_t claimed_unpublished;  /* SP: claimed past the cursor (the sequencer's own note) */
 } sr_log_ring_view;
 
+/* The highest cursor a ring file may hold (a view's sequences are at most this). */
+#define SR_LOG_RING_MAX_SEQUENCE (INT64_C(1) << 62)
+
 /*
  * Checks bytes (a whole ring file, n bytes, at an address aligned to 64)
  * and fills *v; SR_EFORMAT with *err naming `what`, the offset and what

@@ -92,16 +92,21 @@ sr_log__ring_file_parse(const unsigned char *bytes, size_t n, const char *what, 
 	v->written = load_i64(bytes + h.written_offset + offsetof(sr_sequence, value));
 	v->pending = load_i64(bytes + h.pending_offset + offsetof(sr_sequence, value));
 	v->skipped = (const int64_t *)(const void *)(bytes + h.skipped_offset);
-	if (h.available_offset != 0) {
+	if (h.available_offset != 0)
 		v->available = (const int64_t *)(const void *)(bytes + h.available_offset);
-	} else {
-		int64_t next = load_i64(seq + offsetof(sr_sequencer, single.next_value));
-		v->claimed_unpublished = next > v->cursor ? next - v->cursor : 0;
-	}
 	if (v->cursor < SR_SEQUENCE_INITIAL || v->written < SR_SEQUENCE_INITIAL || v->written > v->cursor ||
 	    v->pending < SR_SEQUENCE_INITIAL || v->pending > v->cursor)
 		return BAD("sequences out of order: written %" PRId64 ", pending %" PRId64 ", cursor %" PRId64,
 		    h.written_offset, v->written, v->pending, v->cursor);
+	/* No ring gets there (2^62 records); a reader may then add a ring's length to any sequence. */
+	if (v->cursor > SR_LOG_RING_MAX_SEQUENCE)
+		return BAD("a cursor of %" PRId64 ", expected at most 2^62", h.sequencer_offset, v->cursor);
+	if (v->available == NULL) {
+		/* A claim is a ring's length at most: more is damage, counted as that length. */
+		int64_t next = load_i64(seq + offsetof(sr_sequencer, single.next_value));
+		if (next > v->cursor)
+			v->claimed_unpublished = next > v->cursor + h.slot_count ? h.slot_count : next - v->cursor;
+	}
 	return SR_OK;
 }
 
