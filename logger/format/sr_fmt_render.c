@@ -53,7 +53,7 @@ put_unsigned(sr_fmt_buf *out, unsigned long long u, bool hex, bool upper)
  * the renderer asked of it, written or not, so that a test can bound the
  * work per record by a count.
  */
-static _Thread_local unsigned long long render_work;
+static __attribute__((tls_model("initial-exec"))) _Thread_local unsigned long long render_work;
 
 unsigned long long
 sr_fmt__render_work(void)

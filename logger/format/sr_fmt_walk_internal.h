@@ -110,12 +110,30 @@ sr_fmt__walk(sr_fmt_buf *out, const char *format,
 		return;
 	}
 	for (;;) {
-		const char *pct = strchr(p, '%');
-		if (pct == NULL) {
-			sr_fmt_buf_put(out, p, strlen(p));
-			return;
-		}
+		/* One scan for the next conversion or the end: the text before it goes out as it is. */
+		const char *pct = strchrnul(p, '%');
 		sr_fmt_buf_put(out, p, (size_t)(pct - p));
+		if (*pct == '\0')
+			return;
+		if (pct[1] == 's') {
+			/*
+			 * A plain %s (no flag, width or precision), the most common
+			 * conversion: its string as it is, "(null)" for NULL, as both
+			 * renderers print it, without parsing the spec again.
+			 */
+			const char *str;
+			uint32_t len;
+			if (!sr_fmt__take_string(&c, &str, &len)) {
+				sr_fmt_buf_put(out, "<bad record>", 12);
+				return;
+			}
+			if (str != NULL)
+				sr_fmt_buf_put(out, str, len);
+			else
+				sr_fmt_buf_put(out, "(null)", 6);
+			p = pct + 2;
+			continue;
+		}
 		sr_fmt_spec s;
 		if (sr_fmt__parse_spec(pct, &s) != SR_FMT_OK || !render_spec(out, pct, &s, &c, errno_value)) {
 			sr_fmt_buf_put(out, "<bad record>", 12);

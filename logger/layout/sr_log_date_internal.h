@@ -20,6 +20,8 @@ typedef struct sr_log_tm {
 void sr_log__utc(int64_t sec, sr_log_tm *tm);
 /* Floor division of ns into seconds and the nanoseconds within the second. */
 void sr_log__split_ns(int64_t ts_ns, int64_t *sec, int32_t *ns);
+/* "00" ... "99", the two digits of i at [2 * i]. */
+extern const char sr_log__two_digits[201];
 /* Unsigned decimal, zero-padded to at least `digits`; signed decimal. */
 void sr_log__put_uint(sr_fmt_buf *out, uint64_t v, int digits);
 void sr_log__put_int(sr_fmt_buf *out, int64_t v);

@@ -9,7 +9,19 @@
 #include "sr_log_layout_json_internal.h"
 #include "sr_log_names_internal.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
+	int64_t sec;
+	bool valid;
+	char text[32];
+	size_t len;
+} ts_cache;
 
 /* Length of a valid UTF-8 sequence at s (n bytes left), or 0 with *bad the bytes to replace. */
 static size_t
@@ -98,6 +110,61 @@ escape_unit(const unsigned char *s, size_t n, char esc[6], const char **src, siz
 	return 1;
 }
 
+/* Whether the 8 bytes of v are all printable ASCII other than '"' and '\\' (nothing to escape). */
+static inline bool
+word_plain(uint64_t v)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	/* A byte below 0x20, DEL (0x7f + 1 sets the high bit) or from 0x80 sets its high bit here. */
+	uint64_t special = (v - ones * 0x20) | (v + ones) | v;
+	/* A byte equal to '"' or '\\': zero after the xor, and (x - 1) & ~x sets its high bit. */
+	uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
+	special |= ((q - ones) & ~q) | ((b - ones) & ~b);
+	return (special & highs) == 0;
+}
+
+/* Whether none of the n bytes at s needs a JSON escape (or a UTF-8 check): the message stays as it is. */
+static bool
+json_plain(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+#if defined(__SSE2__)
+	/*
+	 * 16 bytes a step: b + 1, then minus 0x21 saturating as signed, is
+	 * negative exactly for the bytes below 0x20, DEL and from 0x80 (as the
+	 * text layouts' escape finds them); '"' and '\\' by equality.
+	 */
+	const __m128i one = _mm_set1_epi8(1), limit = _mm_set1_epi8(0x21);
+	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i special = _mm_or_si128(_mm_subs_epi8(_mm_add_epi8(v, one), limit),
+		    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+		if (_mm_movemask_epi8(special) != 0)
+			return false;
+	}
+#endif
+	for (uint64_t v; i + 8 <= n; i += 8) {
+		memcpy(&v, s + i, 8);
+		if (!word_plain(v))
+			return false;
+	}
+	if (i == n)
+		return true;
+	if (n >= 8) {
+		/* The last 8 bytes, some of them seen already: one more word instead of a byte loop. */
+		uint64_t v;
+		memcpy(&v, s + n - 8, 8);
+		return word_plain(v);
+	}
+	/* Shorter than a word: its bytes, padded with a plain one. */
+	unsigned char w[8] = { 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a' };
+	memcpy(w, s, n);
+	uint64_t v;
+	memcpy(&v, w, 8);
+	return word_plain(v);
+}
+
 /*
  * Walks the escaped form of s: the input bytes whose escapes fit in room
  * (returned) and their escaped size (*esc_bytes), appended to out unless
@@ -132,6 +199,12 @@ escape_count(const unsigned char *s, size_t n, size_t room, size_t *esc_bytes)
 size_t
 sr_log__json_escape(sr_fmt_buf *out, const char *str, size_t n, size_t room)
 {
+	/* Nothing to escape: the bytes that fit, in one copy (what the walk would copy one by one). */
+	if (json_plain((const unsigned char *)str, n)) {
+		size_t k = n < room ? n : room;
+		sr_fmt_buf_put(out, str, k);
+		return k;
+	}
 	size_t used;
 	return escape_walk(out, (const unsigned char *)str, n, room, &used);
 }
@@ -162,6 +235,9 @@ json_message(const sr_log_event *ev, sr_fmt_buf *out, size_t tail_len)
 	size_t raw_full = out->want - want_before;
 	unsigned char *raw = (unsigned char *)out->data + before;
 	size_t limit = out->cap > before + tail_len ? out->cap - before - tail_len : 0;
+	/* Whole, it fits, and nothing in it is escaped: the bytes rendered are the bytes escaped. */
+	if (raw_full == raw_len && raw_len <= limit && json_plain(raw, raw_len))
+		return false;
 	size_t esc_bytes;
 	size_t used = escape_count(raw, raw_len, limit, &esc_bytes);
 	bool cut = used < raw_len || raw_full > raw_len;
@@ -224,7 +300,19 @@ sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 	int32_t ns;
 	sr_log__split_ns(ev->ts_ns, &sec, &ns);
 	sr_fmt_buf_put(out, "{\"ts\":\"", 7);
-	sr_log__put_iso_seconds(out, sec);
+	/* The date and time to the second from a per-thread cache, rebuilt once a second (as the text layout's). */
+	if (ev->signal_safe) {
+		sr_log__put_iso_seconds(out, sec);
+	} else {
+		if (!ts_cache.valid || ts_cache.sec != sec) {
+			sr_fmt_buf b = { ts_cache.text, 0, sizeof ts_cache.text - 1, 0 };
+			sr_log__put_iso_seconds(&b, sec);
+			ts_cache.len = b.len;
+			ts_cache.sec = sec;
+			ts_cache.valid = true;
+		}
+		sr_fmt_buf_put(out, ts_cache.text, ts_cache.len);
+	}
 	sr_fmt_buf_putc(out, '.');
 	sr_log__put_uint(out, (uint64_t)ns, 9);
 	sr_fmt_buf_put(out, "Z\",\"level\":\"", 12);

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-static _Thread_local struct {
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
 	int64_t sec;
 	bool valid;
 	char text[32];
@@ -39,11 +39,10 @@ put_timestamp(sr_fmt_buf *out, int64_t ts_ns, bool signal_safe)
 		sr_fmt_buf_put(out, ts_cache.text, ts_cache.len);
 	}
 	char tail[8];
-	int32_t us = ns / 1000;
-	for (int i = 5; i >= 0; i--) {
-		tail[i] = (char)('0' + us % 10);
-		us /= 10;
-	}
+	uint32_t us = (uint32_t)ns / 1000;  /* 0 to 999,999: three pairs of digits */
+	memcpy(tail, &sr_log__two_digits[us / 10000 * 2], 2);
+	memcpy(tail + 2, &sr_log__two_digits[us / 100 % 100 * 2], 2);
+	memcpy(tail + 4, &sr_log__two_digits[us % 100 * 2], 2);
 	tail[6] = 'Z';
 	tail[7] = ' ';
 	sr_fmt_buf_put(out, tail, 8);
@@ -64,8 +63,103 @@ put_thread(sr_fmt_buf *out, const char *thread, uint32_t tid)
 		sr_log__put_uint(out, tid, 1);
 }
 
+static void layout_text_checked(const sr_log_event *ev, sr_fmt_buf *out, const char *category,
+    size_t category_len);
+
+/*
+ * The line's head and tail written straight into the buffer when it has
+ * room for the longest they can be: one room check and one length update
+ * instead of one per field (each field's bytes are those of the checked
+ * path below).
+ */
+static inline char *
+copy_to(char *d, const char *s, size_t n)
+{
+	memcpy(d, s, n);
+	return d + n;
+}
+
+/* The head, "DATE LEVEL [THREAD] CATEGORY - ", when it fits for sure; false to take the checked path. */
+static bool
+put_head_fast(const sr_log_event *ev, sr_fmt_buf *out, const char *category, size_t category_len)
+{
+	/*
+	 * 31 + 8 for the time (a year past 9999 is longer), 6 for the level,
+	 * 1 + 16 (or a tid's 10) + 2 for the thread, 3 after the category.
+	 */
+	if (ev->backtrace || ev->signal_safe || out->cap - out->len < 67 + category_len)
+		return false;
+	int64_t sec;
+	int32_t ns;
+	sr_log__split_ns(ev->ts_ns, &sec, &ns);
+	if (!ts_cache.valid || ts_cache.sec != sec)
+		return false;  /* a new second: the checked path rebuilds the cache */
+	char *start = out->data + out->len, *d = start;
+	d = copy_to(d, ts_cache.text, ts_cache.len);
+	uint32_t us = (uint32_t)ns / 1000;
+	d = copy_to(d, &sr_log__two_digits[us / 10000 * 2], 2);
+	d = copy_to(d, &sr_log__two_digits[us / 100 % 100 * 2], 2);
+	d = copy_to(d, &sr_log__two_digits[us % 100 * 2], 2);
+	d = copy_to(d, "Z ", 2);
+	int level = ev->level;
+	d = copy_to(d, level_text[level < 0 || level >= SR_LOG_LEVEL_COUNT ? SR_LOG_OFF : level], 6);
+	*d++ = '[';
+	size_t tl = strnlen(ev->thread, 16);
+	if (tl > 0) {
+		d = copy_to(d, ev->thread, tl);
+	} else {
+		sr_fmt_buf b = { d, 0, 16, 0 };
+		sr_log__put_uint(&b, ev->tid, 1);
+		d += b.len;
+	}
+	d = copy_to(d, "] ", 2);
+	d = copy_to(d, category, category_len);
+	d = copy_to(d, " - ", 3);
+	out->len += (size_t)(d - start);
+	out->want += (size_t)(d - start);
+	return true;
+}
+
 void
 sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
+{
+	const char *category = ev->category;
+	if (category == NULL || category[0] == '\0')
+		category = "root";
+	size_t category_len = strlen(category);
+	if (put_head_fast(ev, out, category, category_len)) {
+		sr_log__put_message_escaped(ev, out);
+		if (ev->site != NULL) {
+			const char *file = sr_site_file_base(ev->site);
+			size_t file_len = strlen(file);
+			/* " (" FILE ":" LINE ")": a line of at most 11 characters. */
+			if (out->cap - out->len >= file_len + 15) {
+				char *start = out->data + out->len, *d = start;
+				d = copy_to(d, " (", 2);
+				d = copy_to(d, file, file_len);
+				*d++ = ':';
+				sr_fmt_buf b = { d, 0, 12, 0 };
+				sr_log__put_int(&b, ev->site->line);
+				d += b.len;
+				*d++ = ')';
+				out->len += (size_t)(d - start);
+				out->want += (size_t)(d - start);
+			} else {
+				sr_fmt_buf_put(out, " (", 2);
+				sr_fmt_buf_put(out, file, file_len);
+				sr_fmt_buf_putc(out, ':');
+				sr_log__put_int(out, ev->site->line);
+				sr_fmt_buf_putc(out, ')');
+			}
+		}
+		return;
+	}
+	layout_text_checked(ev, out, category, category_len);
+}
+
+/* The same, every field through the buffer's checked puts (a line that may not fit, a new second). */
+static void
+layout_text_checked(const sr_log_event *ev, sr_fmt_buf *out, const char *category, size_t category_len)
 {
 	if (ev->backtrace)
 		sr_fmt_buf_put(out, SR_LOG_BACKTRACE_MARK, sizeof SR_LOG_BACKTRACE_MARK - 1);
@@ -75,10 +169,7 @@ sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
 	sr_fmt_buf_putc(out, '[');
 	put_thread(out, ev->thread, ev->tid);
 	sr_fmt_buf_put(out, "] ", 2);
-	const char *category = ev->category;
-	if (category == NULL || category[0] == '\0')
-		category = "root";
-	sr_fmt_buf_put(out, category, strlen(category));
+	sr_fmt_buf_put(out, category, category_len);
 	sr_fmt_buf_put(out, " - ", 3);
 	sr_log__put_message_escaped(ev, out);
 	if (ev->site != NULL) {

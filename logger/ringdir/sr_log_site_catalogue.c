@@ -43,8 +43,8 @@ typedef struct attached {
 } attached;
 static sr_atomic_ptr dirs;      /* attached *, changed under catalogue_lock, read by nested writers */
 /* The calling thread holds catalogue_lock / writes this site's entry (a nested call must not wait). */
-static _Thread_local bool holds_lock;
-static _Thread_local const sr_site *writing;
+static __attribute__((tls_model("initial-exec"))) _Thread_local bool holds_lock;
+static __attribute__((tls_model("initial-exec"))) _Thread_local const sr_site *writing;
 
 /* Copies n bytes of s (cut to fit `room`) into p; the length kept. */
 static uint32_t
