@@ -57,6 +57,7 @@ WAIT_PERF=$(find_bin wait_perf)
 MICRO=$(find_bin micro)
 THROUGHPUT=$(find_bin throughput)
 CALLER=$(find_bin caller)
+CONSUMER=$(find_bin consumer)
 LATENCY=$(find_bin latency)
 mkdir -p "$RESULTS"
 
@@ -177,6 +178,26 @@ else
   say "no valgrind: skipping the instruction counts (apt-get install valgrind)"
 fi
 
+# --- the consumer's instructions per line -----------------------------------
+# perf/consumer logs N records of one %s message into a ring that holds them all; callgrind
+# counts sr_log__consume_record (the record read, laid out, appended to the sink's buffer)
+if command -v valgrind >/dev/null 2>&1; then
+  if [ "$QUICK" = 1 ]; then CONS_RECORDS=200; else CONS_RECORDS=20000; fi
+  say "consumer instructions per line: valgrind --tool=callgrind, $CONS_RECORDS records each"
+  {
+    echo "layout,message_bytes,records,instructions_per_line"
+    for layout in text json pattern; do
+      for bytes in 100 500; do
+        ir=$(valgrind --tool=callgrind --toggle-collect='sr_log__consume_record' --callgrind-out-file=/dev/null \
+             "$CONSUMER" --records "$CONS_RECORDS" --bytes "$bytes" --layout "$layout" 2>&1 >/dev/null |
+             sed -n 's/.*Collected : *//p' | tr -d ,)
+        awk -v l="$layout" -v b="$bytes" -v n="$CONS_RECORDS" -v ir="${ir:-0}" \
+          'BEGIN { printf "%s,%d,%d,%.0f\n", l, b, n, ir / n }'
+      done
+    done
+  } > "$RESULTS/consumer_instructions.csv"
+fi
+
 # --- the consumer's rate for 100-byte messages -------------------------------
 # one producer (faster than the consumer), drained rate = what the consumer writes per second,
 # beside the fwrite ceiling for the same bytes
@@ -184,6 +205,20 @@ if [ "$QUICK" = 1 ]; then CONS_ARGS=(--quick --threads 1); else CONS_ARGS=(--thr
 say "consumer rate, 100-byte messages: $THROUGHPUT ${CONS_ARGS[*]} --message-bytes 100 --modes ring,ceiling"
 "$THROUGHPUT" "${CONS_ARGS[@]}" --message-bytes 100 --modes ring,ceiling --truncate \
   --out "$RESULTS/consumer.csv" > "$RESULTS/consumer.md"
+if [ -s "$RESULTS/consumer_instructions.csv" ]; then
+  {
+    echo
+    echo "The consumer's instructions per line (\`perf/consumer\`, valgrind --tool=callgrind on"
+    echo "\`sr_log__consume_record\`: the record read, laid out and appended to the sink's buffer; one"
+    echo "\`SR_INFO(cat, \"%s\", msg)\` record each, the pattern Log4j 2's default \`%d %-5p [%t] %c - %m%n\`):"
+    echo
+    echo "| layout | 100-character message | 500-character message |"
+    echo "|---|---:|---:|"
+    awk -F, 'NR > 1 { v[$1 "," $2] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+      END { for (i = 1; i <= k; i++) printf "| %s | %s | %s |\n", order[i], v[order[i] ",100"], v[order[i] ",500"] }' \
+      "$RESULTS/consumer_instructions.csv"
+  } >> "$RESULTS/consumer.md"
+fi
 
 # --- ring topologies --------------------------------------------------------
 if [ "$QUICK" = 1 ]; then RING_ARGS=(--quick); else RING_ARGS=(); fi
