@@ -53,7 +53,11 @@ struct sr_log_pattern {
 	size_t nitems;
 	date_token *dates;
 	size_t ndates;
+	uint64_t serial;          /* unique in the process: the key of the date caches */
 };
+
+/* Patterns compiled so far: each one's serial, so that a cache never serves a freed pattern's reuse. */
+static sr_atomic_i64 patterns_compiled;
 
 static const char default_date[] = "%Y-%m-%dT%H:%M:%S.%6fZ";
 
@@ -353,6 +357,8 @@ sr_log__pattern_compile(const char *text, sr_log_pattern **out, sr_error *err)
 	sr_log_pattern *p = calloc(1, sizeof *p);
 	if (p == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate a pattern");
+	/* A count: no data rides on it. */
+	p->serial = (uint64_t)sr_atomic_faa_i64(&patterns_compiled, 1) + 1;
 	builder b = { .p = p };
 	int rc = compile(&b, text, err);
 	if (rc == SR_ENOMEM)
@@ -393,16 +399,69 @@ static const char month_names[12][4] = {
 };
 static const char wday_names[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
 
+/*
+ * The tokens of a %d before its first fraction of a second render the same
+ * text all second long: a per-thread cache keeps that text for the last
+ * (pattern, item, second) and the rest is rendered after it.
+ */
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
+	uint64_t serial;          /* the pattern's; 0: empty */
+	const item *item;
+	int64_t sec;
+	uint32_t resume;          /* the first token not in text */
+	size_t len;
+	char text[64];
+} date_cache;
+
+static void render_date_tokens(const sr_log_pattern *p, const item *it, uint32_t from, uint32_t to, int64_t sec,
+    int32_t ns, sr_fmt_buf *out);
+
 static void
-render_date(const sr_log_pattern *p, const item *it, int64_t ts_ns, sr_fmt_buf *out)
+render_date(const sr_log_pattern *p, const item *it, int64_t ts_ns, sr_fmt_buf *out, bool signal_safe)
 {
 	int64_t sec;
 	int32_t ns;
 	sr_log__split_ns(ts_ns, &sec, &ns);
+	if (signal_safe) {
+		render_date_tokens(p, it, 0, it->len, sec, ns, out);
+		return;
+	}
+	if (date_cache.serial != p->serial || date_cache.item != it || date_cache.sec != sec) {
+		uint32_t resume = 0;
+		while (resume < it->len && p->dates[it->off + resume].kind != D_FRACTION)
+			resume++;
+		sr_fmt_buf b = { date_cache.text, 0, sizeof date_cache.text, 0 };
+		render_date_tokens(p, it, 0, resume, sec, ns, &b);
+		if (sr_fmt_buf_truncated(&b)) {
+			/* Too long to keep: rendered whole each time. */
+			date_cache.serial = 0;
+			render_date_tokens(p, it, 0, it->len, sec, ns, out);
+			return;
+		}
+		date_cache.serial = p->serial;
+		date_cache.item = it;
+		date_cache.sec = sec;
+		date_cache.resume = resume;
+		date_cache.len = b.len;
+	}
+	sr_fmt_buf_put(out, date_cache.text, date_cache.len);
+	render_date_tokens(p, it, date_cache.resume, it->len, sec, ns, out);
+}
+
+/* Tokens from..to of the date item it, for the time sec + ns. */
+static void
+render_date_tokens(const sr_log_pattern *p, const item *it, uint32_t from, uint32_t to, int64_t sec, int32_t ns,
+    sr_fmt_buf *out)
+{
 	sr_log_tm tm;
-	sr_log__utc(sec, &tm);
-	for (uint32_t k = 0; k < it->len; k++) {
+	bool have_tm = false;
+	for (uint32_t k = from; k < to; k++) {
 		const date_token *d = &p->dates[it->off + k];
+		/* The calendar only for a token that shows part of it (a literal or a fraction does not). */
+		if (!have_tm && d->kind != D_LITERAL && d->kind != D_FRACTION) {
+			sr_log__utc(sec, &tm);
+			have_tm = true;
+		}
 		switch (d->kind) {
 		case D_LITERAL: sr_fmt_buf_put(out, p->text + d->off, d->len); break;
 		case D_YEAR:
@@ -447,7 +506,7 @@ render_item(const sr_log_pattern *p, const item *it, const sr_log_event *ev, sr_
 {
 	switch (it->kind) {
 	case I_LITERAL: sr_fmt_buf_put(out, p->text + it->off, it->len); break;
-	case I_DATE: render_date(p, it, ev->ts_ns, out); break;
+	case I_DATE: render_date(p, it, ev->ts_ns, out, ev->signal_safe); break;
 	case I_LEVEL: {
 		const char *l = sr_log__level_upper(ev->level);
 		sr_fmt_buf_put(out, l, strlen(l));

@@ -73,6 +73,41 @@ Test(log_layout, pattern_dates_on_fixed_instants)
 		    cases[i].want, "%s", cases[i].pattern);
 }
 
+Test(log_layout, one_pattern_renders_each_instant_of_a_second_and_the_next)
+{
+	/* The date's text to the second is kept between records: each record still gets its own time. */
+	sr_log_pattern *p;
+	sr_error err;
+	cr_assert_eq(sr_log__pattern_compile("%d{%Y-%m-%d %H:%M:%S.%3f %a} %m", &p, &err), SR_OK, "%s", err.message);
+	static const struct {
+		int64_t ts_ns;
+		const char *want;
+	} records[] = {
+		{ INT64_C(1709251199123456789), "2024-02-29 23:59:59.123 Thu x" },
+		{ INT64_C(1709251199987654321), "2024-02-29 23:59:59.987 Thu x" },
+		{ INT64_C(1709251200000000001), "2024-03-01 00:00:00.000 Fri x" },
+		{ INT64_C(1709251199000000000), "2024-02-29 23:59:59.000 Thu x" },
+		{ INT64_C(1709251200500000000), "2024-03-01 00:00:00.500 Fri x" },
+	};
+	char buf[256];
+	for (size_t i = 0; i < sizeof records / sizeof *records; i++) {
+		sr_log_event ev = {
+			.ts_ns = records[i].ts_ns, .level = SR_LOG_WARN, .tid = 4242, .thread = "main", .category = "net",
+			.site = &fixed_site, .text = "x", .text_len = 1,
+		};
+		sr_fmt_buf b = { buf, 0, sizeof buf - 1, 0 };
+		sr_log__pattern_render(p, &ev, &b);
+		buf[b.len] = '\0';
+		cr_expect_str_eq(buf, records[i].want, "record %zu", i);
+	}
+	sr_log__pattern_free(p);
+	/* Another pattern at the same instant, and one with two dates: their own dates, not the last one's. */
+	cr_expect_str_eq(render_fixed("%d{%H:%M}", INT64_C(1709251200500000000), "main", "net", "x", buf, sizeof buf),
+	    "00:00");
+	cr_expect_str_eq(render_fixed("%d{%S.%3f}|%d{%s %9f}", INT64_C(1709251200500000000), "main", "net", "x", buf,
+	    sizeof buf), "00.500|1709251200 500000000");
+}
+
 Test(log_layout, pattern_widths_justify_truncation_and_newlines)
 {
 	static const struct {
