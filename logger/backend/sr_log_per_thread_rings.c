@@ -220,6 +220,8 @@ sr_log__thread_ring_retire(sr_log_threads *t, sr_log_thread_ring *p)
 		(void)sr_sequencer_remove_gating(p->seq, &p->consumed);
 	p->ring = NULL;
 	p->file = NULL;
+	if (file != NULL)
+		p->seq = NULL;  /* in the file: it goes with the spare */
 	pthread_mutex_lock(&t->lock);
 	if (t->spare_count < SR_LOG_THREADS_SPARES && !t->closed) {
 		t->spares[t->spare_count] = memory;
@@ -305,8 +307,7 @@ ring_memory_free(sr_log_thread_ring *p)
 		free(p->ring);
 		return;
 	}
-	if (p->ring == NULL)
-		return;  /* retired: its memory became a spare */
+	/* A retired ring's memory became a spare (ring NULL); its sequencer is its own. */
 	sr_sequencer_destroy(p->seq);
 	sr_ring_destroy(p->ring);
 }
