@@ -105,6 +105,36 @@ sr_log__put_int(sr_fmt_buf *out, int64_t v)
 	}
 }
 
+/* The last second a thread laid out, as text: the layouts' dates change once a second. */
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
+	int64_t sec;
+	bool valid;
+	size_t len;
+	char text[32];
+} iso_cache;
+
+void
+sr_log__put_iso_seconds_cached(sr_fmt_buf *out, int64_t sec)
+{
+	if (!iso_cache.valid || iso_cache.sec != sec) {
+		sr_fmt_buf b = { iso_cache.text, 0, sizeof iso_cache.text, 0 };
+		sr_log__put_iso_seconds(&b, sec);
+		iso_cache.len = b.len;
+		iso_cache.sec = sec;
+		iso_cache.valid = true;
+	}
+	sr_fmt_buf_put(out, iso_cache.text, iso_cache.len);
+}
+
+const char *
+sr_log__iso_seconds_if_cached(int64_t sec, size_t *len)
+{
+	if (!iso_cache.valid || iso_cache.sec != sec)
+		return NULL;
+	*len = iso_cache.len;
+	return iso_cache.text;
+}
+
 /* "YYYY-MM-DDTHH:MM:SS" */
 void
 sr_log__put_iso_seconds(sr_fmt_buf *out, int64_t sec)

@@ -7,6 +7,8 @@
 #ifndef SR_LOG_DATE_INTERNAL_H
 #define SR_LOG_DATE_INTERNAL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sr_fmt_internal.h"
@@ -27,5 +29,9 @@ void sr_log__put_uint(sr_fmt_buf *out, uint64_t v, int digits);
 void sr_log__put_int(sr_fmt_buf *out, int64_t v);
 /* "YYYY-MM-DDTHH:MM:SS" */
 void sr_log__put_iso_seconds(sr_fmt_buf *out, int64_t sec);
+/* The same from a per-thread cache of the last second laid out (not async-signal-safe). */
+void sr_log__put_iso_seconds_cached(sr_fmt_buf *out, int64_t sec);
+/* The cached text of sec and its length, or NULL when the cache holds another second. */
+const char *sr_log__iso_seconds_if_cached(int64_t sec, size_t *len);
 
 #endif /* SR_LOG_DATE_INTERNAL_H */

@@ -16,13 +16,6 @@
 #include <emmintrin.h>
 #endif
 
-static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
-	int64_t sec;
-	bool valid;
-	char text[32];
-	size_t len;
-} ts_cache;
-
 /* Length of a valid UTF-8 sequence at s (n bytes left), or 0 with *bad the bytes to replace. */
 static size_t
 utf8_valid(const unsigned char *s, size_t n, size_t *bad)
@@ -300,19 +293,11 @@ sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 	int32_t ns;
 	sr_log__split_ns(ev->ts_ns, &sec, &ns);
 	sr_fmt_buf_put(out, "{\"ts\":\"", 7);
-	/* The date and time to the second from a per-thread cache, rebuilt once a second (as the text layout's). */
-	if (ev->signal_safe) {
+	/* The date and time to the second from a per-thread cache, rebuilt once a second. */
+	if (ev->signal_safe)
 		sr_log__put_iso_seconds(out, sec);
-	} else {
-		if (!ts_cache.valid || ts_cache.sec != sec) {
-			sr_fmt_buf b = { ts_cache.text, 0, sizeof ts_cache.text - 1, 0 };
-			sr_log__put_iso_seconds(&b, sec);
-			ts_cache.len = b.len;
-			ts_cache.sec = sec;
-			ts_cache.valid = true;
-		}
-		sr_fmt_buf_put(out, ts_cache.text, ts_cache.len);
-	}
+	else
+		sr_log__put_iso_seconds_cached(out, sec);
 	sr_fmt_buf_putc(out, '.');
 	sr_log__put_uint(out, (uint64_t)ns, 9);
 	sr_fmt_buf_put(out, "Z\",\"level\":\"", 12);

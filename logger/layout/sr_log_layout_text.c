@@ -11,33 +11,17 @@
 
 #include <string.h>
 
-static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
-	int64_t sec;
-	bool valid;
-	char text[32];
-	size_t len;
-} ts_cache;
-
 static void
 put_timestamp(sr_fmt_buf *out, int64_t ts_ns, bool signal_safe)
 {
 	int64_t sec;
 	int32_t ns;
 	sr_log__split_ns(ts_ns, &sec, &ns);
-	if (signal_safe) {
+	if (signal_safe)
 		sr_log__put_iso_seconds(out, sec);
-		sr_fmt_buf_putc(out, '.');
-	} else {
-		if (!ts_cache.valid || ts_cache.sec != sec) {
-			sr_fmt_buf b = { ts_cache.text, 0, sizeof ts_cache.text - 1, 0 };
-			sr_log__put_iso_seconds(&b, sec);
-			sr_fmt_buf_putc(&b, '.');
-			ts_cache.len = b.len;
-			ts_cache.sec = sec;
-			ts_cache.valid = true;
-		}
-		sr_fmt_buf_put(out, ts_cache.text, ts_cache.len);
-	}
+	else
+		sr_log__put_iso_seconds_cached(out, sec);
+	sr_fmt_buf_putc(out, '.');
 	char tail[8];
 	uint32_t us = (uint32_t)ns / 1000;  /* 0 to 999,999: three pairs of digits */
 	memcpy(tail, &sr_log__two_digits[us / 10000 * 2], 2);
@@ -84,18 +68,21 @@ static bool
 put_head_fast(const sr_log_event *ev, sr_fmt_buf *out, const char *category, size_t category_len)
 {
 	/*
-	 * 31 + 8 for the time (a year past 9999 is longer), 6 for the level,
+	 * 32 + 9 for the time (a year past 9999 is longer), 6 for the level,
 	 * 1 + 16 (or a tid's 10) + 2 for the thread, 3 after the category.
 	 */
-	if (ev->backtrace || ev->signal_safe || out->cap - out->len < 67 + category_len)
+	if (ev->backtrace || ev->signal_safe || out->cap - out->len < 69 + category_len)
 		return false;
 	int64_t sec;
 	int32_t ns;
 	sr_log__split_ns(ev->ts_ns, &sec, &ns);
-	if (!ts_cache.valid || ts_cache.sec != sec)
-		return false;  /* a new second: the checked path rebuilds the cache */
+	size_t date_len;
+	const char *date = sr_log__iso_seconds_if_cached(sec, &date_len);
+	if (date == NULL)
+		return false;  /* a new second: the checked path fills the cache */
 	char *start = out->data + out->len, *d = start;
-	d = copy_to(d, ts_cache.text, ts_cache.len);
+	d = copy_to(d, date, date_len);
+	*d++ = '.';
 	uint32_t us = (uint32_t)ns / 1000;
 	d = copy_to(d, &sr_log__two_digits[us / 10000 * 2], 2);
 	d = copy_to(d, &sr_log__two_digits[us / 100 % 100 * 2], 2);
