@@ -72,6 +72,8 @@ typedef struct recovery {
 static int
 read_file(const char *dir, const char *name, unsigned char **bytes, size_t *n, sr_error *err)
 {
+	*bytes = NULL;
+	*n = 0;
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -173,7 +175,7 @@ add_meta(recovery *r, dead_logger *d, const char *name)
 {
 	if (d->has_meta)
 		return sr_error_set(r->err, SR_EFORMAT, "ring_dir \"%s\": two meta files for %s", r->dir, d->key);
-	size_t n;
+	size_t n = 0;
 	int rc = read_file(r->dir, name, &d->meta_bytes, &n, r->err);
 	if (rc != SR_OK)
 		return rc;

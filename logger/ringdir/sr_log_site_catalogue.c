@@ -53,8 +53,9 @@ put_string(unsigned char *p, const char *s, size_t room)
 	size_t n = s != NULL ? strlen(s) : 0;
 	if (n > room)
 		n = room;
+	/* An entry holds each string's length, never its NUL: the copy stops at the text. */
 	if (n > 0)
-		memcpy(p, s, n);
+		memcpy(p, s, n); /* NOLINT(bugprone-not-null-terminated-result) */
 	return (uint32_t)n;
 }
 
