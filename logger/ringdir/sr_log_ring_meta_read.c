@@ -157,6 +157,21 @@ sr_log__ring_meta_parse(const unsigned char *bytes, size_t n, const char *what, 
 		at += e.bytes;
 	}
 	qsort(v->sites, v->site_count, sizeof *v->sites, by_site_address);
+	/*
+	 * A site written twice (first by a call through sr_log_emit, without
+	 * its home category, then by the macros' first call, with it) keeps
+	 * the home category in every copy, whichever the search finds.
+	 */
+	for (size_t i = 1; i < v->site_count; i++) {
+		if (v->sites[i].address != v->sites[i - 1].address)
+			continue;
+		if (v->sites[i].home_cat == 0)
+			v->sites[i].home_cat = v->sites[i - 1].home_cat;
+	}
+	for (size_t i = v->site_count; i-- > 1;) {
+		if (v->sites[i].address == v->sites[i - 1].address && v->sites[i - 1].home_cat == 0)
+			v->sites[i - 1].home_cat = v->sites[i].home_cat;
+	}
 	qsort(v->categories, v->category_count, sizeof *v->categories, by_category_address);
 	return SR_OK;
 }

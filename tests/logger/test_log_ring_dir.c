@@ -546,6 +546,59 @@ Test(log_ring_dir, seqring_recover_refuses_a_directory_a_live_logger_holds)
 	tl_setup_end(&t);
 }
 
+/* ---- a site first logged through sr_log_emit, then through the macros' entry ---- */
+
+Test(log_ring_dir, a_site_catalogued_twice_keeps_its_home_category)
+{
+	char dir[64];
+	temp_dir(dir, sizeof dir);
+	int ready[2];
+	cr_assert_eq(pipe(ready), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		sr_sink_config sink = sr_sink_callback(never_returns, NULL);
+		sr_log_config c;
+		config_for(&c, dir, SR_LOG_PRODUCER_PER_THREAD, &sink);
+		sr_error err;
+		sr_log *log = sr_log_open(&c, &err);
+		if (log == NULL)
+			_exit(3);
+		sr_category *net = sr_log_category_get(log, "net.http", &err);
+		static sr_site site = { .format = "dual %d", .file = __FILE__, .function = "dual", .line = 7,
+			.level = SR_LOG_INFO };
+		/* The variadic entry catalogues the site without a home category ... */
+		sr_log_emit(net, &site, "dual %d", 1);
+		/*
+		 * ... the macros' entry (what SR_INFO expands to) binds one,
+		 * catalogues it again, and its inline records leave the category out.
+		 */
+		static const unsigned char kinds[] = { SR_FMT_ARG_INT };
+		static const int32_t lens[] = { -1 };
+		for (int i = 2; i <= N; i++) {
+			sr_log_arg arg = sr_log__arg_int(i);
+			sr_log__emit_fast(net, &site, &arg, kinds, lens, 1, SR_LOG_INFO);
+		}
+		(void)!write(ready[1], "1\n", 2);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	char line[8] = { 0 };
+	cr_assert_gt(read(ready[0], line, sizeof line - 1), 0, "the child logged nothing");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	tl_capture cap;
+	sr_sink_config sink;
+	sr_log *log = open_on(dir, SR_LOG_PRODUCER_PER_THREAD, &cap, &sink);
+	sr_log_close(&log);
+	cr_assert_eq(cap.count, (size_t)N + 1, "every record and the recovery line: %zu lines", cap.count);
+	cr_expect_eq(tl_capture_grep(&cap, " net.http - dual "), (size_t)N, "each with its category");
+	cr_expect(strstr(cap.lines[N], "records named a call site or category") == NULL, "none unresolved: \"%s\"",
+	    cap.lines[N]);
+	tl_capture_free(&cap);
+}
+
 /* ---- an exited thread's ring file kept for the next thread; a process that exits without close ---- */
 
 static _Atomic int block_writes;
