@@ -40,6 +40,7 @@ typedef struct recovered_ring {
 	sr_log_writer writer;         /* a thread ring's: its tid and (renamed) name */
 	int64_t next, end;            /* the next sequence to read, the last */
 	bool head;                    /* next starts a published record */
+	int64_t head_ns;              /* and its time, as the merge compares it */
 } recovered_ring;
 
 typedef struct dead_logger {
@@ -277,9 +278,12 @@ decide_start(recovery *r, dead_logger *d)
 	}
 }
 
-/* Moves g->next to the next published record (skipping unpublished and content-less slots); false at the end. */
+/*
+ * Moves g->next to the next published record (skipping unpublished and
+ * content-less slots) and notes its time; false at the end.
+ */
 static bool
-find_head(recovery *r, recovered_ring *g)
+find_head(recovery *r, const dead_logger *d, recovered_ring *g)
 {
 	while (g->next <= g->end) {
 		int64_t s = g->next;
@@ -296,17 +300,12 @@ find_head(recovery *r, recovered_ring *g)
 			continue;
 		}
 		g->head = true;
+		g->head_ns = sr_log__meta_to_ns(&d->meta, sr_log__record_ts(&v->ring, s,
+		    v->kind == SR_LOG_RING_FILE_THREAD ? &g->writer : NULL));
 		return true;
 	}
 	g->head = false;
 	return false;
-}
-
-static int64_t
-head_ns(const dead_logger *d, const recovered_ring *g)
-{
-	return sr_log__meta_to_ns(&d->meta, sr_log__record_ts(&g->v.ring, g->next,
-	    g->v.kind == SR_LOG_RING_FILE_THREAD ? &g->writer : NULL));
 }
 
 /* Reads and writes the record at g->next, and moves past it. */
@@ -362,7 +361,7 @@ static void
 write_logger(recovery *r, dead_logger *d)
 {
 	for (int k = 0; k < d->ring_count; k++)
-		find_head(r, &d->rings[k]);
+		find_head(r, d, &d->rings[k]);
 	for (;;) {
 		recovered_ring *first = NULL;
 		int64_t first_ns = 0;
@@ -370,16 +369,15 @@ write_logger(recovery *r, dead_logger *d)
 			recovered_ring *g = &d->rings[k];
 			if (!g->head)
 				continue;
-			int64_t ns = head_ns(d, g);
-			if (first == NULL || ns < first_ns) {
+			if (first == NULL || g->head_ns < first_ns) {
 				first = g;
-				first_ns = ns;
+				first_ns = g->head_ns;
 			}
 		}
 		if (first == NULL)
 			return;
 		take_record(r, d, first);
-		find_head(r, first);
+		find_head(r, d, first);
 	}
 }
 

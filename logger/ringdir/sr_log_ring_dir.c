@@ -49,6 +49,8 @@ struct sr_log_ring_dir {
 	sr_log_ring_dir_recovery recovery;
 };
 
+static sr_log_meta_append_fn append_entry;
+
 static uint64_t
 new_instance(void)
 {
@@ -253,7 +255,7 @@ sr_log__ring_dir_open(sr_log *log, const char *path, sr_error *err)
 		return rc;
 	}
 	log->ring_dir = d;
-	sr_log__site_catalogue_attach(d);
+	sr_log__site_catalogue_attach(d, append_entry);
 	return SR_OK;
 }
 
@@ -375,6 +377,13 @@ sr_log__ring_dir_append(sr_log_ring_dir *d, const void *entry, size_t n)
 			(void)!write(STDERR_FILENO, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
 	}
 	return false;
+}
+
+/* sr_log__ring_dir_append as the catalogue calls it. */
+static bool
+append_entry(void *d, const void *entry, size_t n)
+{
+	return sr_log__ring_dir_append(d, entry, n);
 }
 
 void

@@ -316,15 +316,25 @@ void sr_log__ring_dir_after_fork_child(sr_log *log);
  * leaves nothing dangling.
  */
 void sr_log__site_catalogue_add(sr_site *site, bool with_home);
-/* Writes the journal into d's meta file and adds d to the directories written to. */
-void sr_log__site_catalogue_attach(sr_log_ring_dir *d);
-void sr_log__site_catalogue_detach(sr_log_ring_dir *d);
+/* Appends one entry (n bytes) to a meta file: the directory's (sr_log__ring_dir_append); false when it failed. */
+typedef bool sr_log_meta_append_fn(void *dir, const void *entry, size_t n);
+/*
+ * Writes the journal into d's meta file through append and adds d to the
+ * directories every later site's entry is appended to; detach takes it off.
+ */
+void sr_log__site_catalogue_attach(void *d, sr_log_meta_append_fn *append);
+void sr_log__site_catalogue_detach(const void *d);
 /* fork: the catalogue's mutex, taken before and let go after (SR_LOG_FORK_* phases). */
 void sr_log__site_catalogue_fork(int phase);
 /* Appends one entry (n bytes) to d's meta file (sr_log_ring_dir.c); false when the write failed. */
 bool sr_log__ring_dir_append(sr_log_ring_dir *d, const void *entry, size_t n);
-/* Builds a category's entry into buf (SR_LOG_META_ENTRY_MAX bytes); its size. */
+/*
+ * A category's entry, and a site's (with its home category when
+ * with_home), into buf (SR_LOG_META_ENTRY_MAX bytes); its size
+ * (sr_log_meta_entry.c).
+ */
 size_t sr_log__meta_category_entry(const sr_category *cat, unsigned char *buf);
+size_t sr_log__meta_site_entry(const sr_site *site, bool with_home, unsigned char *buf);
 
 /* An entry's checksum: FNV-1a of its bytes with the checksum field as 0, folded to 32 bits. */
 uint32_t sr_log__meta_entry_checksum(const unsigned char *p, size_t bytes);

@@ -33,20 +33,6 @@ by_category_address(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-uint32_t
-sr_log__meta_entry_checksum(const unsigned char *p, size_t bytes)
-{
-	/* The entry with its checksum field taken as 0. */
-	uint64_t h = UINT64_C(14695981039346656037);
-	for (size_t i = 0; i < bytes; i++) {
-		unsigned char b = i >= offsetof(sr_log_meta_entry, checksum) &&
-		    i < offsetof(sr_log_meta_entry, checksum) + sizeof(uint32_t) ? 0 : p[i];
-		h ^= b;
-		h *= UINT64_C(1099511628211);
-	}
-	return (uint32_t)(h ^ (h >> 32));
-}
-
 /* Copies len bytes of s into the text at *at, NUL-terminated; returns the copy. */
 static const char *
 keep(char *text, size_t *at, const unsigned char *s, uint32_t len)

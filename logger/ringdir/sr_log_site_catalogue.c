@@ -38,72 +38,14 @@ static pthread_mutex_t catalogue_lock = PTHREAD_MUTEX_INITIALIZER;
 static journal_chunk *journal_first, *journal_last;
 /* The directories written to: each logger's, linked through a list of their own. */
 typedef struct attached {
-	sr_log_ring_dir *dir;
+	void *dir;
+	sr_log_meta_append_fn *append;
 	struct attached *next;
 } attached;
 static sr_atomic_ptr dirs;      /* attached *, changed under catalogue_lock, read by nested writers */
 /* The calling thread holds catalogue_lock / writes this site's entry (a nested call must not wait). */
 static __attribute__((tls_model("initial-exec"))) _Thread_local bool holds_lock;
 static __attribute__((tls_model("initial-exec"))) _Thread_local const sr_site *writing;
-
-/* Copies n bytes of s (cut to fit `room`) into p; the length kept. */
-static uint32_t
-put_string(unsigned char *p, const char *s, size_t room)
-{
-	size_t n = s != NULL ? strlen(s) : 0;
-	if (n > room)
-		n = room;
-	/* An entry holds each string's length, never its NUL: the copy stops at the text. */
-	if (n > 0)
-		memcpy(p, s, n); /* NOLINT(bugprone-not-null-terminated-result) */
-	return (uint32_t)n;
-}
-
-static size_t
-seal(unsigned char *buf, sr_log_meta_entry *e)
-{
-	e->checksum = 0;
-	memcpy(buf, e, sizeof *e);
-	e->checksum = sr_log__meta_entry_checksum(buf, e->bytes);
-	memcpy(buf, e, sizeof *e);
-	return e->bytes;
-}
-
-/* A site's entry into buf (SR_LOG_META_ENTRY_MAX bytes). */
-static size_t
-site_entry(const sr_site *site, bool with_home, unsigned char *buf)
-{
-	sr_log_meta_entry e;
-	memset(&e, 0, sizeof e);
-	e.kind = SR_LOG_META_SITE;
-	e.address = (uint64_t)(uintptr_t)site;
-	/* pairs with bind_home_category's CAS (the frontend): bound before this call */
-	e.home_cat = with_home ? (uint64_t)(uintptr_t)sr_atomic_load_acquire_ptr((sr_atomic_ptr *)&site->home_cat) : 0;
-	e.line = site->line;
-	e.level = site->level;
-	/* The longest strings are cut to fit the entry: the format first keeps the most. */
-	size_t room = SR_LOG_META_ENTRY_MAX - sizeof e;
-	unsigned char *p = buf + sizeof e;
-	e.len[0] = put_string(p, site->format, room);
-	room -= e.len[0];
-	e.len[1] = put_string(p + e.len[0], site->file, room / 2);
-	room -= e.len[1];
-	e.len[2] = put_string(p + e.len[0] + e.len[1], site->function, room);
-	e.bytes = (uint32_t)(sizeof e + e.len[0] + e.len[1] + e.len[2]);
-	return seal(buf, &e);
-}
-
-size_t
-sr_log__meta_category_entry(const sr_category *cat, unsigned char *buf)
-{
-	sr_log_meta_entry e;
-	memset(&e, 0, sizeof e);
-	e.kind = SR_LOG_META_CATEGORY;
-	e.address = (uint64_t)(uintptr_t)cat;
-	e.len[0] = put_string(buf + sizeof e, cat->name, SR_LOG_META_ENTRY_MAX - sizeof e);
-	e.bytes = (uint32_t)(sizeof e + e.len[0]);
-	return seal(buf, &e);
-}
 
 /* Keeps a copy of the entry in the journal (catalogue_lock held); false when out of memory. */
 static bool
@@ -133,7 +75,7 @@ write_to_dirs(const unsigned char *entry, size_t n)
 {
 	/* pairs with the store-release in attach and detach */
 	for (attached *a = sr_atomic_load_acquire_ptr(&dirs); a != NULL; a = a->next)
-		(void)sr_log__ring_dir_append(a->dir, entry, n);
+		(void)a->append(a->dir, entry, n);
 }
 
 void
@@ -157,7 +99,7 @@ sr_log__site_catalogue_add(sr_site *site, bool with_home)
 	}
 	writing = site;
 	unsigned char entry[SR_LOG_META_ENTRY_MAX];
-	size_t n = site_entry(site, with_home, entry);
+	size_t n = sr_log__meta_site_entry(site, with_home, entry);
 	if (holds_lock) {
 		/* A signal handler interrupted this thread inside the mutex: the list stands still. */
 		write_to_dirs(entry, n);
@@ -175,7 +117,7 @@ sr_log__site_catalogue_add(sr_site *site, bool with_home)
 }
 
 void
-sr_log__site_catalogue_attach(sr_log_ring_dir *d)
+sr_log__site_catalogue_attach(void *d, sr_log_meta_append_fn *append)
 {
 	attached *a = malloc(sizeof *a);
 	pthread_mutex_lock(&catalogue_lock);
@@ -184,12 +126,13 @@ sr_log__site_catalogue_attach(sr_log_ring_dir *d)
 		for (size_t at = 0; at < c->used;) {
 			sr_log_meta_entry e;
 			memcpy(&e, c->bytes + at, sizeof e);
-			(void)sr_log__ring_dir_append(d, c->bytes + at, e.bytes);
+			(void)append(d, c->bytes + at, e.bytes);
 			at += e.bytes;
 		}
 	}
 	if (a != NULL) {
 		a->dir = d;
+		a->append = append;
 		a->next = sr_atomic_load_acquire_ptr(&dirs);
 		/* pairs with write_to_dirs's load-acquire: the node is whole when it is seen */
 		sr_atomic_store_release_ptr(&dirs, a);
@@ -199,7 +142,7 @@ sr_log__site_catalogue_attach(sr_log_ring_dir *d)
 }
 
 void
-sr_log__site_catalogue_detach(sr_log_ring_dir *d)
+sr_log__site_catalogue_detach(const void *d)
 {
 	attached *gone = NULL;
 	pthread_mutex_lock(&catalogue_lock);

@@ -150,13 +150,8 @@ expect_every_record_recovered(tl_capture *cap, pid_t pid, int64_t before_ns, int
 		cr_expect(strstr(l, "[worker]") != NULL, "the thread's name: \"%s\"", l);
 		cr_expect(strstr(l, where) != NULL, "the location %s: \"%s\"", where, l);
 		/* Its own time, from the dead process's clock: between its start and its kill. */
-		struct tm tm = { 0 };
-		long usec = 0;
-		cr_assert_eq(sscanf(l, "%4d-%2d-%2dT%2d:%2d:%2d.%6ldZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-		    &tm.tm_min, &tm.tm_sec, &usec), 7, "a time: \"%s\"", l);
-		tm.tm_year -= 1900;
-		tm.tm_mon -= 1;
-		int64_t at = (int64_t)timegm(&tm) * 1000000000 + usec * 1000;
+		int64_t at = tl_text_line_time(l);
+		cr_assert_geq(at, 0, "a time: \"%s\"", l);
 		cr_expect(at >= before_ns - 2000000 && at <= after_ns + 2000000,
 		    "line %d's time %" PRId64 " is not within the child's life [%" PRId64 ", %" PRId64 "]", i, at,
 		    before_ns, after_ns);
@@ -492,15 +487,6 @@ run_command(const char *args, char **out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static size_t
-count_of(const char *text, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 Test(log_ring_dir, seqring_recover_writes_a_dead_process_records_to_standard_output)
 {
 	char dir[64];
@@ -509,7 +495,7 @@ Test(log_ring_dir, seqring_recover_writes_a_dead_process_records_to_standard_out
 	pid_t pid = kill_a_logging_child(dir, SR_LOG_PRODUCER_PER_THREAD, &before);
 	char *out;
 	cr_assert_eq(run_command(dir, &out), 0, "seqring-recover %s:\n%s", dir, out);
-	cr_expect_eq(count_of(out, " net.http - m "), (size_t)N, "the %d messages:\n%.2000s", N, out);
+	cr_expect_eq(tl_count_of(out, " net.http - m "), (size_t)N, "the %d messages:\n%.2000s", N, out);
 	char want[96];
 	snprintf(want, sizeof want, "recovered %d records of pid %d", N, (int)pid);
 	cr_expect(strstr(out, want) != NULL, "the recovery line:\n%.2000s", out);
@@ -649,7 +635,7 @@ static size_t
 ring_files(const char *dir)
 {
 	char *names = dir_names(dir);
-	size_t n = count_of(names, ".ring");
+	size_t n = tl_count_of(names, ".ring");
 	free(names);
 	return n;
 }

@@ -42,6 +42,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "log_support.h"
 #include "sr_log_ring_dir_internal.h"
 #include "stress_args.h"
 #include <seqring/sr_log.h>
@@ -119,29 +120,6 @@ child(const char *dir, const char *file, int variant)
 		pause();
 }
 
-static int64_t
-realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* "2026-12-06T23:29:16.326825Z" as ns since the epoch; -1 when it is not one. */
-static int64_t
-line_time(const char *s)
-{
-	struct tm tm;
-	memset(&tm, 0, sizeof tm);
-	long usec = 0;
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%6ldZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-	    &tm.tm_sec, &usec) != 7)
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (int64_t)timegm(&tm) * 1000000000 + usec * 1000;
-}
-
 /* Checks the file; 0 when every returned message is there once, in order, before the kill. */
 static int
 check(const char *file, const int64_t returned[THREADS], int64_t killed_ns, int round, const char *what)
@@ -182,7 +160,7 @@ check(const char *file, const int64_t returned[THREADS], int64_t killed_ns, int 
 		}
 		if (n >= next[t])
 			next[t] = n + 1;
-		int64_t at = line_time(line);
+		int64_t at = tl_text_line_time(line);
 		/* A recovered line keeps its own time: before the kill (the clocks' conversion: within 2 ms). */
 		if (at < 0 || at > killed_ns + 2000000) {
 			fprintf(stderr, "round %d (%s): line %ld has a time %.27s after the kill\n", round, what, lineno, line);
@@ -305,7 +283,7 @@ one_round(const char *base, int round, int variant, unsigned *seed)
 	}
 	if (variant == V_IN_WRITE)
 		caught_in_write += stop_inside_a_write(dir, pid, seed);
-	int64_t killed_ns = realtime_ns();
+	int64_t killed_ns = sr_realtime_ns();
 	kill(pid, SIGKILL);
 	int st;
 	waitpid(pid, &st, 0);

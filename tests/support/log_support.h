@@ -69,6 +69,8 @@ char *tl_read_file(const char *path, size_t *len);
 
 /* How many times needle occurs in text (without overlaps). */
 size_t tl_count_of(const char *text, const char *needle);
+/* The time a text-layout line starts with ("2026-12-06T23:29:16.326825Z"), as ns since the epoch; -1 for none. */
+int64_t tl_text_line_time(const char *line);
 
 /* The line of text that contains needle (copied into buf), or NULL. */
 const char *tl_line_with(const char *text, const char *needle, char *buf, size_t size);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log_support.h"
 
@@ -142,4 +143,18 @@ tl_flush_stats_close(sr_log **logp)
 	sr_log_stats(*logp, &st);
 	sr_log_close(logp);
 	return st;
+}
+
+int64_t
+tl_text_line_time(const char *line)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	long usec = 0;
+	if (sscanf(line, "%4d-%2d-%2dT%2d:%2d:%2d.%6ldZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+	    &tm.tm_sec, &usec) != 7)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm) * 1000000000 + usec * 1000;
 }
