@@ -14,9 +14,11 @@ set -euo pipefail
 # rsyslog: tests/stress/stress_log_syslog.c runs its own rsyslogd (never the system's) as the
 # syslog sink's collector; logrotate: tests/stress/stress_log_reopen.c rotates the logger's files
 # with it (both tests are skipped when their program is missing). doxygen: the API reference
-# (make docs, and the CTest test api_docs, skipped without it).
+# (make docs, and the CTest test api_docs, skipped without it). babeltrace2 and python3-bt2: the
+# ctf: sink's traces are read back by tools nobody here wrote (tests/logger/test_log_trace.c and
+# tests/logger/trace_read_bt2.py; skipped when missing).
 packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin cppcheck clang-tidy
-          clang libclang-rt-dev libffi-dev rsyslog logrotate doxygen)
+          clang libclang-rt-dev libffi-dev rsyslog logrotate doxygen babeltrace2 python3-bt2)
 if [ "${1:-}" = --library ]; then
   packages=(cmake make gcc pkg-config libck-dev)
 elif [ $# -gt 0 ]; then

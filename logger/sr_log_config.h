@@ -274,7 +274,8 @@ typedef enum sr_sink_kind {
 	SR_SINK_FD = 1,       /**< an open descriptor: stdout, stderr, a pipe, a socket */
 	SR_SINK_NULL = 2,     /**< formats, then discards (measures the consumer) */
 	SR_SINK_CALLBACK = 3, /**< a function called with each line */
-	SR_SINK_SYSLOG = 4    /**< a syslog collector: the local socket, UDP, TCP or a unix socket */
+	SR_SINK_SYSLOG = 4,   /**< a syslog collector: the local socket, UDP, TCP or a unix socket */
+	SR_SINK_CTF = 5       /**< a CTF 1.8 trace in a directory: records as binary events, not lines (docs/trace.md) */
 } sr_sink_kind;
 
 /** @brief How a syslog sink reaches its collector (sr_sink_syslog). */
@@ -327,7 +328,7 @@ typedef struct sr_sink_config {
 	sr_sink_kind kind;
 	/** Lowest level this sink writes.  Default SR_LOG_TRACE (what categories let through). */
 	sr_log_level level;
-	/** FILE: the path (copied).  Required. */
+	/** FILE: the path (copied).  CTF: the trace's directory (made if missing; its parent must exist).  Required. */
 	const char *path;
 	/** FILE: permission bits for a new file, 0 to 07777 (the umask applies).  Default 0640. */
 	unsigned file_mode;
@@ -437,6 +438,19 @@ SR_API sr_sink_config sr_sink_fd(int fd);
  * @return The configuration.
  */
 SR_API sr_sink_config sr_sink_null(void);
+/**
+ * @brief A CTF trace sink: each record it takes becomes a binary event in the trace in dir.
+ *
+ * Its arguments are copied, not formatted; babeltrace2 reads the trace, and
+ * sr_log_decode_trace (the command `seqring-decode`) prints the lines the
+ * text sinks would have written.  The sink has no layout.  buffer_bytes
+ * bounds a packet (one per stream per batch, or when full); max_file_bytes
+ * and keep_files rotate each stream file as a file sink's.  A directory that
+ * already holds a trace is refused at open.
+ * @param dir The trace's directory (copied at open).
+ * @return The configuration.
+ */
+SR_API sr_sink_config sr_sink_ctf(const char *dir);
 /**
  * @brief A callback sink's configuration, with the defaults.
  * @param write Called with each line (required: checked at open).

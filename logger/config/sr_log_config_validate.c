@@ -78,10 +78,15 @@ check_number(sr_error *err, int set, uint64_t value, bool is_signed)
 static int
 validate_sink(const sr_sink_config *s, int i, sr_error *err)
 {
-	if ((unsigned)s->kind > SR_SINK_SYSLOG)
+	if ((unsigned)s->kind > SR_SINK_CTF)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d].kind %d is invalid: expected SR_SINK_FILE (0), SR_SINK_FD (1), "
-		    "SR_SINK_NULL (2), SR_SINK_CALLBACK (3) or SR_SINK_SYSLOG (4)", i, (int)s->kind);
+		    "SR_SINK_NULL (2), SR_SINK_CALLBACK (3), SR_SINK_SYSLOG (4) or SR_SINK_CTF (5)", i, (int)s->kind);
+	if (s->kind == SR_SINK_CTF && (s->layout != SR_LOG_LAYOUT_LOGGER || s->pattern != NULL))
+		return sr_error_set(err, SR_EINVAL,
+		    "config.sinks[%d] is a ctf sink with layout %s: a trace holds events, not lines (expected "
+		    "SR_LOG_LAYOUT_LOGGER and no pattern; seqring-decode lays the trace out)", i,
+		    s->pattern != NULL ? "pattern" : sr_log_layout_name(s->layout));
 	int rc = sr_log__validate_sink_layout(s, i, err);
 	if (rc != SR_OK)
 		return rc;
@@ -91,10 +96,11 @@ validate_sink(const sr_sink_config *s, int i, sr_error *err)
 		    i, (int)s->level);
 	switch (s->kind) {
 	case SR_SINK_FILE:
+	case SR_SINK_CTF:
 		if (s->path == NULL || s->path[0] == '\0')
 			return sr_error_set(err, SR_EINVAL,
-			    "config.sinks[%d].path is %s: expected the path of the log file",
-			    i, s->path == NULL ? "NULL" : "empty");
+			    "config.sinks[%d].path is %s: expected the path of the %s", i, s->path == NULL ? "NULL" : "empty",
+			    s->kind == SR_SINK_CTF ? "trace's directory" : "log file");
 		if (s->file_mode > 07777)
 			return sr_error_set(err, SR_EINVAL,
 			    "config.sinks[%d].file_mode 0%o is invalid: expected 0 to 07777", i, s->file_mode);
@@ -125,7 +131,7 @@ validate_sink(const sr_sink_config *s, int i, sr_error *err)
 	}
 	if (s->kind == SR_SINK_SYSLOG && (rc = sr_log__validate_syslog_sink(s, i, err)) != SR_OK)
 		return rc;
-	if (s->kind == SR_SINK_FILE || s->kind == SR_SINK_FD || s->kind == SR_SINK_SYSLOG) {
+	if (s->kind == SR_SINK_FILE || s->kind == SR_SINK_FD || s->kind == SR_SINK_SYSLOG || s->kind == SR_SINK_CTF) {
 		if (s->buffer_bytes < 256 || s->buffer_bytes > (64u << 20))
 			return sr_error_set(err, SR_EINVAL,
 			    "config.sinks[%d].buffer_bytes %zu is out of range: expected 256 to %u",

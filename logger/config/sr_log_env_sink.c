@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_env_sink.c: SEQRING_LOG_SINK's grammar: sinks separated by ';',
- * each a head (stderr, stdout, null, fd:N, file:PATH, syslog[:TARGET])
+ * each a head (stderr, stdout, null, fd:N, file:PATH, ctf:DIR, syslog[:TARGET])
  * then ',key=value' options, parsed into sr_sink_config with a message
  * that names the sink's index and what is valid.  The reference is
  * docs/configuration.md.
@@ -47,11 +47,17 @@ parse_head(char *head, sr_sink_config *s, char *why, size_t why_size)
 			return false;
 		}
 		*s = sr_sink_file(head + 5);
+	} else if (strncasecmp(head, "ctf:", 4) == 0) {
+		if (head[4] == '\0') {
+			snprintf(why, why_size, "'ctf:' needs a directory (ctf:/var/log/app.trace)");
+			return false;
+		}
+		*s = sr_sink_ctf(head + 4);
 	} else if (strcasecmp(head, "syslog") == 0 || strncasecmp(head, "syslog:", 7) == 0) {
 		return sr_log__syslog_parse_head(head, s, why, why_size) == 0;
 	} else {
 		snprintf(why, why_size, "'%.40s' is not a sink: expected stderr, stdout, null, fd:N, "
-		    "file:PATH or syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH]", head);
+		    "file:PATH, ctf:DIR or syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH]", head);
 		return false;
 	}
 	return true;
@@ -62,6 +68,7 @@ static bool
 parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 {
 	bool is_file = s->kind == SR_SINK_FILE;
+	bool is_ctf = s->kind == SR_SINK_CTF;
 	while (sr_log__is_space(*opt))
 		opt++;
 	char *eq = strchr(opt, '=');
@@ -83,6 +90,11 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 			return false;
 		}
 		s->level = (sr_log_level)level;
+	} else if (is_ctf && (strcmp(key, "layout") == 0 || strcmp(key, "pattern") == 0 ||
+	    strcmp(key, "timeout") == 0 || strcmp(key, "daily") == 0)) {
+		snprintf(why, why_size, "option '%.32s' is not one of a ctf sink's (level, buffer, max_size, keep, mode): "
+		    "a trace holds events, not lines", key);
+		return false;
 	} else if (strcmp(key, "layout") == 0) {
 		sr_log_layout layout;
 		if (sr_log_layout_parse(val, &layout, NULL) != SR_OK) {
@@ -109,14 +121,14 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 			return false;
 		}
 		s->write_timeout_ms = (int)num;
-	} else if (strcmp(key, "max_size") == 0 && is_file) {
+	} else if (strcmp(key, "max_size") == 0 && (is_file || is_ctf)) {
 		if (!sr_log__env_parse_size(val, &num) || (num != 0 && (num < 4096 || num > (UINT64_C(1) << 50)))) {
 			snprintf(why, why_size, "max_size '%.32s' is invalid: expected 0 (no rotation) or "
 			    "4096 to 2^50 bytes (suffix k, m, g)", val);
 			return false;
 		}
 		s->max_file_bytes = num;
-	} else if (strcmp(key, "keep") == 0 && is_file) {
+	} else if (strcmp(key, "keep") == 0 && (is_file || is_ctf)) {
 		if (!sr_log__env_parse_size(val, &num) || num > 1000) {
 			snprintf(why, why_size, "keep '%.32s' is invalid: expected 0 to 1000 files", val);
 			return false;
@@ -128,7 +140,7 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 			return false;
 		}
 		s->rotate_daily = flag;
-	} else if (strcmp(key, "mode") == 0 && is_file) {
+	} else if (strcmp(key, "mode") == 0 && (is_file || is_ctf)) {
 		char *e;
 		errno = 0;
 		unsigned long m = strtoul(val, &e, 8);
@@ -139,9 +151,10 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 		s->file_mode = (unsigned)m;
 	} else {
 		snprintf(why, why_size, "option '%.32s' is not one of a%s sink's (%s)", key,
-		    is_file ? " file" : s->kind == SR_SINK_NULL ? " null" :
+		    is_file ? " file" : is_ctf ? " ctf" : s->kind == SR_SINK_NULL ? " null" :
 		    s->kind == SR_SINK_SYSLOG ? " syslog" : "n fd",
 		    is_file ? "level, layout, pattern, buffer, timeout, max_size, keep, daily, mode" :
+		    is_ctf ? "level, buffer, max_size, keep, mode" :
 		    s->kind == SR_SINK_NULL ? "level, layout, pattern" :
 		    s->kind == SR_SINK_SYSLOG ? "level, layout, pattern, facility, format, app, "
 		    "reconnect, buffer, timeout" : "level, layout, pattern, buffer, timeout");
@@ -180,7 +193,7 @@ sr_log__env_parse_sinks(const char *all, char *text, sr_sink_config sinks[SR_LOG
 		n++;
 	}
 	if (n == 0)
-		return sink_bad(err, all, 0, "no sink (expected stderr, stdout, null, fd:N, file:PATH or syslog)");
+		return sink_bad(err, all, 0, "no sink (expected stderr, stdout, null, fd:N, file:PATH, ctf:DIR or syslog)");
 	*count = n;
 	return SR_OK;
 }

@@ -23,7 +23,8 @@ level_index(int level)
 bool
 sr_log__fanout_single(const sr_log *log, int level)
 {
-	return (log->sinks->layouts_for_level[level_index(level)] & ~1u) == 0 && !log->sinks->has_syslog;
+	return (log->sinks->layouts_for_level[level_index(level)] & ~1u) == 0 && !log->sinks->has_syslog &&
+	    !log->sinks->has_ctf;
 }
 
 bool
@@ -40,6 +41,8 @@ sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *li
 		cut |= sr_log__end_line(lc->layout, &b);
 		sr_log__dispatch_to(log, k, how, ev, level, b.data, b.len);
 	}
+	if (log->sinks->has_ctf)
+		sr_log__dispatch_event(log, how, ev, level);
 	return cut;
 }
 

@@ -61,6 +61,14 @@ sr_sink_null(void)
 }
 
 sr_sink_config
+sr_sink_ctf(const char *dir)
+{
+	sr_sink_config c = sr_sink_file(dir);
+	c.kind = SR_SINK_CTF;
+	return c;
+}
+
+sr_sink_config
 sr_sink_syslog(sr_syslog_transport transport, const char *address)
 {
 	sr_sink_config c = sr_sink_file(NULL);

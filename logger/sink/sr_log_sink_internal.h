@@ -55,6 +55,8 @@ typedef struct sr_log_sink {
 	/* The tracked sink's (sr_log__sinks_track): told before and after each write of its file. */
 	const struct sr_log_sink_write_hook *hook;
 	void *hook_ctx;
+	/* CTF only: the trace's writer (sr_log_sink_ctf.c). */
+	struct sr_log_ctf *ctf;
 } sr_log_sink;
 
 struct sr_log_sinks {
@@ -67,6 +69,7 @@ struct sr_log_sinks {
 	/* Bit k: some sink that takes this level uses layout k (set at open). */
 	unsigned layouts_for_level[SR_LOG_LEVEL_COUNT];
 	bool has_syslog;          /* a syslog sink frames with the event: callers render through fanout */
+	bool has_ctf;             /* a ctf sink takes events: callers hand them through fanout */
 	/* sr_log_reopen and the reopen signal ask (1); the writer reopens and counts it done. */
 	sr_atomic_i32 reopen_asked;
 	sr_atomic_i64 reopen_done;
@@ -148,7 +151,23 @@ void sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t le
 void sr_log__sinks_write_raw_layout(sr_log *log, int layout, int level, const char *line, size_t len);
 void sr_log__sinks_write_buffers_raw(sr_log *log);
 
+/*
+ * Hands an event to the ctf sinks that take `level` (sr_log_sink_ctf.c), as
+ * `how`: buffered (the consumer), now (a caller, under each sink's lock),
+ * raw (the crash handler).  The fanout calls it beside the lines it renders.
+ */
+void sr_log__dispatch_event(sr_log *log, int how, const sr_log_event *ev, int level);
+
 /* ---- between sr_log_sink*.c ---- */
+
+/* The ctf sink (sr_log_sink_ctf.c): its writer opened, flushed, closed, reopened, forked, counted, described. */
+int sr_log__ctf_sink_open(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error *err);
+uint64_t sr_log__ctf_sink_flush(sr_log_sink *s, bool raw);
+void sr_log__ctf_sink_close(sr_log_sink *s);
+void sr_log__ctf_sink_reopen(sr_log_sink *s);
+void sr_log__ctf_sink_after_fork(sr_log_sink *s);
+void sr_log__ctf_sink_counters(const sr_log_sink *s, sr_log_sink_counters *o);
+void sr_log__ctf_sink_describe(const sr_sink_config *c, char *buf, size_t size);
 
 /* Adds to a counter (relaxed: counters only). */
 void sr_log__sink_add(sr_atomic_i64 *counter, int64_t delta);

@@ -58,12 +58,20 @@ sr_log__sinks_layouts_open(sr_log *log, const sr_sink_config *configs, int count
 		s->layout = k;
 	}
 	sinks->has_syslog = false;
-	for (int i = 0; i < sinks->n; i++)
+	sinks->has_ctf = false;
+	for (int i = 0; i < sinks->n; i++) {
 		sinks->has_syslog |= sinks->s[i].cfg.kind == SR_SINK_SYSLOG;
+		sinks->has_ctf |= sinks->s[i].cfg.kind == SR_SINK_CTF;
+		if (sinks->s[i].cfg.kind == SR_SINK_CTF && log->opt.mode == SR_LOG_MODE_QUEUE)
+			return sr_error_set(err, SR_EINVAL,
+			    "config.sinks[%d] is a ctf sink but mode is queue: the caller renders one line before it "
+			    "queues, and a trace takes the record itself (expected mode ring or sync)", i);
+	}
 	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
 		unsigned mask = 0;
+		/* A ctf sink renders no line: it takes the event itself (sr_log__dispatch_event). */
 		for (int i = 0; i < sinks->n; i++)
-			if (l >= (int)sinks->s[i].cfg.level)
+			if (l >= (int)sinks->s[i].cfg.level && sinks->s[i].cfg.kind != SR_SINK_CTF)
 				mask |= 1u << sinks->s[i].layout;
 		sinks->layouts_for_level[l] = mask;
 	}

@@ -163,6 +163,8 @@ sr_log__sinks_reopen_if_asked(sr_log *log)
 		return;
 	for (int i = 0; i < sinks->n; i++) {
 		sr_log_sink *s = &sinks->s[i];
+		if (s->cfg.kind == SR_SINK_CTF)
+			sr_log__ctf_sink_reopen(s);
 		if (s->cfg.kind != SR_SINK_FILE)
 			continue;
 		pthread_mutex_lock(&s->lock);

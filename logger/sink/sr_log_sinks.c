@@ -69,6 +69,7 @@ free_sink_memory(sr_log_sink *s)
 		free(s->copies[k]);
 		s->copies[k] = NULL;
 	}
+	sr_log__ctf_sink_close(s);
 	free(s->buf);
 	free(s->path);
 	free(s->rot_name);
@@ -172,6 +173,9 @@ open_sink(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error 
 	case SR_SINK_SYSLOG:
 		rc = sr_log__syslog_open(s, log->opt.max_line, err);
 		break;
+	case SR_SINK_CTF:
+		rc = sr_log__ctf_sink_open(log, s, c, i, err);
+		break;
 	default:
 		break;
 	}
@@ -273,6 +277,8 @@ sr_log__sinks_flush(sr_log *log)
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		flush_one(s);
+		if (s->cfg.kind == SR_SINK_CTF)
+			s->batch_lost += sr_log__ctf_sink_flush(s, false);
 		if (s->cfg.kind == SR_SINK_SYSLOG)
 			sr_log__syslog_flush(s);
 		if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.flush != NULL && s->batch_messages > 0) {
@@ -299,7 +305,7 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout))
+		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout) || s->cfg.kind == SR_SINK_CTF)
 			continue;
 		s->batch_messages++;
 		switch (s->cfg.kind) {
@@ -342,7 +348,7 @@ dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const c
 	bool reached = true;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout))
+		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout) || s->cfg.kind == SR_SINK_CTF)
 			continue;
 		sr_log__sink_add(&s->messages, 1);
 		if (s->cfg.kind == SR_SINK_NULL)
@@ -410,6 +416,7 @@ sr_log__sinks_close(sr_log *log)
 			if (s->owns_fd && s->fd >= 0)
 				close(s->fd);
 			sr_log__syslog_close(s);
+			sr_log__ctf_sink_close(s);
 			if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.close != NULL) {
 				sr_log__self.in_sink++;
 				s->cfg.close(s->cfg.ctx);
@@ -439,6 +446,7 @@ sr_log__sinks_fork(sr_log *log, int phase)
 				&s->lost_messages };
 			for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
 				sr_atomic_store_relaxed_i64(counts[k], 0);
+			sr_log__ctf_sink_after_fork(s);
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -484,6 +492,9 @@ describe_config(const sr_sink_config *c, char *buf, size_t size)
 	case SR_SINK_SYSLOG:
 		sr_log__syslog_describe(c, buf, size);
 		break;
+	case SR_SINK_CTF:
+		sr_log__ctf_sink_describe(c, buf, size);
+		break;
 	default:
 		snprintf(buf, size, "callback level=%s", sr_log_level_name(c->level));
 		break;
@@ -527,6 +538,8 @@ sr_log__sinks_stats(const sr_log *log, sr_log_counters *st)
 		/* A syslog sink's undelivered messages are counted by the sink itself (none for others). */
 		o->lost_messages += sr_log__syslog_lost(s);
 		o->reopens = (uint64_t)sr_atomic_load_relaxed_i64(&s->reopens);
+		if (s->ctf != NULL)
+			sr_log__ctf_sink_counters(s, o);
 		st->sink_errors += o->errors;
 	}
 }

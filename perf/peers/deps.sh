@@ -13,9 +13,11 @@ set -euo pipefail
 # Disruptor 3.4, which Log4j 2's all-asynchronous loggers need and the ring harness uses;
 # liblogback-java + libslf4j-java: Logback 1.2 classic/core and the SLF4J API it implements;
 # libhdrhistogram-java: HdrHistogram for the response-time harness (the histogram Log4j 2's
-# ResponseTimeTest uses); libspdlog-dev: spdlog's headers for perf/peers/spdlog.
+# ResponseTimeTest uses); libspdlog-dev: spdlog's headers for perf/peers/spdlog; lttng-tools and
+# liblttng-ust-dev: LTTng-UST, the binary tracer of the trace phase (its session daemon is started
+# and stopped by the harness).
 packages=(default-jdk-headless liblog4j2-java libdisruptor-java liblogback-java libslf4j-java
-          libhdrhistogram-java libspdlog-dev gnuplot-nox)
+          libhdrhistogram-java libspdlog-dev gnuplot-nox lttng-tools liblttng-ust-dev)
 
 command -v dpkg-query >/dev/null 2>&1 || {
   echo "peers deps: dpkg-query not found; install the equivalents of: ${packages[*]}," >&2
