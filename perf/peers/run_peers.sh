@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # perf/peers/run_peers.sh: the `make bench-peers` driver: seqring beside its peers,
-# Log4j 2, Logback, spdlog and the LMAX Disruptor, on perf/'s workloads, and, between two
-# processes, beside iceoryx, ZeroMQ, nng, a unix socket and a pipe, in one run.
+# Log4j 2, Logback, spdlog and the LMAX Disruptor, on perf/'s workloads, between two
+# processes beside iceoryx, ZeroMQ, nng, a unix socket and a pipe, and as a binary trace
+# (its ctf: sink) beside LTTng-UST, in one run.
 #
 #   perf/peers/run_peers.sh [options] [BUILD_DIR]
 #     --quick          tiny counts, one round (a smoke test of the whole chain: ~2 minutes)
-#     --rounds N       throughput, ring and ipc rounds (default 5)
-#     --phases LIST    throughput,latency,ring,ipc (default all four)
+#     --rounds N       throughput, ring, ipc and trace rounds (default 5)
+#     --phases LIST    throughput,latency,ring,ipc,trace (default all five)
 #     --only REGEX     only the contenders whose id matches (seqring, and ipc's cache line, always run)
 #     --no-deps        do not check the Debian packages (perf/peers/deps.sh; ipc's own are
 #                      checked by perf/peers/ipc/build.sh whatever this says)
 # BUILD_DIR: seqring's release build (default $SEQRING_BUILD_DIR or build/release).
 # Environment: RESULTS_DIR (perf/results), PEERS_SINK_DIR (/tmp: the log files),
 # JAVA_OPTS (-Xms2g -Xmx2g -XX:+UseG1GC), JAR_DIR (/usr/share/java), TP_TIMEOUT, LAT_TIMEOUT,
-# RING_TIMEOUT, IPC_TIMEOUT (seconds per harness invocation before it counts as hung), IPC_PIN
-# (P,C: pin ipc's producers to CPU P and consumers to CPU C; default none).
+# RING_TIMEOUT, IPC_TIMEOUT, TRACE_TIMEOUT (seconds per harness invocation before it counts as
+# hung), IPC_PIN (P,C: pin ipc's producers to CPU P and consumers to CPU C; default none),
+# TRACE_SEQRING_SINK (trace: ctf, file, or auto, the default: ctf when this build has the sink).
 #
 # Every contender runs once per round (seqring, then each peer, one at a time, never two at
 # once), --runs 1 each; medians, min and max are taken over the rounds.  A harness that exits
 # non-zero is "crashed (exit N)", one killed by its timeout "hung (killed after S s)": its
 # rows get empty rates and runs=0 in the CSV and say so in the tables.
-# Writes: RESULTS_DIR/peers.md (tables), RESULTS_DIR/peers/*.csv (every row of this run,
+# Writes: RESULTS_DIR/peers.md (tables; the trace phase's alone in peers-trace.md too),
+# RESULTS_DIR/peers/*.csv (every row of this run,
 # seqring's included), *.png, environment.txt; and appends the peers' rows to
 # RESULTS_DIR/throughput.csv, latency.csv and ring.csv after removing the peer rows a previous run
 # left there (seqring's own rows in those files are not touched). Also, for a look at this run's
@@ -42,7 +45,7 @@ JAVA_OPTS=${JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseG1GC}
 JAR_DIR=${JAR_DIR:-/usr/share/java}
 QUICK=0
 ROUNDS=5
-PHASES=throughput,latency,ring,ipc
+PHASES=throughput,latency,ring,ipc,trace
 ONLY=.
 DEPS=1
 while [ $# -gt 0 ]; do
@@ -52,7 +55,7 @@ while [ $# -gt 0 ]; do
     --phases) PHASES=${2:?--phases needs a value}; shift ;;
     --only) ONLY=${2:?--only needs a value}; shift ;;
     --no-deps) DEPS=0 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     -*) echo "run_peers: unknown option: $1 (--help lists them)" >&2; exit 2 ;;
     *) BUILD_DIR=$1 ;;
   esac
@@ -62,8 +65,8 @@ case "$ROUNDS" in ''|*[!0-9]*|0) echo "run_peers: --rounds '$ROUNDS' is invalid:
 if [ "$QUICK" = 1 ]; then ROUNDS=1; fi
 for phase in ${PHASES//,/ }; do
   case "$phase" in
-    throughput|latency|ring|ipc) ;;
-    *) echo "run_peers: --phases '$PHASES': '$phase' is not a phase: expected throughput, latency, ring or ipc" >&2; exit 2 ;;
+    throughput|latency|ring|ipc|trace) ;;
+    *) echo "run_peers: --phases '$PHASES': '$phase' is not a phase: expected throughput, latency, ring, ipc or trace" >&2; exit 2 ;;
   esac
 done
 say() { echo "[peers] $*" >&2; }
@@ -140,19 +143,55 @@ if has_phase ipc; then
   fi
 fi
 
+# trace's two drivers (perf/peers/lttng/build.sh; its Debian packages are deps.sh's): both must
+# build. Then whether an LTTng session daemon can run here at all (perf/peers/lttng/sandbox.sh
+# --check: root, namespaces, lttng-sessiond): if not, the phase is skipped, and the table's
+# section says why, rather than failed. And seqring's sink: ctf: when this build has it
+# (TRACE_SEQRING_SINK=auto, the default: the driver opens a logger on a ctf: sink once), else
+# the text file sink in its place, said in the table.
+TRACE_BUILD=$PEERS_BUILD/lttng
+TRACE_SKIP=
+TRACE_SINK=${TRACE_SEQRING_SINK:-auto}
+if has_phase trace; then
+  mkdir -p "$SINK_DIR"
+  say "building the trace drivers into $TRACE_BUILD"
+  if ! bash "$HERE/lttng/build.sh" "$TRACE_BUILD" "$BUILD_DIR"; then
+    echo "run_peers: perf/peers/lttng/build.sh $TRACE_BUILD $BUILD_DIR failed (its error is above);" \
+      "fix it, or leave the trace phase out with --phases" >&2
+    exit 1
+  fi
+  if ! trace_check=$(bash "$HERE/lttng/sandbox.sh" --check 2>&1); then
+    TRACE_SKIP=$(echo "$trace_check" | head -n 1)
+    say "trace: SKIPPED, no LTTng session daemon can run here: $TRACE_SKIP"
+  fi
+  [ -n "$TRACE_SKIP" ] || case "$TRACE_SINK" in
+    ctf|file) ;;
+    auto)
+      probe=$(mktemp -d "$SINK_DIR/seqring-trace-probe.XXXXXX")
+      if SEQRING_LOG_SINK=ctf:$probe/t "$TRACE_BUILD/trace_seqring" --count 1 >/dev/null 2>"$probe/err"; then
+        TRACE_SINK=ctf
+      else
+        TRACE_SINK="file"
+        say "trace: this build has no ctf: sink ($(head -n 1 "$probe/err")): seqring's text file sink in its place"
+      fi
+      rm -rf "$probe" ;;
+    *) echo "run_peers: TRACE_SEQRING_SINK '$TRACE_SINK' is invalid: expected ctf, file or auto" >&2; exit 2 ;;
+  esac
+fi
+
 # --- what runs ------------------------------------------------------------------
 if [ "$QUICK" = 1 ]; then
   THREADS=1,2,4
   SIZE=(--quick)
   LAT_CONFIGS="1x1000"
   TP_TIMEOUT=${TP_TIMEOUT:-120}; LAT_TIMEOUT=${LAT_TIMEOUT:-60}; RING_TIMEOUT=${RING_TIMEOUT:-120}
-  IPC_TIMEOUT=${IPC_TIMEOUT:-120}
+  IPC_TIMEOUT=${IPC_TIMEOUT:-120}; TRACE_TIMEOUT=${TRACE_TIMEOUT:-120}
 else
   THREADS=1,2,4,8,16,32,64
   SIZE=()
   LAT_CONFIGS="2x8000 4x8000"
   TP_TIMEOUT=${TP_TIMEOUT:-900}; LAT_TIMEOUT=${LAT_TIMEOUT:-180}; RING_TIMEOUT=${RING_TIMEOUT:-600}
-  IPC_TIMEOUT=${IPC_TIMEOUT:-600}
+  IPC_TIMEOUT=${IPC_TIMEOUT:-600}; TRACE_TIMEOUT=${TRACE_TIMEOUT:-300}
 fi
 MESSAGE_BYTES=500
 # seqring's ring rows: its default wait (phased) and the waits Log4j 2's rows use
@@ -189,7 +228,8 @@ start=$(date +%s)
   echo "packages (dpkg):"
   dpkg-query -W -f='  ${Package} ${Version}\n' default-jdk-headless openjdk-17-jdk-headless liblog4j2-java \
     libdisruptor-java liblogback-java libslf4j-java libhdrhistogram-java libspdlog-dev libfmt-dev \
-    iceoryx libiceoryx-binding-c-dev libzmq3-dev libzmq5 libnng-dev libnng1 2>/dev/null || true
+    iceoryx libiceoryx-binding-c-dev libzmq3-dev libzmq5 libnng-dev libnng1 lttng-tools liblttng-ust-dev \
+    liblttng-ust1 babeltrace2 valgrind 2>/dev/null || true
 } > "$OUT/environment.txt"
 
 # run_one PHASE ID ROUND LIMIT CMD...: one harness invocation, under `timeout`, its output in
@@ -372,6 +412,26 @@ if has_phase ipc; then
       ipc_cmd "$id"
       run_one ipc "$id" "$k" "$IPC_TIMEOUT" "${IPC_CMD[@]}" "${IPC_ARGS[@]}" --out -
       cp "$LOGS/ipc.$id.$k.out" "$RAW/ipc.$id.$k.csv"
+    done
+  done
+fi
+
+# --- trace: seqring's ctf: sink vs LTTng-UST, one tracer at a time --------------------------------
+# perf/peers/lttng/run.sh measures one tracer in one round (the caller's cost, then the drained
+# runs at each thread count, every event counted in the trace); LTTng's inside a session daemon of
+# its own (sandbox.sh). Instructions per call (callgrind: exact, the same every round) in round 1.
+TRACE_IDS=(seqring lttng)
+TRACE_THREADS=1,4
+if has_phase trace && [ -z "$TRACE_SKIP" ]; then
+  for k in $(seq 1 "$ROUNDS"); do
+    for id in "${TRACE_IDS[@]}"; do
+      wanted "$id" || continue
+      say "trace round $k/$ROUNDS: $id"
+      targs=(--tracer "$id" --drivers "$TRACE_BUILD" --out "$RAW/trace.$id.$k.csv" --sink-dir "$SINK_DIR"
+             --seqring-sink "$TRACE_SINK" --threads "$TRACE_THREADS")
+      [ "$QUICK" = 1 ] && targs+=(--quick)
+      [ "$k" = 1 ] && targs+=(--instructions 100000)
+      run_one trace "$id" "$k" "$TRACE_TIMEOUT" bash "$HERE/lttng/run.sh" "${targs[@]}"
     done
   done
 fi
@@ -574,6 +634,70 @@ if has_phase ipc; then
     }' "${ipc_files[@]}" /dev/null > "$RAW/ipc.agg"
   { echo "$IPC_HEADER"; awk -F, '$12 !~ /^not built/' "$RAW/ipc.agg" | cut -d, -f2-8; } > "$OUT/ipc.csv"
 fi
+# trace: per tracer and thread count, over the rounds: the median of each figure (of the rounds
+# that gave it: instructions come from round 1 only), min and max of events/s, the most events
+# discarded in any round (run.sh fails a round that discards any, so 0 or no row), the rounds
+# counted, and a note on failed rounds; a tracer that gave no row gets a row per thread count of
+# empty values and its note. raw/trace.agg: id,<peers/trace.csv's columns>,note.
+TRACE_HEADER="library,sink,threads,events,events_per_sec,min_events_per_sec,max_events_per_sec,bytes_per_event,discarded,instructions_per_call,p50_ns,p99_ns,p999_ns,mean_ns,timer_p50_ns,calls_per_sec,runs"
+if has_phase trace && [ -z "$TRACE_SKIP" ]; then
+  : > "$RAW/trace.expected"
+  for id in "${TRACE_IDS[@]}"; do
+    wanted "$id" || continue
+    sink=ust; [ "$id" = seqring ] && sink=$TRACE_SINK
+    for t in ${TRACE_THREADS//,/ }; do echo "$id,$sink,$t" >> "$RAW/trace.expected"; done
+  done
+  mapfile -t trace_files < <(for id in "${TRACE_IDS[@]}"; do files "$RAW"/trace."$id".*.csv; done)
+  awk -F, -v rounds="$ROUNDS" -v statusfile="$RAW/status.tsv" -v expfile="$RAW/trace.expected" '
+    function median(key, col, n,    a, i, j, t, m) {
+      m = 0
+      for (i = 1; i <= n; i++) if (vals[key, col, i] != "") a[++m] = vals[key, col, i] + 0
+      if (m == 0) return ""
+      for (i = 2; i <= m; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+    }
+    function extreme(key, col, n, want_max,    i, v, r) {
+      r = ""
+      for (i = 1; i <= n; i++) {
+        v = vals[key, col, i]
+        if (v == "") continue
+        if (r == "" || (want_max ? v + 0 > r + 0 : v + 0 < r + 0)) r = v + 0
+      }
+      return r
+    }
+    function f(v, fmt) { return v == "" ? "" : sprintf(fmt, v) }
+    BEGIN {
+      while ((getline line < statusfile) > 0) {
+        split(line, s, "\t")
+        if (s[1] != "trace" || s[4] == 0) continue
+        failed[s[2]]++
+        what[s[2]] = (s[4] == 124 || s[4] == 137) ? "hung (killed after " s[5] " s)" : "crashed (exit " s[4] ")"
+      }
+    }
+    FNR == 1 { id = FILENAME; sub(/.*\/trace\./, "", id); sub(/\.[^.]*\.csv$/, "", id) }
+    $1 == "library" || NF != 15 { next }
+    {
+      key = id SUBSEP $3
+      c = ++count[key]; sink[key] = $2; events[key] = $4
+      for (i = 5; i <= 15; i++) vals[key, i, c] = $i
+    }
+    END {
+      while ((getline line < expfile) > 0) {
+        split(line, e, ",")
+        key = e[1] SUBSEP e[3]; c = count[key] + 0
+        note = ""
+        if (failed[e[1]] > 0) note = (rounds > 1 ? failed[e[1]] "/" rounds " rounds " : "") what[e[1]]
+        else if (c < rounds) note = c "/" rounds " rounds"
+        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s\n", e[1], e[1], c ? sink[key] : e[2], e[3],
+          c ? events[key] : "", f(median(key, 6, c), "%.0f"), f(extreme(key, 6, c, 0), "%.0f"),
+          f(extreme(key, 6, c, 1), "%.0f"), f(median(key, 7, c), "%.1f"), c ? extreme(key, 8, c, 1) : "",
+          f(median(key, 9, c), "%.1f"), f(median(key, 10, c), "%.1f"), f(median(key, 11, c), "%.1f"),
+          f(median(key, 12, c), "%.1f"), f(median(key, 13, c), "%.1f"), f(median(key, 14, c), "%.1f"),
+          f(median(key, 15, c), "%.0f"), c, note
+      }
+    }' "${trace_files[@]}" /dev/null > "$RAW/trace.agg"
+  { echo "$TRACE_HEADER"; cut -d, -f2-18 "$RAW/trace.agg"; } > "$OUT/trace.csv"
+fi
 
 # --- tables ---------------------------------------------------------------------------
 # shellcheck disable=SC2016
@@ -711,6 +835,69 @@ ipc_table() {
     }' "$RAW/ipc.agg"
 }
 
+# The trace tables: the caller's cost (one thread), the drained rate and bytes per event per
+# thread count, then where seqring loses and wins, figure by figure, from the same medians.
+trace_tables() {
+  awk -F, "$AWK_FMT"'
+    function ns(v) { return v == "" ? "" : sprintf("%.1f", v) }
+    function name(id, sink) { return id == "seqring" ? "seqring (" sink ":)" : "LTTng-UST" }
+    function d(x) { return x + 0 >= 100000 ? rate(x) : x }
+    # a figure of both tracers, lower or higher better: into the losses or the wins
+    function cmp(what, s, l, lower, unit,    x) {
+      if (s == "" || l == "" || s + 0 == 0 || l + 0 == 0) return
+      x = lower ? s / l : l / s
+      if (x > 1.05) loses = loses sprintf("\n- %s: seqring %s, LTTng %s%s (%.2f× %s)", what, d(s), d(l), unit, x, lower ? "more" : "fewer")
+      else if (x < 1 / 1.05) wins = wins sprintf("\n- %s: seqring %s, LTTng %s%s (%.2f× %s)", what, d(s), d(l), unit, 1 / x, lower ? "less" : "more")
+      else ties = ties sprintf("\n- %s: seqring %s, LTTng %s%s (within 5%%)", what, d(s), d(l), unit)
+    }
+    {
+      id = $1; t = $4; row[++n] = $0
+      if (!(id in first)) { first[id] = t; ids[++ni] = id }
+      v[id, t, "rate"] = $6; v[id, t, "bytes"] = $9
+      v[id, t, "calls"] = $17
+      if (t == first[id]) { ir[id] = $11; p50[id] = $12; p99[id] = $13; p999[id] = $14; mean[id] = $15; timer[id] = $16; lab[id] = name(id, $3); nt[id] = t; cnote[id] = $19; cruns[id] = $18 }
+    }
+    END {
+      printf "| tracer | the call | instructions per call | p50 ns | p99 ns | p99.9 ns | mean ns | net p50 ns |\n"
+      printf "|---|---|--:|--:|--:|--:|--:|--:|\n"
+      for (i = 1; i <= ni; i++) {
+        id = ids[i]
+        call = id == "seqring" ? "`SR_INFO(c, \"x=%d y=%f s=%s\", i, d, s)`" : "`tracepoint(seqring_bench, call, i, d, s)`"
+        if (cruns[id] == 0) { printf "| %s | %s | %s | | | | | |\n", lab[id], call, cnote[id]; continue }
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", lab[id], call, ir[id] == "" ? "(no valgrind)" : ir[id],
+          ns(p50[id]), ns(p99[id]), ns(p999[id]), ns(mean[id]), p50[id] == "" ? "" : ns(p50[id] - timer[id])
+      }
+      printf "\n| tracer | threads | events | events/s drained | (min - max) | seqring / LTTng | call phase events/s | bytes per event on disk | discarded |\n"
+      printf "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n"
+      for (r = 1; r <= n; r++) {
+        split(row[r], f, ",")
+        id = f[1]; t = f[4]
+        if (f[18] == 0) { printf "| %s | %s | | %s | | | | | |\n", name(id, f[3]), t, f[19]; continue }
+        note = f[19] != "" ? " [" f[19] "]" : ""
+        printf "| %s | %s | %s | %s%s | %s | %s | %s | %s | %s |\n", name(id, f[3]), t, f[5], rate(f[6]), note, range(f[7], f[8]),
+          id == "lttng" ? ratio(v["seqring", t, "rate"], f[6]) : "", rate(f[17]), f[9], f[10]
+      }
+      if (("seqring" in first) && ("lttng" in first)) {
+        cmp("instructions per call", ir["seqring"], ir["lttng"], 1, "")
+        if (p50["seqring"] != "" && p50["lttng"] != "")
+          cmp("net p50 per call", sprintf("%.1f", p50["seqring"] - timer["seqring"]), sprintf("%.1f", p50["lttng"] - timer["lttng"]), 1, " ns")
+        cmp("p99 per call", p99["seqring"], p99["lttng"], 1, " ns")
+        cmp("p99.9 per call", p999["seqring"], p999["lttng"], 1, " ns")
+        for (r = 1; r <= n; r++) {
+          split(row[r], f, ",")
+          if (f[1] != "seqring") continue
+          t = f[4]
+          cmp("events/s drained, " t " thread" (t == 1 ? "" : "s"), v["seqring", t, "rate"], v["lttng", t, "rate"], 0, "")
+          cmp("events/s in the call phase, " t " thread" (t == 1 ? "" : "s"), v["seqring", t, "calls"], v["lttng", t, "calls"], 0, "")
+          cmp("bytes per event on disk, " t " thread" (t == 1 ? "" : "s"), v["seqring", t, "bytes"], v["lttng", t, "bytes"], 1, "")
+        }
+        printf "\n**Where seqring loses** (its figure worse than LTTng-UST'"'"'s by more than 5%%):%s\n", loses == "" ? " nowhere." : loses
+        printf "\n**Where seqring wins:**%s\n", wins == "" ? " nowhere." : wins
+        if (ties != "") printf "\n**Even:**%s\n", ties
+      }
+    }' "$RAW/trace.agg"
+}
+
 # --- plots (gnuplot) ----------------------------------------------------------------------
 plot_throughput() {
   local dat=$RAW/tp.plot
@@ -820,6 +1007,46 @@ describe() {  # the configuration line a Java harness printed in its first succe
   done
   return 0
 }
+# The trace section, in peers.md and alone in RESULTS_DIR/peers-trace.md (a table of its own, which
+# a run of this phase alone leaves beside the last full run's peers.md).
+trace_section() {
+  echo "## Binary trace: seqring's ctf: sink vs LTTng-UST"
+  echo
+  if [ -n "$TRACE_SKIP" ]; then
+    echo "Skipped: no LTTng session daemon can run here ($TRACE_SKIP)."
+  else
+    if [ "$TRACE_SINK" = file ]; then
+      echo "**seqring wrote its text file sink (\`file:\`) in place of \`ctf:\`** (this build has no ctf: sink, or"
+      echo "TRACE_SEQRING_SINK=file): its bytes per event are text lines'."
+      echo
+    fi
+    echo "The call of perf/caller (an int, a double and a 16-character string) as seqring's \`SR_INFO\` into a"
+    echo "logger whose only sink is \`$TRACE_SINK:\` (its defaults otherwise: a ring per thread, queue-full policy"
+    echo "block) and as an LTTng-UST tracepoint of the same three fields into a session of its own (per-user"
+    echo "buffers, 8 x 1 MiB sub-buffers per CPU, blocking timeout inf: nothing discarded). The caller's cost by"
+    echo "perf/caller's method: each call timed alone with the TSC, 200,000 calls in bursts of 1,000 (quick:"
+    echo "20,000), net = minus the timer's own p50; instructions per call under callgrind (100,000 calls, the"
+    echo "empty loop subtracted; round 1). Drained: 1 and 4 threads each make 500,000 calls (quick: 20,000) as"
+    echo "fast as the tracer takes them, from the first call until the trace is in its files (seqring:"
+    echo "\`sr_log_flush\` returns; LTTng: \`lttng stop\`'s two steps through liblttng-ctl, stop, then no data pending,"
+    echo "asked every millisecond); every event counted in the trace (babeltrace2;"
+    echo "a text file: its lines) and none discarded, or the round fails. Bytes per event: the trace directory's"
+    echo "files (metadata and index included) over its events. Call phase: the drained run's first call to its"
+    echo "last return (what the callers sustained, before the wait for the files). Median of $ROUNDS round(s), the two tracers in"
+    echo "turn. Set-up: perf/peers/README.md, \"Binary trace\"."
+    echo
+    trace_tables
+  fi
+}
+if has_phase trace; then
+  # its environment inline: a run of this phase alone may leave trace.md beside another run's environment.txt
+  {
+    trace_section
+    echo
+    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC'), $ROUNDS round(s): $(sed -n 's/^commit: /commit /p' "$OUT/environment.txt");" \
+      "$(sed -n 's/^cpu: //p' "$OUT/environment.txt"); $(sed -n 's/^kernel: //p' "$OUT/environment.txt")."
+  } > "$RESULTS/peers-trace.md"
+fi
 MD=$RESULTS/peers.md
 {
   echo "# seqring and its peers (\`make bench-peers\`)"
@@ -877,6 +1104,10 @@ MD=$RESULTS/peers.md
     ipc_table
     echo
   fi
+  if has_phase trace; then
+    trace_section
+    echo
+  fi
   echo "## Configurations as run"
   echo
   if has_phase throughput; then
@@ -891,6 +1122,9 @@ MD=$RESULTS/peers.md
   fi
   if has_phase ipc; then
     echo "- **ipc**: $(dpkg-query -W -f='${Package} ${Version}; ' iceoryx libzmq5 libnng1 2>/dev/null || true)programs built by perf/peers/ipc/build.sh (\`-O3\`); iceoryx beside its own iox-roudi in a sandbox (perf/peers/ipc/iceoryx_sandbox.sh); seqring shm: $(cat "$IPC_BUILD/seqring_shm.status" 2>/dev/null || echo unknown)"
+  fi
+  if has_phase trace && [ -z "$TRACE_SKIP" ]; then
+    echo "- **trace**: $(dpkg-query -W -f='${Package} ${Version}; ' lttng-tools liblttng-ust1 babeltrace2 2>/dev/null || true)LTTng channel: per-user buffers, 8 x 1 MiB sub-buffers per CPU, discard mode with blocking timeout inf, no switch or read timer, mmap output, the monotonic clock; session daemon of its own (perf/peers/lttng/sandbox.sh); seqring: sink $TRACE_SINK:, drivers built by perf/peers/lttng/build.sh (\`-O3\`)"
   fi
   echo
   echo "Harness failures in this run:"
