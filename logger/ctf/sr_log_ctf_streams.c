@@ -313,6 +313,9 @@ sr_log__ctf_stream_reserve(sr_log_ctf *t, sr_ctf_stream_table *table, sr_ctf_str
 	strncpy(name16, name != NULL ? name : "", sizeof name16);  /* NUL-padded, as the packet holds it */
 	if (s->packet_events > 0 && memcmp(s->name, name16, sizeof name16) != 0)
 		end_packet(t, table, s);  /* a packet has one thread name */
+	/* The consumer's fast path compares the name as the event holds it: the same bytes, the same packet. */
+	if (s->packet_events > 0 && name != NULL)
+		memcpy(s->name, name, sizeof s->name);
 	size_t need = bytes + (s->packet_events == 0 ? sizeof(sr_ctf_packet_head) : 0);
 	if (s->len + need > s->cap) {
 		end_packet(t, table, s);

@@ -126,7 +126,7 @@ read_u32(const unsigned char *p)
  * the payload's bytes (errno, body, a NUL per NULL string), or 0 when the
  * record does not match its class.
  */
-static size_t
+static inline size_t
 message_bytes(const sr_ctf_class *c, const sr_log_event *ev, int *null_strings)
 {
 	const unsigned char *body = ev->body;
@@ -175,6 +175,8 @@ message_pieces(const sr_ctf_class *c, const sr_log_event *ev, const int32_t *err
 	return n;
 }
 
+static bool put_general(sr_log_ctf *t, const sr_log_event *ev, int how);
+
 /* A record that does not match its class: the text its renderer makes ("<bad record>" and what it could read). */
 static bool
 put_rendered(sr_log_ctf *t, const sr_log_event *ev, int how)
@@ -187,11 +189,56 @@ put_rendered(sr_log_ctf *t, const sr_log_event *ev, int how)
 	as_text.site = NULL;
 	as_text.text = text;
 	as_text.text_len = b.len < sizeof text ? b.len : sizeof text - 1;
-	return sr_log__ctf_put(t, &as_text, how);
+	return put_general(t, &as_text, how);
 }
 
-bool
-sr_log__ctf_put(sr_log_ctf *t, const sr_log_event *ev, int how)
+/*
+ * The consumer's common case, a message whose class it met last, with no
+ * NULL string, into the open packet of the stream it wrote last, for the
+ * same thread name: a head and one copy.  False when any of that is not
+ * so: the general path then does it all.
+ */
+static inline bool
+put_buffered_fast(sr_log_ctf *t, const sr_log_event *ev)
+{
+	const sr_log_rec *h = ev->h;
+	sr_ctf_class *c = t->last_class;
+	sr_ctf_stream *s = t->consumer.last;
+	/* last_class is a message class of no backtrace mark; consumer.last a consumer-origin stream with an open packet. */
+	if (c == NULL || s == NULL || h == NULL || c->site != ev->site || c->category != h->cat ||
+	    c->level_kind != (uint32_t)ev->level || s->tid != ev->tid || ev->backtrace ||
+	    (h->kind & SR_REC_KIND_MASK) != SR_REC_MESSAGE || s->packet_events == 0 ||
+	    memcmp(s->name, ev->thread, sizeof s->name) != 0)
+		return false;
+	int null_strings = 0;
+	size_t payload = message_bytes(c, ev, &null_strings);
+	size_t bytes = sizeof(sr_ctf_event_head) + payload;
+	if (payload == 0 || null_strings != 0 || s->len + bytes > s->cap)
+		return false;
+	uint64_t ts = ev->ts_ns > 0 ? (uint64_t)ev->ts_ns : 0;
+	if (ts < s->last_ts)
+		ts = s->last_ts;
+	unsigned char *w = s->buf + s->len;
+	sr_ctf_event_head eh = { .id = c->id, .timestamp = ts };
+	memcpy(w, &eh, sizeof eh);
+	w += sizeof eh;
+	if (c->uses_errno) {
+		memcpy(w, &h->errno_value, 4);
+		w += 4;
+	}
+	memcpy(w, ev->body, ev->body_len);
+	s->len += bytes;
+	s->ts_end = ts;
+	s->last_ts = ts;
+	s->packet_events++;
+	s->buffered_events++;
+	s->idle_flushes = 0;
+	return true;
+}
+
+/* Any event, any way (the general path): its class and stream found or made, its packet begun or ended. */
+static __attribute__((noinline)) bool
+put_general(sr_log_ctf *t, const sr_log_event *ev, int how)
 {
 	sr_ctf_class *c = sr_log__ctf_class_of(t, ev, how);
 	if (c == NULL) {
@@ -276,9 +323,20 @@ sr_log__ctf_put(sr_log_ctf *t, const sr_log_event *ev, int how)
 		w[text_len] = '\0';
 	}
 	sr_log__ctf_stream_commit(t, table, s, ts, bytes);
+	/* The fast path's: a plain message into a consumer stream. */
+	if (how == SR_CTF_BUFFERED)
+		t->last_class = c->kind == SR_CTF_KIND_MESSAGE && origin == SR_CTF_ORIGIN_CONSUMER ? c : NULL;
 	if (how == SR_CTF_NOW)
 		(void)sr_log__ctf_streams_flush(t, table);  /* written now: the caller's sync promise */
 	return true;
+}
+
+bool
+sr_log__ctf_put(sr_log_ctf *t, const sr_log_event *ev, int how)
+{
+	if (how == SR_CTF_BUFFERED && put_buffered_fast(t, ev))
+		return true;
+	return put_general(t, ev, how);
 }
 
 uint64_t

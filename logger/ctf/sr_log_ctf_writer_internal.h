@@ -111,6 +111,7 @@ typedef struct sr_log_ctf {
 	sr_atomic_i64 next_instance;  /* a counter: no data rides on it */
 	/* The consumer's. */
 	sr_ctf_class *cache[SR_CTF_CLASS_CACHE];
+	sr_ctf_class *last_class;     /* the class of the consumer's last event (its fast path) */
 	sr_ctf_stream_table consumer;
 	uint64_t attributed_drops;    /* drops already carried by some packet */
 	/* The callers' that write now (under the sink's lock). */

@@ -23,7 +23,7 @@ typedef struct sr_log_event {
 	int64_t ts_ns;            /* converted: ns since the epoch */
 	int level;
 	uint32_t tid;
-	const char *thread;       /* up to 16 bytes, NUL-padded; "" for none */
+	const char *thread;       /* 16 bytes: the name, NUL-padded (all NUL for none); a trace compares them whole */
 	const char *category;     /* NULL or "" for the root */
 	const sr_site *site;      /* NULL for the logger's own lines */
 	const sr_log_rec *h;      /* the record, or NULL: text */

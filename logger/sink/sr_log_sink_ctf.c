@@ -41,8 +41,8 @@ sr_log__ctf_sink_open(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int 
 void
 sr_log__dispatch_event(sr_log *log, int how, const sr_log_event *ev, int level)
 {
-	for (int i = 0; i < log->sinks->n; i++) {
-		sr_log_sink *s = &log->sinks->s[i];
+	for (int k = 0; k < log->sinks->ctf_count; k++) {
+		sr_log_sink *s = &log->sinks->s[log->sinks->ctf_sinks[k]];
 		if (s->ctf == NULL || level < (int)s->cfg.level)
 			continue;
 		switch (how) {

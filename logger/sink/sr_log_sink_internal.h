@@ -70,6 +70,8 @@ struct sr_log_sinks {
 	unsigned layouts_for_level[SR_LOG_LEVEL_COUNT];
 	bool has_syslog;          /* a syslog sink frames with the event: callers render through fanout */
 	bool has_ctf;             /* a ctf sink takes events: callers hand them through fanout */
+	int ctf_count;            /* the ctf sinks, by index into s[] (the fanout walks only these) */
+	int ctf_sinks[SR_LOG_MAX_SINKS];
 	/* sr_log_reopen and the reopen signal ask (1); the writer reopens and counts it done. */
 	sr_atomic_i32 reopen_asked;
 	sr_atomic_i64 reopen_done;

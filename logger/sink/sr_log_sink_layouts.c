@@ -59,7 +59,10 @@ sr_log__sinks_layouts_open(sr_log *log, const sr_sink_config *configs, int count
 	}
 	sinks->has_syslog = false;
 	sinks->has_ctf = false;
+	sinks->ctf_count = 0;
 	for (int i = 0; i < sinks->n; i++) {
+		if (sinks->s[i].cfg.kind == SR_SINK_CTF)
+			sinks->ctf_sinks[sinks->ctf_count++] = i;
 		sinks->has_syslog |= sinks->s[i].cfg.kind == SR_SINK_SYSLOG;
 		sinks->has_ctf |= sinks->s[i].cfg.kind == SR_SINK_CTF;
 		if (sinks->s[i].cfg.kind == SR_SINK_CTF && log->opt.mode == SR_LOG_MODE_QUEUE)

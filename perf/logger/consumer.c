@@ -5,7 +5,10 @@
  * BYTES characters, into a thread ring that holds them all, through a
  * logger whose one sink, /dev/null, lays them out with LAYOUT (text, json,
  * or pattern: Log4j 2's default "%d %-5p [%t] %c - %m%n" in our pattern
- * language); then closes the logger.  It measures nothing itself:
+ * language; or ctf: a ctf: sink's binary trace, in a directory made under
+ * /tmp and removed after); then closes the logger.  --call three logs
+ * SR_INFO(cat, "x=%d y=%f s=%s", i, i * 0.5, s) with a 16-character s
+ * instead (BYTES is then unused).  It measures nothing itself:
  * perf/run_bench.sh runs it under
  *   valgrind --tool=callgrind --toggle-collect='sr_log__consume_record'
  * and divides the instructions by N, the consumer's instructions per line
@@ -13,19 +16,43 @@
  * batch, shared by its lines, is not counted).  Instructions are exact and
  * repeatable where time is not.
  */
+#include <dirent.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <seqring/sr_log.h>
 
-static const char *const layouts[] = { "text", "json", "pattern", NULL };
+static const char *const layouts[] = { "text", "json", "pattern", "ctf", NULL };
+#define USAGE "usage: consumer [--records N] [--bytes B] [--layout text|json|pattern|ctf] [--call message|three]\n"
+
+/* Removes a trace directory and its files. */
+static void
+remove_trace(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d != NULL) {
+		for (struct dirent *e; (e = readdir(d)) != NULL;) {
+			if (e->d_name[0] == '.')
+				continue;
+			char path[PATH_MAX + 300];
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
 
 int
 main(int argc, char **argv)
 {
 	int64_t records = 20000, bytes = 100;
 	int layout = 0;
+	bool three = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--records") == 0 && i + 1 < argc) {
 			records = strtoll(argv[++i], NULL, 10);
@@ -38,12 +65,15 @@ main(int argc, char **argv)
 				if (strcmp(name, layouts[k]) == 0)
 					layout = k;
 			if (layout < 0) {
-				fprintf(stderr, "consumer: --layout '%.64s' is unknown: expected text, json or pattern\n", name);
+				fprintf(stderr, "consumer: --layout '%.64s' is unknown: expected text, json, pattern or ctf\n",
+				    name);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "--call") == 0 && i + 1 < argc &&
+		    (strcmp(argv[i + 1], "message") == 0 || strcmp(argv[i + 1], "three") == 0)) {
+			three = strcmp(argv[++i], "three") == 0;
 		} else {
-			fprintf(stderr, "consumer: '%.64s' is not an option\n"
-			    "usage: consumer [--records N] [--bytes B] [--layout text|json|pattern]\n", argv[i]);
+			fprintf(stderr, "consumer: '%.64s' is not an option (or lacks its value)\n" USAGE, argv[i]);
 			return 2;
 		}
 	}
@@ -56,6 +86,14 @@ main(int argc, char **argv)
 	sr_log_config_default(&c);
 	c.ignore_environment = true;
 	sr_sink_config sink = sr_sink_file("/dev/null");
+	char trace[] = "/tmp/seqring-consumer-XXXXXX";
+	if (layout == 3) {
+		if (mkdtemp(trace) == NULL) {
+			perror("consumer: mkdtemp");
+			return 1;
+		}
+		sink = sr_sink_ctf(trace);
+	}
 	c.sinks = &sink;
 	c.sink_count = 1;
 	c.max_message_bytes = 8192;
@@ -83,9 +121,15 @@ main(int argc, char **argv)
 	for (int64_t i = 0; i < bytes; i++)
 		msg[i] = (char)('a' + i % 26);
 	msg[bytes] = '\0';
-	for (int64_t i = 0; i < records; i++)
-		SR_INFO(cat, "%s", msg);
+	for (int64_t i = 0; i < records; i++) {
+		if (three)
+			SR_INFO(cat, "x=%d y=%f s=%s", (int)i, (double)i * 0.5, "sixteen-chars-ab");
+		else
+			SR_INFO(cat, "%s", msg);
+	}
 	sr_log_close(&log);
+	if (layout == 3)
+		remove_trace(trace);
 	free(msg);
 	return 0;
 }

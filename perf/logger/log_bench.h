@@ -37,6 +37,7 @@ typedef struct log_bench_variant {
 	char label[64];    /* the CSV's wait column: the strategy's label, "none" for the other kinds */
 	bool shared_ring;  /* ring: the shared multi-producer ring rather than a ring per thread */
 	bool in_ring_dir;  /* ring: the rings in files in a ring directory (config.ring_dir) */
+	bool to_trace;     /* ring: a ctf: sink (a binary trace in a directory) instead of the text file */
 } log_bench_variant;
 
 /*

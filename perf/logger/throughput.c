@@ -42,6 +42,15 @@
  * set: its rings are files, mapped shared, in a directory made fresh under
  * DIR for each of its loggers and removed when the logger is closed.
  *
+ * Traces.  --trace runs each ring row twice, the second ("WAIT/ctf") right
+ * after the first in every round, with a ctf: sink (a CTF trace in a
+ * directory made fresh under --sink-dir) instead of the text file: its
+ * bytes per message are the stream files' (the metadata is written once).
+ *
+ * The call.  --call message (the default) is Log4j 2's: SR_INFO(cat, "%s",
+ * msg); --call three is SR_INFO(cat, "x=%d y=%f s=%s", i, i * 0.5, s) with a
+ * 16-character s, the three-argument call of the binary tracers' tests.
+ *
  * Nothing is shared between threads except under the start gate's mutex and
  * through pthread_join, both of which order memory (common/bench_threads.h):
  * there are no atomics here.
@@ -51,6 +60,7 @@
 #endif
 #include <errno.h>
 #include <inttypes.h>
+#include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -86,8 +96,11 @@ static const char *const kind_names[V_KIND_COUNT] = { LOG_BENCH_MODE_NAMES, "cei
 
 typedef log_bench_variant variant;
 
-/* Rows: log_bench's, with each ring row twice under --producer both, and each of those twice under --ring-dir. */
-#define THROUGHPUT_MAX_VARIANTS (4 * LOG_BENCH_MAX_VARIANTS)
+/* Rows: log_bench's, with each ring row twice under --producer both, each of those twice under --ring-dir and --trace. */
+#define THROUGHPUT_MAX_VARIANTS (8 * LOG_BENCH_MAX_VARIANTS)
+/* --call three's string argument: 16 characters. */
+#define THREE_ARGS_STRING "sixteen-chars-ab"
+
 /* --producer */
 enum { PRODUCER_PER_THREAD = 1, PRODUCER_SHARED = 2, PRODUCER_BOTH = 3 };
 
@@ -113,6 +126,8 @@ typedef struct options {
 	bool sync_immediate;
 	int producers;          /* --producer: PRODUCER_PER_THREAD, PRODUCER_SHARED or both */
 	const char *ring_dir_parent;  /* --ring-dir: where the WAIT/dir rows' ring directories are made; NULL: no such rows */
+	bool trace;             /* --trace: WAIT/ctf rows */
+	bool three_args;        /* --call three */
 	bool calls_given, warmup_given, runs_given;   /* --quick leaves these alone */    /* sync mode's immediate_flush (default false, as Log4j 2's test) */
 } options;
 
@@ -146,6 +161,10 @@ usage(FILE *f)
 	    "                        ring per thread, each holding its share of the run),\n"
 	    "                        shared (one multi-producer ring), or both (each ring row\n"
 	    "                        twice, the shared one labelled WAIT/shared, interleaved)\n"
+	    "  --trace               each ring row twice, the second (WAIT/ctf) writing a ctf: trace\n"
+	    "                        (a directory made fresh under --sink-dir) instead of the text file\n"
+	    "  --call message|three  what each call logs: message (default) SR_INFO(cat, \"%%s\", msg),\n"
+	    "                        three SR_INFO(cat, \"x=%%d y=%%f s=%%s\", i, i * 0.5, a 16-char s)\n"
 	    "  --ring-dir DIR        each ring row twice, the second (WAIT/dir) with its rings in\n"
 	    "                        files in a ring directory made fresh under DIR, interleaved\n"
 	    "  --sync-flush WHEN     sync mode: buffered (default: lines written when the 64 KiB\n"
@@ -178,7 +197,8 @@ pow2_at_least(int64_t v)
 static int64_t
 slots_per_message(const options *o)
 {
-	int64_t rec = RECORD_HEADER_BYTES + RECORD_STRING_OVERHEAD + o->f.message_bytes;
+	int64_t rec = o->three_args ? RECORD_HEADER_BYTES + 4 + 8 + RECORD_STRING_OVERHEAD + 16
+	    : RECORD_HEADER_BYTES + RECORD_STRING_OVERHEAD + o->f.message_bytes;
 	return (rec + o->slot_size - 1) / o->slot_size;
 }
 
@@ -189,6 +209,7 @@ typedef struct worker {
 	int64_t calls;
 	sr_category *cat;
 	const char *msg;
+	bool three_args;
 	bench_start_gate *start;
 	/* Written by the worker, read by main after pthread_join (which orders them). */
 	int64_t start_ns, end_ns;
@@ -203,8 +224,12 @@ worker_main(void *arg)
 	if (!log_bench_worker_start("bench", w->index, w->start, NULL))
 		return NULL;
 	w->start_ns = sr_monotonic_ns();
-	for (int64_t i = 0; i < w->calls; i++)
-		SR_INFO(w->cat, "%s", w->msg);
+	if (w->three_args)
+		for (int64_t i = 0; i < w->calls; i++)
+			SR_INFO(w->cat, "x=%d y=%f s=%s", (int)i, (double)i * 0.5, THREE_ARGS_STRING);
+	else
+		for (int64_t i = 0; i < w->calls; i++)
+			SR_INFO(w->cat, "%s", w->msg);
 	w->end_ns = sr_monotonic_ns();
 	return NULL;
 }
@@ -222,6 +247,7 @@ typedef struct live {
 	int threads;              /* per-thread rings: the thread count they are sized for */
 	char path[PATH_BYTES];
 	char ring_dir[PATH_MAX];  /* a WAIT/dir row's ring directory while its logger is open; "" if none */
+	char trace_dir[PATH_MAX]; /* a WAIT/ctf row's trace directory while its logger is open; "" if none */
 } live;
 
 /*
@@ -261,6 +287,47 @@ ring_dir_remove(live *l)
 	l->ring_dir[0] = '\0';
 }
 
+/*
+ * Applies f to each file of a trace directory (its metadata too when
+ * with_metadata); returns the sum of what f returns.
+ */
+static int64_t
+trace_files(const char *dir, bool with_metadata, int64_t (*f)(const char *path))
+{
+	int64_t sum = 0;
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return -1;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		bool stream = strncmp(e->d_name, "stream-", 7) == 0;
+		if (!stream && !(with_metadata && strcmp(e->d_name, "metadata") == 0))
+			continue;
+		char path[PATH_MAX + 300];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		sum += f(path);
+	}
+	closedir(d);
+	return sum;
+}
+
+static int64_t
+file_bytes(const char *path)
+{
+	return bench_file_size(path);
+}
+
+static int64_t
+truncate_file(const char *path)
+{
+	return truncate(path, 0) == 0 ? 0 : 1;
+}
+
+static int64_t
+remove_file(const char *path)
+{
+	return unlink(path) == 0 ? 0 : 1;
+}
+
 static void
 logger_close(live *l)
 {
@@ -269,12 +336,18 @@ logger_close(live *l)
 		unlink(l->path);
 	}
 	ring_dir_remove(l);
+	if (l->trace_dir[0] != '\0') {
+		if (trace_files(l->trace_dir, true, remove_file) != 0 || rmdir(l->trace_dir) != 0)
+			fprintf(stderr, "%s: cannot remove the trace %s: %s\n", PROG, l->trace_dir, strerror(errno));
+		l->trace_dir[0] = '\0';
+	}
 }
 
 /* The warm-up's thread: logs n messages and exits. */
 typedef struct warm_up {
 	sr_category *cat;
 	const char *msg;
+	bool three_args;
 	int64_t n;
 } warm_up;
 
@@ -283,8 +356,12 @@ warm_up_main(void *arg)
 {
 	warm_up *w = arg;
 	sr_log_thread_name("bench-warm");
-	for (int64_t i = 0; i < w->n; i++)
-		SR_INFO(w->cat, "%s", w->msg);
+	for (int64_t i = 0; i < w->n; i++) {
+		if (w->three_args)
+			SR_INFO(w->cat, "x=%d y=%f s=%s", (int)i, (double)i * 0.5, THREE_ARGS_STRING);
+		else
+			SR_INFO(w->cat, "%s", w->msg);
+	}
 	return NULL;
 }
 
@@ -302,6 +379,17 @@ logger_open(const options *o, const variant *v, int index, int threads, const ch
 	unlink(l->path);
 
 	sr_sink_config sink = sr_sink_file(l->path);
+	if (v->to_trace) {
+		/* A directory of its own, made empty here: a trace is one logger's. */
+		int n = snprintf(l->trace_dir, sizeof l->trace_dir, "%s/seqring-trace-XXXXXX", o->f.sink_dir);
+		if (n < 0 || (size_t)n >= sizeof l->trace_dir || mkdtemp(l->trace_dir) == NULL) {
+			snprintf(err, ERR_MAX, "cannot make a trace directory under %s: %s", o->f.sink_dir,
+			    n < 0 || (size_t)n >= sizeof l->trace_dir ? "path too long" : strerror(errno));
+			l->trace_dir[0] = '\0';
+			return false;
+		}
+		sink = sr_sink_ctf(l->trace_dir);
+	}
 	sr_log_config c;
 	log_bench_config(&c, v, o->f.message_bytes, &sink);
 	c.full_policy = o->policy;
@@ -334,7 +422,7 @@ logger_open(const options *o, const variant *v, int index, int threads, const ch
 	}
 	l->cat = sr_log_category(l->log, "bench.throughput");
 	l->threads = threads;
-	warm_up w = { l->cat, msg, o->warmup };
+	warm_up w = { l->cat, msg, o->three_args, o->warmup };
 	pthread_t warm;
 	int e = pthread_create(&warm, NULL, warm_up_main, &w);
 	if (e != 0) {
@@ -356,7 +444,7 @@ run_logger(const options *o, const variant *v, live *l, int threads, const char 
     char *err)
 {
 	/* The file keeps O_APPEND: after the truncation the logger writes from offset 0 again. */
-	if (truncate(l->path, 0) != 0) {
+	if (l->trace_dir[0] != '\0' ? trace_files(l->trace_dir, false, truncate_file) != 0 : truncate(l->path, 0) != 0) {
 		snprintf(err, ERR_MAX, "cannot truncate %s: %s", l->path, strerror(errno));
 		return false;
 	}
@@ -376,6 +464,7 @@ run_logger(const options *o, const variant *v, live *l, int threads, const char 
 		w[t].calls = per_thread;
 		w[t].cat = l->cat;
 		w[t].msg = msg;
+		w[t].three_args = o->three_args;
 		w[t].start = &start;
 	}
 	if (!bench_run_threads(&start, threads, worker_main, w, sizeof *w, NULL, err, ERR_MAX))
@@ -395,7 +484,7 @@ run_logger(const options *o, const variant *v, live *l, int threads, const char 
 	int64_t calls = per_thread * threads;
 	int64_t written = (int64_t)(after.written - before.written);
 	int64_t dropped = (int64_t)(after.dropped - before.dropped);
-	int64_t bytes = bench_file_size(l->path);
+	int64_t bytes = l->trace_dir[0] != '\0' ? trace_files(l->trace_dir, false, file_bytes) : bench_file_size(l->path);
 	if (written + dropped != calls || after.sink_errors != before.sink_errors || bytes <= 0 ||
 	    (o->policy == SR_LOG_FULL_BLOCK && dropped != 0)) {
 		snprintf(err, ERR_MAX, "%s/%s threads=%d: check failed: %" PRId64 " calls, %" PRId64
@@ -447,7 +536,10 @@ probe_line_bytes(const options *o, const char *msg, double *bytes, char *err)
 	if (log == NULL)
 		return false;
 	sr_log_thread_name("bench-000");
-	SR_INFO(sr_log_category(log, "bench.throughput"), "%s", msg);
+	if (o->three_args)
+		SR_INFO(sr_log_category(log, "bench.throughput"), "x=%d y=%f s=%s", 0, 0.0, THREE_ARGS_STRING);
+	else
+		SR_INFO(sr_log_category(log, "bench.throughput"), "%s", msg);
 	sr_log_close(&log);
 	*bytes = (double)bench_file_size(path);
 	unlink(path);
@@ -621,6 +713,47 @@ expand_ring_dir(variant *vars, int *nvars, int max, char *err)
 	return true;
 }
 
+/* --call: a bench_flag parser (message: false, three: true). */
+static bool
+parse_call(void *dest, char **values, char *err, size_t errsize)
+{
+	bool *three = dest;
+	if (strcmp(values[0], "message") == 0 || strcmp(values[0], "three") == 0) {
+		*three = strcmp(values[0], "three") == 0;
+		return true;
+	}
+	snprintf(err, errsize, "--call '%.32s': expected message or three", values[0]);
+	return false;
+}
+
+/*
+ * --trace: each ring row followed by its twin writing a ctf: trace
+ * (labelled "LABEL/ctf"), so that the two compare within every round.
+ */
+static bool
+expand_trace(variant *vars, int *nvars, int max, char *err)
+{
+	variant in[THROUGHPUT_MAX_VARIANTS];
+	int n = *nvars, out = 0;
+	memcpy(in, vars, (size_t)n * sizeof *vars);
+	for (int i = 0; i < n; i++) {
+		int copies = in[i].kind == V_RING ? 2 : 1;
+		if (out + copies > max) {
+			snprintf(err, ERR_MAX, "--trace: more than %d rows", max);
+			return false;
+		}
+		vars[out++] = in[i];
+		if (copies == 2) {
+			variant *v = &vars[out++];
+			*v = in[i];
+			v->to_trace = true;
+			snprintf(v->label, sizeof v->label, "%.56s/ctf", in[i].label);
+		}
+	}
+	*nvars = out;
+	return true;
+}
+
 /* --capacity: a bench_flag parser (run: -1, logger: 0, else a message count). */
 static bool
 parse_capacity(void *dest, char **values, char *err, size_t errsize)
@@ -658,6 +791,8 @@ parse_args(int argc, char **argv, options *o, char *err)
 		{ BENCH_FLAG("--capacity", BENCH_CUSTOM, &o->capacity), .parse = parse_capacity },
 		{ BENCH_FLAG("--slot-size", BENCH_POWER_OF_TWO, &o->slot_size), .min = 64, .max = 65536 },
 		{ BENCH_FLAG("--ring-dir", BENCH_TEXT, &o->ring_dir_parent) },
+		{ BENCH_FLAG("--trace", BENCH_SWITCH, &o->trace), .switch_to = true },
+		{ BENCH_FLAG("--call", BENCH_CUSTOM, &o->three_args), .parse = parse_call },
 	};
 	enum bench_parsed parsed = log_bench_parse_args(argc, argv, &o->f, own, (int)(sizeof own / sizeof own[0]),
 	    usage, err, ERR_MAX);
@@ -814,10 +949,15 @@ print_rows(const options *o, const table *t)
 		line_bytes = t->probe_bytes;
 	char b1[32], b2[32], b3[32], b4[32];
 	printf("## Logger throughput, Log4j 2's method (`perf/throughput`)\n\n");
-	printf("- Each of T threads makes %" PRId64 " / T calls of `SR_INFO(cat, \"%%s\", msg)` with one "
-	    "%" PRId64 "-character string (the format has a single %%s; the text layout makes each line "
-	    "about %.0f bytes); all threads start together at a gate.\n", o->calls, o->f.message_bytes,
-	    line_bytes);
+	if (o->three_args)
+		printf("- Each of T threads makes %" PRId64 " / T calls of `SR_INFO(cat, \"x=%%d y=%%f s=%%s\", i, "
+		    "i * 0.5, s)` with a 16-character s (the text layout makes each line about %.0f bytes); all "
+		    "threads start together at a gate.\n", o->calls, line_bytes);
+	else
+		printf("- Each of T threads makes %" PRId64 " / T calls of `SR_INFO(cat, \"%%s\", msg)` with one "
+		    "%" PRId64 "-character string (the format has a single %%s; the text layout makes each line "
+		    "about %.0f bytes); all threads start together at a gate.\n", o->calls, o->f.message_bytes,
+		    line_bytes);
 	printf("- Each mode's logger is opened once (busyspin and yield consumers, which spin while "
 	    "idle, once per run; per-thread rings, sized for the thread count, once per thread count), "
 	    "writes to a file under %s, and is warmed up with %" PRId64 " messages "
@@ -841,6 +981,10 @@ print_rows(const options *o, const table *t)
 	else
 		printf("- ring rows' producer: %s.\n", o->producers == PRODUCER_SHARED ? shared_text :
 		    per_thread_text);
+	if (o->trace)
+		printf("- rows WAIT/ctf: the same ring row with a ctf: sink (a CTF trace in a directory made fresh "
+		    "under %s for each of its loggers) instead of the text file; bytes per message are the stream "
+		    "files'; run right after their twin in every round.\n", o->f.sink_dir);
 	if (o->ring_dir_parent != NULL)
 		printf("- rows WAIT/dir: the same ring row with a ring directory (config.ring_dir): its rings "
 		    "are files, mapped shared, in a directory made fresh under %s for each of its loggers and "
@@ -979,7 +1123,8 @@ main(int argc, char **argv)
 	if (parsed == BENCH_PARSED_RUN &&
 	    (!log_bench_variants(o.f.wait_list, o.f.want, V_KIND_COUNT, t.vars, &t.nvars, err, ERR_MAX) ||
 	    !expand_producers(&o, t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err) ||
-	    (o.ring_dir_parent != NULL && !expand_ring_dir(t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err))))
+	    (o.ring_dir_parent != NULL && !expand_ring_dir(t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err)) ||
+	    (o.trace && !expand_trace(t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err))))
 		parsed = BENCH_PARSED_BAD;
 	if (parsed != BENCH_PARSED_RUN)
 		return bench_parsed_exit(parsed, PROG, err);
