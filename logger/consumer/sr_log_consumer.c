@@ -207,7 +207,9 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 		log->consumer->batch_truncated_records++;
 	sr_log_event ev;
 	sr_log__event_of_record(log, h, body, body_len, false, false, &ev);
-	if (sr_log__fanout(log, &ev, h->level, SR_DISPATCH_BUFFERED, log->consumer->line))
+	if (sr_log__fanout_events_only(log, h->level))
+		sr_log__dispatch_event(log, SR_DISPATCH_BUFFERED, &ev, h->level);  /* no line to render */
+	else if (sr_log__fanout(log, &ev, h->level, SR_DISPATCH_BUFFERED, log->consumer->line))
 		log->consumer->batch_truncated_lines++;
 	log->consumer->batch_written++;
 }

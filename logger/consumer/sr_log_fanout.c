@@ -28,6 +28,12 @@ sr_log__fanout_single(const sr_log *log, int level)
 }
 
 bool
+sr_log__fanout_events_only(const sr_log *log, int level)
+{
+	return log->sinks->layouts_for_level[level_index(level)] == 0 && log->sinks->has_ctf;
+}
+
+bool
 sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *line)
 {
 	unsigned mask = log->sinks->layouts_for_level[level_index(level)];

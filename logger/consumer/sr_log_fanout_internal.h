@@ -27,6 +27,8 @@ bool sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, cha
  * policy sync).
  */
 void sr_log__report_sink_losses(sr_log *log, char *line, int how);
+/* True when no sink taking `level` renders a line: a ctf sink (or several) takes the event itself. */
+bool sr_log__fanout_events_only(const sr_log *log, int level);
 /* True when every sink taking `level` uses the logger's layout and none is syslog. */
 bool sr_log__fanout_single(const sr_log *log, int level);
 

@@ -41,6 +41,15 @@ sr_log__ctf_sink_open(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int 
 void
 sr_log__dispatch_event(sr_log *log, int how, const sr_log_event *ev, int level)
 {
+	if (how == SR_DISPATCH_BUFFERED && log->sinks->ctf_count == 1) {
+		/* The consumer and one trace: the common case, without the loop. */
+		sr_log_sink *s = &log->sinks->s[log->sinks->ctf_sinks[0]];
+		if (level >= (int)s->cfg.level) {
+			s->batch_messages++;
+			(void)sr_log__ctf_put(s->ctf, ev, SR_CTF_BUFFERED);
+		}
+		return;
+	}
 	for (int k = 0; k < log->sinks->ctf_count; k++) {
 		sr_log_sink *s = &log->sinks->s[log->sinks->ctf_sinks[k]];
 		if (s->ctf == NULL || level < (int)s->cfg.level)

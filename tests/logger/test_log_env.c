@@ -332,7 +332,15 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		  "SEQRING_LOG_CLOCK 'sundial' is invalid: expected realtime, coarse, tsc or auto" },
 		{ "SEQRING_LOG_SINK", "journal",
 		  "SEQRING_LOG_SINK 'journal' is invalid: sink 0: 'journal' is not a sink: expected stderr, stdout, "
-		  "null, fd:N, file:PATH or syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH]" },
+		  "null, fd:N, file:PATH, ctf:DIR or syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH]" },
+		{ "SEQRING_LOG_SINK", "ctf:",
+		  "SEQRING_LOG_SINK 'ctf:' is invalid: sink 0: 'ctf:' needs a directory (ctf:/var/log/app.trace)" },
+		{ "SEQRING_LOG_SINK", "ctf:/tmp/t,layout=json",
+		  "SEQRING_LOG_SINK 'ctf:/tmp/t,layout=json' is invalid: sink 0: option 'layout' is not one of a ctf "
+		  "sink's (level, buffer, max_size, keep, mode): a trace holds events, not lines" },
+		{ "SEQRING_LOG_SINK", "ctf:/tmp/t,daily=1",
+		  "SEQRING_LOG_SINK 'ctf:/tmp/t,daily=1' is invalid: sink 0: option 'daily' is not one of a ctf "
+		  "sink's (level, buffer, max_size, keep, mode): a trace holds events, not lines" },
 		{ "SEQRING_LOG_SINK", "stderr;file:",
 		  "SEQRING_LOG_SINK 'stderr;file:' is invalid: sink 1: 'file:' needs a path" },
 		{ "SEQRING_LOG_SINK", "file:/tmp/x.log,keep=many",
