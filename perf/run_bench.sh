@@ -220,6 +220,35 @@ if [ -s "$RESULTS/consumer_instructions.csv" ]; then
   } >> "$RESULTS/consumer.md"
 fi
 
+# --- the binary trace: the ctf: sink beside the text file ----------------------
+# each ring row twice, the twin writing a ctf: trace (perf/throughput --trace), interleaved within
+# every round: the three-argument call of the binary tracers (an int, a double, a 16-character
+# string), and Log4j 2's 500-character message beside the fwrite ceiling; the consumer's
+# instructions per record for the three-argument call, text and ctf
+if [ "$QUICK" = 1 ]; then TRACE_ARGS=(--quick --threads 1,4); else TRACE_ARGS=(--threads 1,64); fi
+say "binary trace: $THROUGHPUT ${TRACE_ARGS[*]} --trace (--call three; --call message with the ceiling)"
+"$THROUGHPUT" "${TRACE_ARGS[@]}" --trace --call three --modes ring --truncate \
+  --out "$RESULTS/trace.csv" > "$RESULTS/trace.md"
+"$THROUGHPUT" "${TRACE_ARGS[@]}" --trace --call message --modes ring,ceiling \
+  --out "$RESULTS/trace.csv" >> "$RESULTS/trace.md"
+if command -v valgrind >/dev/null 2>&1; then
+  {
+    echo
+    echo "The consumer's instructions per record for the three-argument call (\`perf/consumer --call three\`,"
+    echo "valgrind --tool=callgrind on \`sr_log__consume_record\`, $CONS_RECORDS records):"
+    echo
+    echo "| sink | instructions per record |"
+    echo "|---|---:|"
+    for layout in text ctf; do
+      ir=$(valgrind --tool=callgrind --toggle-collect='sr_log__consume_record' --callgrind-out-file=/dev/null \
+           "$CONSUMER" --records "$CONS_RECORDS" --call three --layout "$layout" 2>&1 >/dev/null |
+           sed -n 's/.*Collected : *//p' | tr -d ,)
+      awk -v l="$layout" -v n="$CONS_RECORDS" -v ir="${ir:-0}" \
+        'BEGIN { printf "| %s | %.0f |\n", (l == "ctf" ? "ctf: (binary event)" : "text file (text layout)"), ir / n }'
+    done
+  } >> "$RESULTS/trace.md"
+fi
+
 # --- ring topologies --------------------------------------------------------
 if [ "$QUICK" = 1 ]; then RING_ARGS=(--quick); else RING_ARGS=(); fi
 say "ring topologies: $RING_PERF ${RING_ARGS[*]}"
@@ -423,6 +452,10 @@ echo
 echo "### The consumer's rate for 100-byte messages (1 producer; drained = written per second)"
 echo
 cat "$RESULTS/consumer.md"
+echo
+echo "### The binary trace (ctf: sink) beside the text file"
+echo
+cat "$RESULTS/trace.md"
 echo
 cat "$RESULTS/ring.md"
 echo
