@@ -82,6 +82,7 @@
 #include "sr_log_fast.h"
 #include "sr_log_level.h"
 #include "sr_log_recovery.h"
+#include "sr_log_trace.h"
 #include "sr_log_site.h"
 
 #ifdef __cplusplus

@@ -182,6 +182,18 @@ sr_log__write_recovered(sr_log *log, const sr_log_rec *h, const unsigned char *b
 }
 
 void
+sr_log__write_event_now(sr_log *log, const sr_log_event *ev, char *line)
+{
+	if (sr_log__fanout(log, ev, ev->level, SR_DISPATCH_NOW, line))
+		sr_atomic_faa_i64(&log->totals.truncated_lines, 1);
+	if (ev->h != NULL && (ev->h->kind & SR_REC_KIND_MASK) == SR_REC_FORMAT_ERROR)
+		sr_atomic_faa_i64(&log->totals.format_errors, 1);
+	if (ev->h != NULL && (ev->h->kind & SR_REC_TRUNCATED))
+		sr_atomic_faa_i64(&log->totals.truncated_records, 1);
+	sr_log__count_by_caller(log, true);
+}
+
+void
 sr_log__write_text_now(sr_log *log, int level, const char *text, size_t len, char *line)
 {
 	sr_log__thread();  /* the line names this thread: its id and name known */

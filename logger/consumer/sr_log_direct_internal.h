@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sr_log_event_internal.h"
 #include "sr_log_internal.h"
 
 /*
@@ -60,6 +61,12 @@ char *sr_log__render_call_on_heap(sr_log *log, const sr_log_rec *h, const sr_fmt
  */
 void sr_log__write_recovered(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len,
     int64_t ts_ns, char *line);
+/*
+ * An event made elsewhere (a decoded trace's: its own time, thread and
+ * backtrace mark), written now as sr_log__write_recovered writes and counted
+ * as it counts.  line: max_line + SR_FMT_LINE_RESERVE bytes.
+ */
+void sr_log__write_event_now(sr_log *log, const sr_log_event *ev, char *line);
 /* The logger's own line (category "seqring"), written now as sr_log__write_recovered writes. */
 void sr_log__write_text_now(sr_log *log, int level, const char *text, size_t len, char *line);
 

@@ -138,6 +138,15 @@ count_write(sr_log_ctf *t, bool ok, size_t bytes, uint64_t events)
 
 /* ---- packets ---- */
 
+/* A thread's name as a packet holds it: 16 bytes, NUL-padded (a name of 16 has no NUL). */
+static void
+name_of(char out[16], const char *name)
+{
+	memset(out, 0, 16);
+	if (name != NULL)
+		memcpy(out, name, strnlen(name, 16));
+}
+
 static void
 fill_head(const sr_log_ctf *t, const sr_ctf_stream *s, sr_ctf_packet_head *h, uint64_t ts_begin, uint64_t ts_end,
     size_t bytes, const char *name)
@@ -310,7 +319,7 @@ sr_log__ctf_stream_reserve(sr_log_ctf *t, sr_ctf_stream_table *table, sr_ctf_str
     size_t bytes)
 {
 	char name16[16];
-	strncpy(name16, name != NULL ? name : "", sizeof name16);  /* NUL-padded, as the packet holds it */
+	name_of(name16, name);
 	if (s->packet_events > 0 && memcmp(s->name, name16, sizeof name16) != 0)
 		end_packet(t, table, s);  /* a packet has one thread name */
 	/* The consumer's fast path compares the name as the event holds it: the same bytes, the same packet. */
@@ -399,7 +408,7 @@ sr_log__ctf_stream_write_single(sr_log_ctf *t, sr_ctf_stream *s, uint32_t tid, i
 		s->instance_id = sr_log__ctf_next_instance(t);
 	}
 	char name16[16];
-	strncpy(name16, name != NULL ? name : "", sizeof name16);
+	name_of(name16, name);
 	sr_ctf_packet_head h;
 	size_t total = sizeof h + bytes;
 	fill_head(t, s, &h, ts, ts, total, name16);

@@ -120,11 +120,14 @@ read_u32(const unsigned char *p)
 	return v;
 }
 
+/* message_bytes' answer for a record that does not match its class (0 is a message without arguments). */
+#define NOT_ITS_CLASS SIZE_MAX
+
 /*
  * The payload of a message event: checks that the string area holds one
  * NUL-ended string per non-NULL %s, of the length its field says.  Returns
- * the payload's bytes (errno, body, a NUL per NULL string), or 0 when the
- * record does not match its class.
+ * the payload's bytes (errno, body, a NUL per NULL string), or
+ * NOT_ITS_CLASS when the record does not match its class.
  */
 static inline size_t
 message_bytes(const sr_ctf_class *c, const sr_log_event *ev, int *null_strings)
@@ -132,7 +135,7 @@ message_bytes(const sr_ctf_class *c, const sr_log_event *ev, int *null_strings)
 	const unsigned char *body = ev->body;
 	size_t len = ev->body_len;
 	if (len < c->value_bytes || ev->h->value_bytes != c->value_bytes)
-		return 0;
+		return NOT_ITS_CLASS;
 	size_t at = c->value_bytes;
 	int nulls = 0;
 	for (int i = 0; i < c->nstrings; i++) {
@@ -142,11 +145,11 @@ message_bytes(const sr_ctf_class *c, const sr_log_event *ev, int *null_strings)
 			continue;
 		}
 		if (n >= len - at || body[at + n] != '\0')
-			return 0;
+			return NOT_ITS_CLASS;
 		at += (size_t)n + 1;
 	}
 	if (at != len)
-		return 0;
+		return NOT_ITS_CLASS;
 	*null_strings = nulls;
 	return (c->uses_errno ? 4 : 0) + len + (size_t)nulls;
 }
@@ -213,7 +216,7 @@ put_buffered_fast(sr_log_ctf *t, const sr_log_event *ev)
 	int null_strings = 0;
 	size_t payload = message_bytes(c, ev, &null_strings);
 	size_t bytes = sizeof(sr_ctf_event_head) + payload;
-	if (payload == 0 || null_strings != 0 || s->len + bytes > s->cap)
+	if (payload == NOT_ITS_CLASS || null_strings != 0 || s->len + bytes > s->cap)
 		return false;
 	uint64_t ts = ev->ts_ns > 0 ? (uint64_t)ev->ts_ns : 0;
 	if (ts < s->last_ts)
@@ -251,7 +254,7 @@ put_general(sr_log_ctf *t, const sr_log_event *ev, int how)
 	switch (c->kind) {
 	case SR_CTF_KIND_MESSAGE:
 		payload = message_bytes(c, ev, &null_strings);
-		if (payload == 0)
+		if (payload == NOT_ITS_CLASS)
 			return put_rendered(t, ev, how);
 		break;
 	case SR_CTF_KIND_FORMAT_ERROR:
