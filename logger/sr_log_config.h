@@ -445,8 +445,9 @@ SR_API sr_sink_config sr_sink_null(void);
  * sr_log_decode_trace (the command `seqring-decode`) prints the lines the
  * text sinks would have written.  The sink has no layout.  buffer_bytes
  * bounds a packet (one per stream per batch, or when full); max_file_bytes
- * and keep_files rotate each stream file as a file sink's.  A directory that
- * already holds a trace is refused at open.
+ * and keep_files rotate each stream file as a file sink's.  A trace a live
+ * logger writes is refused at open; one a previous run left is kept as
+ * DIR.1 (docs/trace.md).
  * @param dir The trace's directory (copied at open).
  * @return The configuration.
  */

@@ -23,6 +23,8 @@
 #define SR_CTF_TRACE_FORMAT_VERSION 1
 #define SR_CTF_MAGIC 0xC1FC1FC1u
 #define SR_CTF_METADATA_NAME "metadata"
+/* The live writer's lock (a dot file: readers skip it). */
+#define SR_CTF_LOCK_NAME ".lock"
 /* Stream files: "stream-TID" plus the origin's suffix. */
 #define SR_CTF_STREAM_PREFIX "stream-"
 

@@ -186,7 +186,25 @@ end_packet(sr_log_ctf *t, sr_ctf_stream_table *table, sr_ctf_stream *s)
 {
 	if (s->packet_events == 0)
 		return;
+	uint64_t discarded_before = s->events_discarded;
 	carry_drops(t, table, s);
+	if (s->packet_seq_num == 0 && s->events_discarded > discarded_before) {
+		/*
+		 * A reader counts a packet's drops from the packet before it, and a
+		 * stream's first has none: an empty packet goes ahead of it, which
+		 * counts none (room for it was allocated with the buffer).
+		 */
+		sr_ctf_packet_head lead;
+		uint64_t carried = s->events_discarded;
+		s->events_discarded = discarded_before;
+		fill_head(t, s, &lead, s->ts_begin, s->ts_begin, sizeof lead, s->name);
+		s->events_discarded = carried;
+		memmove(s->buf + s->packet_at + sizeof lead, s->buf + s->packet_at, s->len - s->packet_at);
+		memcpy(s->buf + s->packet_at, &lead, sizeof lead);
+		s->packet_seq_num++;
+		s->packet_at += sizeof lead;
+		s->len += sizeof lead;
+	}
 	sr_ctf_packet_head h;
 	fill_head(t, s, &h, s->ts_begin, s->ts_end, s->len - s->packet_at, s->name);
 	memcpy(s->buf + s->packet_at, &h, sizeof h);
@@ -298,7 +316,7 @@ sr_log__ctf_stream_of(sr_log_ctf *t, sr_ctf_stream_table *table, uint32_t tid, i
 	if (cap < one)
 		cap = one;
 	if (s != NULL)
-		s->buf = malloc(cap);
+		s->buf = malloc(cap + sizeof(sr_ctf_packet_head));  /* and an empty packet ahead of the first (end_packet) */
 	if (s == NULL || s->buf == NULL) {
 		free(s);
 		return NULL;

@@ -51,25 +51,18 @@ make_uuid(sr_log_ctf *t)
 	t->uuid_text[at] = '\0';
 }
 
-/* Makes dir (if missing) and its metadata file, which must not exist yet: a trace is one run's. */
+/* Takes dir for this run (sr_log_ctf_previous.c) and makes its metadata file. */
 static int
 begin_trace(sr_log_ctf *t, sr_error *err)
 {
-	if (mkdir(t->dir, 0777) != 0 && errno != EEXIST)
-		return sr_error_set(err, SR_ESYS, "ctf sink: cannot make the trace directory \"%s\": %s (expected a "
-		    "directory that exists or whose parent does)", t->dir, strerror(errno));
-	struct stat st;
-	if (stat(t->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return sr_error_set(err, SR_ESYS, "ctf sink: \"%s\" is not a directory (expected a directory for the "
-		    "trace's files)", t->dir);
+	int rc = sr_log__ctf_take_dir(t, err);
+	if (rc != SR_OK)
+		return rc;
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof path, "%s/" SR_CTF_METADATA_NAME, t->dir) >= (int)sizeof path)
 		return sr_error_set(err, SR_EINVAL, "ctf sink: the trace directory's path is too long (%zu bytes)",
 		    strlen(t->dir));
 	t->metadata_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, t->opt.file_mode);
-	if (t->metadata_fd < 0 && errno == EEXIST)
-		return sr_error_set(err, SR_ESTATE, "ctf sink: \"%s\" already holds a trace (its metadata file): a "
-		    "trace is one run's; expected a new or empty directory", t->dir);
 	if (t->metadata_fd < 0)
 		return sr_error_set(err, SR_ESYS, "ctf sink: cannot create \"%s\": %s", path, strerror(errno));
 	make_uuid(t);
@@ -90,6 +83,7 @@ sr_log__ctf_open(sr_log_ctf **out, const sr_log_ctf_options *o, sr_error *err)
 	t->opt = *o;
 	t->opt.dir = t->dir;
 	t->metadata_fd = -1;
+	t->lock_fd = -1;
 	t->classes_cap = 1024;
 	t->classes = calloc(t->classes_cap, sizeof *t->classes);
 	if (t->classes == NULL) {
@@ -364,11 +358,31 @@ sr_log__ctf_close(sr_log_ctf *t)
 	sr_log__ctf_streams_free(&t->direct);
 	if (t->metadata_fd >= 0)
 		close(t->metadata_fd);
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);  /* the last: the trace is whole when another writer may take the directory */
 	if (t->classes != NULL)
 		pthread_mutex_destroy(&t->classes_lock);
 	sr_log__ctf_classes_free(t);
 	free(t->dir);
 	free(t);
+}
+
+void
+sr_log__ctf_abandon(sr_log_ctf *t)
+{
+	if (t == NULL)
+		return;
+	if (t->metadata_fd >= 0 && t->class_count == 0 && t->consumer.count == 0 && t->direct.count == 0) {
+		const char *const names[] = { SR_CTF_METADATA_NAME, SR_CTF_LOCK_NAME };
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+			char path[PATH_MAX];
+			if (snprintf(path, sizeof path, "%s/%s", t->dir, names[i]) < (int)sizeof path)
+				(void)unlink(path);
+		}
+		if (t->made_dir)
+			(void)rmdir(t->dir);  /* fails, harmlessly, if anything else is in it */
+	}
+	sr_log__ctf_close(t);
 }
 
 void
@@ -401,6 +415,10 @@ sr_log__ctf_after_fork(sr_log_ctf *t)
 	if (t->metadata_fd >= 0)
 		close(t->metadata_fd);
 	t->metadata_fd = -1;
+	/* The parent's lock stays the parent's: its own descriptor holds it still. */
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	t->lock_fd = -1;
 	pthread_mutex_init(&t->classes_lock, NULL);
 	sr_atomic_store_relaxed_i64(&t->next_instance, 0);
 	char *child = NULL;

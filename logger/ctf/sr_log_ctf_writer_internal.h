@@ -7,7 +7,9 @@
  *
  * Files: sr_log_ctf_classes.c (the event classes and the metadata they are
  * declared in), sr_log_ctf_streams.c (streams, packets, their files),
- * sr_log_ctf_writer.c (open, put, flush, close: the face the sink calls).
+ * sr_log_ctf_previous.c (the directory taken for this run, a previous
+ * run's trace kept aside), sr_log_ctf_writer.c (open, put, flush, close:
+ * the face the sink calls).
  *
  * Who touches what.  The consumer (how BUFFERED: one thread at a time, the
  * consumer or a sync-mode caller under its mutex) owns the consumer streams
@@ -108,6 +110,7 @@ typedef struct sr_log_ctf {
 	void **pools;                 /* every pool, for close */
 	size_t pool_count;
 	int metadata_fd;
+	int lock_fd;                  /* DIR/.lock, held for the writer's life (sr_log_ctf_previous.c) */
 	sr_atomic_i64 next_instance;  /* a counter: no data rides on it */
 	/* The consumer's. */
 	sr_ctf_class *cache[SR_CTF_CLASS_CACHE];
@@ -119,6 +122,7 @@ typedef struct sr_log_ctf {
 	/* Counters (relaxed). */
 	sr_atomic_i64 events, bytes, writes, errors, lost_events, rotations;
 	bool write_failed_reported;
+	bool made_dir;                /* this open made the directory (abandon removes it) */
 } sr_log_ctf;
 
 /* ---- sr_log_ctf_writer.c: the face ---- */
@@ -131,6 +135,13 @@ bool sr_log__ctf_put(sr_log_ctf *t, const sr_log_event *ev, int how);
 uint64_t sr_log__ctf_flush(sr_log_ctf *t, bool raw);
 /* Writes what is left, closes the files, frees the writer. */
 void sr_log__ctf_close(sr_log_ctf *t);
+/*
+ * A logger's open failed after this sink opened: the trace it began (its
+ * metadata and lock files, and the directory if open made it) is removed
+ * when no event was written, so that the configuration put right opens
+ * there; then as sr_log__ctf_close.
+ */
+void sr_log__ctf_abandon(sr_log_ctf *t);
 /* The reopen signal: every file is opened again by name (a moved metadata file is written whole again). */
 void sr_log__ctf_reopen(sr_log_ctf *t);
 /*
@@ -149,6 +160,16 @@ int sr_log__ctf_metadata_begin(sr_log_ctf *t, sr_error *err);
 /* Writes the metadata whole again (head and every class) into a new file. */
 int sr_log__ctf_metadata_rewrite(sr_log_ctf *t);
 void sr_log__ctf_classes_free(sr_log_ctf *t);
+
+/* ---- sr_log_ctf_previous.c ---- */
+
+/*
+ * Makes the trace directory this run's: made if missing, locked; a trace a
+ * previous writer left there trimmed to whole packets and kept as DIR.1
+ * (older ones renumbered), DIR made afresh.  SR_ESTATE when a live writer
+ * holds it.
+ */
+int sr_log__ctf_take_dir(sr_log_ctf *t, sr_error *err);
 
 /* ---- sr_log_ctf_streams.c ---- */
 

@@ -80,6 +80,13 @@ sr_log__ctf_sink_flush(sr_log_sink *s, bool raw)
 }
 
 void
+sr_log__ctf_sink_abandon(sr_log_sink *s)
+{
+	sr_log__ctf_abandon(s->ctf);
+	s->ctf = NULL;
+}
+
+void
 sr_log__ctf_sink_close(sr_log_sink *s)
 {
 	sr_log__ctf_close(s->ctf);

@@ -166,6 +166,8 @@ void sr_log__dispatch_event(sr_log *log, int how, const sr_log_event *ev, int le
 int sr_log__ctf_sink_open(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error *err);
 uint64_t sr_log__ctf_sink_flush(sr_log_sink *s, bool raw);
 void sr_log__ctf_sink_close(sr_log_sink *s);
+/* After a failed open (the logger never ran): the trace begun is removed if it holds no event. */
+void sr_log__ctf_sink_abandon(sr_log_sink *s);
 void sr_log__ctf_sink_reopen(sr_log_sink *s);
 void sr_log__ctf_sink_after_fork(sr_log_sink *s);
 void sr_log__ctf_sink_counters(const sr_log_sink *s, sr_log_sink_counters *o);

@@ -69,7 +69,8 @@ free_sink_memory(sr_log_sink *s)
 		free(s->copies[k]);
 		s->copies[k] = NULL;
 	}
-	sr_log__ctf_sink_close(s);
+	/* A logger that ran closed its ctf sinks in sr_log__sinks_close: one still open here never ran. */
+	sr_log__ctf_sink_abandon(s);
 	free(s->buf);
 	free(s->path);
 	free(s->rot_name);
