@@ -172,8 +172,11 @@ consume_head(sr_log *log, sr_log_threads *t, sr_log_thread_ring *p)
 		return;
 	}
 	/* A new name for the ring's writer was taken by the read itself. */
-	if ((h.kind & SR_REC_KIND_MASK) != SR_REC_THREAD_NAME)
+	int kind = h.kind & SR_REC_KIND_MASK;
+	if (kind != SR_REC_THREAD_NAME)
 		sr_log__consume_record(log, &h, body, body_len);
+	if (kind == SR_REC_NOTICE || kind == SR_REC_DUMP)
+		t->batch_notice = true;  /* its flusher waits for this batch's end: everything written */
 	/*
 	 * The lines read, out of this core's caches: the producer writes them
 	 * again a lap later, and would otherwise wait for this copy to be
@@ -216,6 +219,7 @@ run_pass(sr_log *log, sr_log_threads *t, bool *more)
 			heap_push(t->heap, &t->heap_len, p);
 	}
 	int64_t taken = 0;
+	t->batch_notice = false;
 	if (t->heap_len > 0) {
 		/* In the configuration's slots (slot_size bytes), as capacity is: the ring's are cache lines. */
 		int64_t lines_per_slot = (int64_t)(log->opt.slot_size / SR_LOG__THREAD_SLOT);
@@ -230,7 +234,11 @@ run_pass(sr_log *log, sr_log_threads *t, bool *more)
 				heap_sift_down(t->heap, t->heap_len, 0);
 		}
 		sr_log__crash_checkpoint(&t->crash);
-		sr_log__end_of_batch(log);
+		/* Cut short by the batch's bound, so behind, and no flusher waits on it: a trace may keep packets open. */
+		if (taken >= SR_LOG_THREADS_MAX_BATCH && !t->batch_notice)
+			sr_log__end_of_batch_behind(log);
+		else
+			sr_log__end_of_batch(log);
 		sr_log__ring_files_batch_written(log);
 	}
 	*more = false;

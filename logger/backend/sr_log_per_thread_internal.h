@@ -139,6 +139,7 @@ typedef struct sr_log_threads {
 	} __attribute__((aligned(SR_CACHELINE))) hot;
 	int64_t slots;                /* each ring's */
 	sr_log *log;                  /* the logger (its ring directory makes the rings' files) */
+	bool batch_notice;            /* the consumer's: this batch took a flush's or a dump's notice */
 	pthread_mutex_t park_lock;
 	pthread_cond_t park_cond;     /* CLOCK_MONOTONIC */
 

@@ -169,10 +169,10 @@ sr_log__count_lost(sr_log *log, uint64_t lines)
 	sr_atomic_faa_i64(&log->totals.write_failed, (int64_t)lines);
 }
 
-void
-sr_log__end_of_batch(sr_log *log)
+static void
+end_batch(sr_log *log, bool behind)
 {
-	uint64_t lost = sr_log__sinks_flush(log);
+	uint64_t lost = behind ? sr_log__sinks_flush_behind(log) : sr_log__sinks_flush(log);
 	publish_batch_counters(log);
 	sr_log__count_lost(log, lost);
 	sr_log__report_drops(log, false);
@@ -180,6 +180,18 @@ sr_log__end_of_batch(sr_log *log)
 	/* tsc: a cheap check, a recalibration when due (see sr_log_clock.c). */
 	if (log->clk != NULL)
 		sr_log__clock_refresh(log, false);
+}
+
+void
+sr_log__end_of_batch(sr_log *log)
+{
+	end_batch(log, false);
+}
+
+void
+sr_log__end_of_batch_behind(sr_log *log)
+{
+	end_batch(log, true);
 }
 
 /* Formats one record and hands its line to the sinks (consumer only). */

@@ -26,6 +26,12 @@ void sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned cha
 void sr_log__consume_line(sr_log *log, int level, const char *line, size_t len);
 /* End of batch: write the sinks' buffers, publish the counters, report drops, keep tsc calibrated. */
 void sr_log__end_of_batch(sr_log *log);
+/*
+ * The same when the consumer is behind (more waits than a batch took) and
+ * no flush is waiting on this batch: a ctf sink may keep its emptier
+ * streams' packets open for the next batch (sr_log__sinks_flush_behind).
+ */
+void sr_log__end_of_batch_behind(sr_log *log);
 /* In a forked child: the consumer's batch state and the logger's counters start from zero. */
 void sr_log__consumer_after_fork(sr_log *log);
 /* Lines counted written when handed to the sinks that the sinks then lost (any thread). */

@@ -540,5 +540,4 @@ sr_log__ctf_classes_free(sr_log_ctf *t)
 	t->classes = NULL;
 	t->classes_cap = t->class_count = 0;
 	memset(t->cache, 0, sizeof t->cache);
-	t->last_class = NULL;
 }

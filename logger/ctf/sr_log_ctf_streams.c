@@ -329,6 +329,8 @@ sr_log__ctf_stream_of(sr_log_ctf *t, sr_ctf_stream_table *table, uint32_t tid, i
 	slot_insert(table->slot, table->cap, s);
 	table->count++;
 	table->last = s;
+	if (origin == SR_CTF_ORIGIN_CONSUMER)
+		table->by_tid[tid % SR_CTF_STREAM_CACHE] = s;
 	return s;
 }
 
@@ -398,18 +400,30 @@ close_idle(sr_ctf_stream_table *table)
 }
 
 uint64_t
-sr_log__ctf_streams_flush(sr_log_ctf *t, sr_ctf_stream_table *table)
+sr_log__ctf_streams_flush_full(sr_log_ctf *t, sr_ctf_stream_table *table, size_t min_bytes)
 {
 	uint64_t lost_before = (uint64_t)sr_atomic_load_relaxed_i64(&t->lost_events);
+	size_t kept = 0;
 	for (size_t i = 0; i < table->dirty_count; i++) {
 		sr_ctf_stream *s = table->dirty[i];
+		if (s->len < min_bytes) {
+			table->dirty[kept++] = s;  /* its open packet goes on */
+			continue;
+		}
 		end_packet(t, table, s);
 		write_buffer(t, s);
 		s->dirty = false;
 	}
-	table->dirty_count = 0;
-	close_idle(table);
+	table->dirty_count = kept;
+	if (kept == 0)
+		close_idle(table);
 	return (uint64_t)sr_atomic_load_relaxed_i64(&t->lost_events) - lost_before;
+}
+
+uint64_t
+sr_log__ctf_streams_flush(sr_log_ctf *t, sr_ctf_stream_table *table)
+{
+	return sr_log__ctf_streams_flush_full(t, table, 0);
 }
 
 bool

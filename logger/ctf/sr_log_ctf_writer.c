@@ -199,12 +199,13 @@ static inline bool
 put_buffered_fast(sr_log_ctf *t, const sr_log_event *ev)
 {
 	const sr_log_rec *h = ev->h;
-	sr_ctf_class *c = t->last_class;
-	sr_ctf_stream *s = t->consumer.last;
-	/* last_class is a message class of no backtrace mark; consumer.last a consumer-origin stream with an open packet. */
-	if (c == NULL || s == NULL || h == NULL || c->site != ev->site || c->category != h->cat ||
-	    c->level_kind != (uint32_t)ev->level || s->tid != ev->tid || ev->backtrace ||
-	    (h->kind & SR_REC_KIND_MASK) != SR_REC_MESSAGE || s->packet_events == 0 ||
+	sr_ctf_stream *s = t->consumer.by_tid[ev->tid % SR_CTF_STREAM_CACHE];
+	if (s == NULL || s->tid != ev->tid || h == NULL)
+		return false;
+	/* A stream's fast_class is a message class of no backtrace mark, the last it took. */
+	sr_ctf_class *c = s->fast_class;
+	if (c == NULL || c->site != ev->site || c->category != h->cat || c->level_kind != (uint32_t)ev->level ||
+	    ev->backtrace || (h->kind & SR_REC_KIND_MASK) != SR_REC_MESSAGE || s->packet_events == 0 ||
 	    memcmp(s->name, ev->thread, sizeof s->name) != 0)
 		return false;
 	int null_strings = 0;
@@ -321,8 +322,8 @@ put_general(sr_log_ctf *t, const sr_log_event *ev, int how)
 	}
 	sr_log__ctf_stream_commit(t, table, s, ts, bytes);
 	/* The fast path's: a plain message into a consumer stream. */
-	if (how == SR_CTF_BUFFERED)
-		t->last_class = c->kind == SR_CTF_KIND_MESSAGE && origin == SR_CTF_ORIGIN_CONSUMER ? c : NULL;
+	if (how == SR_CTF_BUFFERED && origin == SR_CTF_ORIGIN_CONSUMER)
+		s->fast_class = c->kind == SR_CTF_KIND_MESSAGE ? c : NULL;
 	if (how == SR_CTF_NOW)
 		(void)sr_log__ctf_streams_flush(t, table);  /* written now: the caller's sync promise */
 	return true;
@@ -334,6 +335,12 @@ sr_log__ctf_put(sr_log_ctf *t, const sr_log_event *ev, int how)
 	if (how == SR_CTF_BUFFERED && put_buffered_fast(t, ev))
 		return true;
 	return put_general(t, ev, how);
+}
+
+uint64_t
+sr_log__ctf_flush_behind(sr_log_ctf *t)
+{
+	return sr_log__ctf_streams_flush_full(t, &t->consumer, t->opt.packet_bytes / 2);
 }
 
 uint64_t

@@ -63,6 +63,9 @@ typedef struct sr_ctf_class {
 	uint16_t string_len_at[SR_SITE_MAX_ARGS]; /* offset of each %s's length field in the value area */
 } sr_ctf_class;
 
+/* Streams the consumer finds by tid without a search (threads' records come interleaved by time). */
+#define SR_CTF_STREAM_CACHE 256
+
 /* One stream: one thread's events of one origin, in one file. */
 typedef struct sr_ctf_stream {
 	uint32_t tid;
@@ -75,6 +78,7 @@ typedef struct sr_ctf_stream {
 	uint64_t file_bytes;          /* bytes in the current file */
 	uint64_t idle_flushes;        /* flushes since it last had an event */
 	char name[16];                /* the open packet's thread name */
+	struct sr_ctf_class *fast_class; /* the consumer's: the class of this stream's last plain message */
 	/* The buffer: whole packets, then the open packet from `packet_at`. */
 	unsigned char *buf;
 	size_t len, cap, packet_at;
@@ -91,6 +95,7 @@ typedef struct sr_ctf_stream_table {
 	sr_ctf_stream **dirty;        /* streams with bytes to write */
 	size_t dirty_count;
 	sr_ctf_stream *last;          /* the last one used: a thread's events come in runs */
+	sr_ctf_stream *by_tid[SR_CTF_STREAM_CACHE]; /* consumer-origin streams by tid, direct-mapped */
 	uint64_t flushes;
 } sr_ctf_stream_table;
 
@@ -114,7 +119,6 @@ typedef struct sr_log_ctf {
 	sr_atomic_i64 next_instance;  /* a counter: no data rides on it */
 	/* The consumer's. */
 	sr_ctf_class *cache[SR_CTF_CLASS_CACHE];
-	sr_ctf_class *last_class;     /* the class of the consumer's last event (its fast path) */
 	sr_ctf_stream_table consumer;
 	uint64_t attributed_drops;    /* drops already carried by some packet */
 	/* The callers' that write now (under the sink's lock). */
@@ -133,6 +137,14 @@ int sr_log__ctf_open(sr_log_ctf **out, const sr_log_ctf_options *o, sr_error *er
 bool sr_log__ctf_put(sr_log_ctf *t, const sr_log_event *ev, int how);
 /* Writes the consumer streams' packets (raw: the crash handler); returns the events lost. */
 uint64_t sr_log__ctf_flush(sr_log_ctf *t, bool raw);
+/*
+ * The consumer is behind (more records wait than a batch takes): writes
+ * only the consumer streams whose buffer is half full; the others keep
+ * their open packet for the next batch, so that a batch spread over many
+ * threads costs a few writes, not one per thread.  The next batch end that
+ * is not behind (the consumer caught up, a flush asked) writes them all.
+ */
+uint64_t sr_log__ctf_flush_behind(sr_log_ctf *t);
 /* Writes what is left, closes the files, frees the writer. */
 void sr_log__ctf_close(sr_log_ctf *t);
 /*
@@ -186,8 +198,9 @@ unsigned char *sr_log__ctf_stream_reserve(sr_log_ctf *t, sr_ctf_stream_table *ta
 /* The event just written at the reserved place: its time and size. */
 void sr_log__ctf_stream_commit(sr_log_ctf *t, sr_ctf_stream_table *table, sr_ctf_stream *s, uint64_t ts,
     size_t bytes);
-/* Writes every dirty stream of table; returns the events lost. */
+/* Writes every dirty stream of table (only those min_bytes full and more, the others kept dirty); returns the events lost. */
 uint64_t sr_log__ctf_streams_flush(sr_log_ctf *t, sr_ctf_stream_table *table);
+uint64_t sr_log__ctf_streams_flush_full(sr_log_ctf *t, sr_ctf_stream_table *table, size_t min_bytes);
 /* The crash handler: ev as one packet of its own, appended to its stream's file (no allocation). */
 bool sr_log__ctf_stream_write_single(sr_log_ctf *t, sr_ctf_stream *s, uint32_t tid, int origin,
     const char *name, uint64_t ts, const struct iovec *iov, int iovcnt, size_t bytes);

@@ -79,6 +79,12 @@ sr_log__ctf_sink_flush(sr_log_sink *s, bool raw)
 	return s->ctf != NULL ? sr_log__ctf_flush(s->ctf, raw) : 0;
 }
 
+uint64_t
+sr_log__ctf_sink_flush_behind(sr_log_sink *s)
+{
+	return s->ctf != NULL ? sr_log__ctf_flush_behind(s->ctf) : 0;
+}
+
 void
 sr_log__ctf_sink_abandon(sr_log_sink *s)
 {

@@ -118,6 +118,8 @@ void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t 
  * last call (with several sinks, the most any one sink lost).
  */
 uint64_t sr_log__sinks_flush(sr_log *log);
+/* As sr_log__sinks_flush, when the consumer is behind: a ctf sink writes only its fuller streams (sr_log__ctf_flush_behind). */
+uint64_t sr_log__sinks_flush_behind(sr_log *log);
 /* A caller: writes a line to every qualifying sink now, under each sink's lock; false if one failed. */
 bool sr_log__dispatch_now(sr_log *log, int level, const char *line, size_t len);
 /*
@@ -165,6 +167,7 @@ void sr_log__dispatch_event(sr_log *log, int how, const sr_log_event *ev, int le
 /* The ctf sink (sr_log_sink_ctf.c): its writer opened, flushed, closed, reopened, forked, counted, described. */
 int sr_log__ctf_sink_open(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error *err);
 uint64_t sr_log__ctf_sink_flush(sr_log_sink *s, bool raw);
+uint64_t sr_log__ctf_sink_flush_behind(sr_log_sink *s);
 void sr_log__ctf_sink_close(sr_log_sink *s);
 /* After a failed open (the logger never ran): the trace begun is removed if it holds no event. */
 void sr_log__ctf_sink_abandon(sr_log_sink *s);

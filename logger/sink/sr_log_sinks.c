@@ -271,15 +271,15 @@ flush_one(sr_log_sink *s)
 	}
 }
 
-uint64_t
-sr_log__sinks_flush(sr_log *log)
+static uint64_t
+flush_sinks(sr_log *log, bool behind)
 {
 	uint64_t lost = 0;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
 		flush_one(s);
 		if (s->cfg.kind == SR_SINK_CTF)
-			s->batch_lost += sr_log__ctf_sink_flush(s, false);
+			s->batch_lost += behind ? sr_log__ctf_sink_flush_behind(s) : sr_log__ctf_sink_flush(s, false);
 		if (s->cfg.kind == SR_SINK_SYSLOG)
 			sr_log__syslog_flush(s);
 		if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.flush != NULL && s->batch_messages > 0) {
@@ -299,6 +299,18 @@ sr_log__sinks_flush(sr_log *log)
 	}
 	sr_log__sinks_reopen_if_asked(log);
 	return lost;
+}
+
+uint64_t
+sr_log__sinks_flush(sr_log *log)
+{
+	return flush_sinks(log, false);
+}
+
+uint64_t
+sr_log__sinks_flush_behind(sr_log *log)
+{
+	return flush_sinks(log, true);
 }
 
 static void
