@@ -1182,3 +1182,80 @@ Test(log_trace, a_forked_child_writes_a_trace_of_its_own_in_dir_dot_pid, .timeou
 	bt_output_free(&parent);
 	remove_temp_dir(dir);
 }
+
+/* A sink whose first line never returns: the consumer holds it, the records stay in the rings. */
+static int
+holds_the_consumer(void *ctx, sr_log_level level, const char *line, size_t len)
+{
+	(void)ctx, (void)level, (void)line, (void)len;
+	for (;;)
+		pause();
+	return 0;
+}
+
+Test(log_trace, records_a_killed_process_left_in_its_ring_directory_reach_the_next_runs_trace)
+{
+	if (babeltrace_missing())
+		cr_skip_test("babeltrace2 is not installed (apt-get install babeltrace2)");
+	enum { LEFT = 200 };
+	char dir[64], rings[96], trace[96], kept[112];
+	make_temp_dir(dir, sizeof dir);
+	snprintf(rings, sizeof rings, "%s/rings", dir);
+	snprintf(trace, sizeof trace, "%s/trace", dir);
+	snprintf(kept, sizeof kept, "%s.1", trace);
+	cr_assert_eq(mkdir(rings, 0700), 0);
+	int ready[2];
+	cr_assert_eq(pipe(ready), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		/* The trace, and a sink that holds the consumer at the first line: every record stays in its ring file. */
+		sr_sink_config sinks[2] = { sr_sink_ctf(trace), sr_sink_callback(holds_the_consumer, NULL) };
+		sr_log_config c;
+		sr_log_config_default(&c);
+		c.ignore_environment = true;
+		c.sinks = sinks;
+		c.sink_count = 2;
+		c.ring_dir = rings;
+		sr_error err;
+		sr_log *log = sr_log_open(&c, &err);
+		if (log == NULL)
+			_exit(3);
+		sr_category *cat = sr_log_category_get(log, "app.left", &err);
+		sr_log_thread_name("doomed");
+		for (int i = 0; i < LEFT; i++)
+			SR_INFO(cat, "left %d of %s", i, "the dead");
+		(void)!write(ready[1], "x", 1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	char byte;
+	cr_assert_eq(read(ready[0], &byte, 1), 1, "the child logged nothing");
+	close(ready[0]);
+	kill(pid, SIGKILL);
+	int status;
+	waitpid(pid, &status, 0);
+
+	/* The next run, on the same ring directory and trace: the dead one's records come out in its trace. */
+	sr_sink_config sink = sr_sink_ctf(trace);
+	sr_log_config c;
+	config_with(&c, &sink);
+	c.ring_dir = rings;
+	sr_log *log = tl_open(&c);
+	sr_log_close(&log);
+	bt_output now = babeltrace(trace);
+	cr_expect_eq(now.status, 0, "the new trace reads: %s", now.errors);
+	size_t recovered = 0;
+	for (size_t i = 0; i < now.count; i++)
+		if (strstr(now.lines[i], "app.left") != NULL && strstr(now.lines[i], "\"doomed\"") != NULL &&
+		    strstr(now.lines[i], "arg1 = \"the dead\"") != NULL)
+			recovered++;
+	cr_expect_eq(recovered, LEFT, "the dead process's %d records, each with its thread, in %s: got %zu", LEFT, trace,
+	    recovered);
+	bt_output_free(&now);
+	bt_output old = babeltrace(kept);
+	cr_expect_eq(old.status, 0, "the dead process's own trace, kept as %s, reads: %s", kept, old.errors);
+	bt_output_free(&old);
+	remove_temp_dir(dir);
+}
