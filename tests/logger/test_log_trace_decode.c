@@ -12,6 +12,7 @@
 #include "sr_log_ctf_format_internal.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdarg.h>
 
@@ -776,4 +777,134 @@ Test(trace_decode, follow_takes_packets_as_they_become_whole)
 	sr_log_close(&f.log);
 	tl_setup_end(&s);
 	remove_dir(dir);
+}
+
+/* ---- many threads in ring mode: the consumer's order in the text file, time order decoded ---- */
+
+enum { RING_THREADS = 64, RING_CALLS = 200 };
+
+typedef struct ring_worker {
+	sr_category *cat;
+	int index;
+} ring_worker;
+
+static void *
+ring_worker_main(void *arg)
+{
+	ring_worker *w = arg;
+	char name[16];
+	snprintf(name, sizeof name, "w%02d", w->index);
+	sr_log_thread_name(name);
+	for (int i = 0; i < RING_CALLS; i++)
+		SR_INFO(w->cat, "thread %d call %d x=%f s=%s", w->index, i, i * 0.5, i % 7 == 0 ? "seven\nlines" : "plain");
+	return NULL;
+}
+
+static int
+by_bytes(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of text (modified in place), sorted when sort. */
+static char **
+lines_of(char *text, size_t *count, bool sort)
+{
+	size_t cap = 1024, n = 0;
+	char **lines = malloc(cap * sizeof *lines);
+	for (char *p = text; *p != '\0';) {
+		char *end = strchr(p, '\n');
+		/* A message's own newline is escaped by the text layout: a line ends at a newline. */
+		if (end != NULL)
+			*end = '\0';
+		if (n == cap)
+			lines = realloc(lines, (cap *= 2) * sizeof *lines);
+		lines[n++] = p;
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	if (sort)
+		qsort(lines, n, sizeof *lines, by_bytes);
+	*count = n;
+	return lines;
+}
+
+/* The calls of thread k, in the order the lines give them: each must follow the one before. */
+static void
+expect_each_thread_in_order(char **lines, size_t n, const char *what)
+{
+	int next[RING_THREADS] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		const char *m = strstr(lines[i], "thread ");
+		int k, call;
+		if (m == NULL || sscanf(m, "thread %d call %d", &k, &call) != 2 || k < 0 || k >= RING_THREADS)
+			continue;
+		cr_expect_eq(call, next[k], "%s: thread %d's call %d came where call %d was due", what, k, call, next[k]);
+		next[k] = call + 1;
+	}
+	for (int k = 0; k < RING_THREADS; k++)
+		cr_expect_eq(next[k], RING_CALLS, "%s: thread %d has %d calls", what, k, next[k]);
+}
+
+/*
+ * 64 threads log through the per-thread rings (the default) into a ctf:
+ * sink and a text file; the trace decoded into a text file holds the same
+ * lines, byte for byte, each thread's in the same order.
+ */
+Test(trace_decode, round_trip_of_64_threads_in_ring_mode)
+{
+	char dir[64], trace[96], text[96], text_again[96];
+	temp_dir(dir, sizeof dir);
+	snprintf(trace, sizeof trace, "%s/trace", dir);
+	snprintf(text, sizeof text, "%s/text.log", dir);
+	snprintf(text_again, sizeof text_again, "%s/text-decoded.log", dir);
+	sr_sink_config sinks[2] = { sr_sink_ctf(trace), sr_sink_file(text) };
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	c.close_at_exit = false;
+	c.sinks = sinks;
+	c.sink_count = 2;
+	sr_log *log = tl_open(&c);
+	sr_category *cat = sr_log_category(log, "app.many");
+	pthread_t threads[RING_THREADS];
+	ring_worker w[RING_THREADS];
+	for (int k = 0; k < RING_THREADS; k++) {
+		w[k] = (ring_worker){ cat, k };
+		cr_assert_eq(pthread_create(&threads[k], NULL, ring_worker_main, &w[k]), 0);
+	}
+	for (int k = 0; k < RING_THREADS; k++)
+		pthread_join(threads[k], NULL);
+	sr_log_close(&log);
+
+	sr_sink_config out = sr_sink_file(text_again);
+	sr_log *reader = sync_logger(&out, 1);
+	sr_error err;
+	sr_trace_decode_report report;
+	int rc = sr_log_decode_trace(reader, trace, NULL, &report, &err);
+	sr_log_close(&reader);
+	cr_assert_eq(rc, SR_OK, "%s", err.message);
+	cr_expect_eq(report.events, (uint64_t)RING_THREADS * RING_CALLS, "events decoded: %" PRIu64, report.events);
+	char *want_text = tl_read_file(text, NULL), *got_text = tl_read_file(text_again, NULL);
+	cr_assert(want_text != NULL && got_text != NULL);
+	size_t want_n, got_n;
+	char **want = lines_of(want_text, &want_n, false), **got = lines_of(got_text, &got_n, false);
+	expect_each_thread_in_order(want, want_n, "the text sink");
+	expect_each_thread_in_order(got, got_n, "the decoded trace");
+	qsort(want, want_n, sizeof *want, by_bytes);
+	qsort(got, got_n, sizeof *got, by_bytes);
+	cr_expect_eq(want_n, got_n, "%zu lines written, %zu decoded", want_n, got_n);
+	size_t differ = 0;
+	for (size_t i = 0; i < want_n && i < got_n; i++)
+		if (strcmp(want[i], got[i]) != 0 && differ++ == 0)
+			cr_expect_fail("the text sink wrote\n%s\nwhere the decoded trace has\n%s", want[i], got[i]);
+	cr_expect_eq(differ, 0, "%zu lines differ", differ);
+	free(want);
+	free(got);
+	free(want_text);
+	free(got_text);
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
 }
