@@ -251,7 +251,9 @@ write_message_fields(md_out *o, const sr_site *site, const sr_fmt_sig *sig)
 	if (sig->uses_errno)
 		md_field(o, "int32_t", "errno", -1, "");
 	for (int i = 0; i < sig->nargs; i++) {
-		char c = nconv == sig->nargs ? conv[i] : 'd';
+		char c = 'd';  /* a format whose conversions were not all read: signed */
+		if (nconv == sig->nargs)
+			c = conv[i];
 		bool is_unsigned = c == 'u' || c == 'o' || c == 'x' || c == 'X';
 		switch (sig->type[i]) {
 		case SR_FMT_ARG_LONG:
@@ -323,7 +325,7 @@ write_class(md_out *o, const sr_ctf_class *c)
 	if (c->level_kind >> 12 & 1)
 		md_str(o, "&backtrace=1");
 	md_str(o, "\";\n");
-	if (c->kind == SR_CTF_KIND_MESSAGE) {
+	if (c->kind == SR_CTF_KIND_MESSAGE && site != NULL) {
 		md_str(o, "\tfields := struct {\n");
 		write_message_fields(o, site, &site->sig);
 		md_str(o, "\t};\n");
@@ -395,7 +397,7 @@ make_room(sr_log_ctf *t, bool raw)
 			return false;
 		if (!raw) {
 			size_t cap = t->classes_cap * 2;
-			sr_ctf_class **slots = calloc(cap, sizeof *slots);
+			sr_ctf_class **slots = calloc(cap, sizeof(sr_ctf_class *));
 			if (slots == NULL)
 				return false;
 			for (size_t i = 0; i < t->classes_cap; i++)

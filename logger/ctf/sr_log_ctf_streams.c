@@ -32,6 +32,7 @@ put_text(char *out, size_t at, size_t size, const char *s)
 	if (at + n >= size)
 		n = at < size ? size - at - 1 : 0;
 	memcpy(out + at, s, n);
+	out[at + n] = '\0';
 	return at + n;
 }
 
@@ -270,8 +271,8 @@ table_grow(sr_ctf_stream_table *table)
 	if ((table->count + 1) * 2 <= table->cap)
 		return true;
 	size_t cap = table->cap == 0 ? 64 : table->cap * 2;
-	sr_ctf_stream **slots = calloc(cap, sizeof *slots);
-	sr_ctf_stream **dirty = realloc(table->dirty, cap * sizeof *dirty);
+	sr_ctf_stream **slots = calloc(cap, sizeof(sr_ctf_stream *));
+	sr_ctf_stream **dirty = realloc(table->dirty, cap * sizeof(sr_ctf_stream *));
 	if (slots == NULL || dirty == NULL) {
 		free(slots);
 		if (dirty != NULL)

@@ -85,7 +85,7 @@ sr_log__ctf_open(sr_log_ctf **out, const sr_log_ctf_options *o, sr_error *err)
 	t->metadata_fd = -1;
 	t->lock_fd = -1;
 	t->classes_cap = 1024;
-	t->classes = calloc(t->classes_cap, sizeof *t->classes);
+	t->classes = calloc(t->classes_cap, sizeof(sr_ctf_class *));
 	if (t->classes == NULL) {
 		sr_log__ctf_close(t);
 		return sr_error_set(err, SR_ENOMEM, "ctf sink: cannot allocate the event classes of \"%s\"", o->dir);
@@ -128,7 +128,7 @@ message_bytes(const sr_ctf_class *c, const sr_log_event *ev, int *null_strings)
 {
 	const unsigned char *body = ev->body;
 	size_t len = ev->body_len;
-	if (len < c->value_bytes || ev->h->value_bytes != c->value_bytes)
+	if (ev->h == NULL || len < c->value_bytes || ev->h->value_bytes != c->value_bytes)
 		return NOT_ITS_CLASS;
 	size_t at = c->value_bytes;
 	int nulls = 0;
@@ -430,7 +430,7 @@ sr_log__ctf_after_fork(sr_log_ctf *t)
 	sr_atomic_store_relaxed_i64(&t->next_instance, 0);
 	char *child = NULL;
 	t->classes_cap = 1024;
-	t->classes = calloc(t->classes_cap, sizeof *t->classes);
+	t->classes = calloc(t->classes_cap, sizeof(sr_ctf_class *));
 	if (t->classes != NULL && asprintf(&child, "%s.%ld", t->dir, (long)getpid()) > 0) {
 		free(t->dir);
 		t->dir = child;
