@@ -228,9 +228,9 @@ fi
 if [ "$QUICK" = 1 ]; then TRACE_ARGS=(--quick --threads 1,4); else TRACE_ARGS=(--threads 1,64); fi
 say "binary trace: $THROUGHPUT ${TRACE_ARGS[*]} --trace (--call three; --call message with the ceiling)"
 "$THROUGHPUT" "${TRACE_ARGS[@]}" --trace --call three --modes ring --truncate \
-  --out "$RESULTS/trace.csv" > "$RESULTS/trace.md"
-"$THROUGHPUT" "${TRACE_ARGS[@]}" --trace --call message --modes ring,ceiling \
-  --out "$RESULTS/trace.csv" >> "$RESULTS/trace.md"
+  --out "$RESULTS/trace_three.csv" > "$RESULTS/trace.md"
+"$THROUGHPUT" "${TRACE_ARGS[@]}" --trace --call message --modes ring,ceiling --truncate \
+  --out "$RESULTS/trace_message.csv" >> "$RESULTS/trace.md"
 if command -v valgrind >/dev/null 2>&1; then
   {
     echo
