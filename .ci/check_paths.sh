@@ -35,9 +35,9 @@ allowed=(
   '[*?]'                 # globs: ring/*.c, perf/results/*.csv
   '\.\.\.'               # elisions: perf/...
   # Labels, not paths: a logger mode and its wait strategy (ring/phased in the perf tables,
-  # ring/phased/shared for the shared ring beside the default),
-  # or the modes together (ring/queue/sync).
-  '^(ring|queue|sync)(/(ring|queue|sync|busyspin|yield|sleep|block|liteblock|timeout|phased|shared))+$'
+  # ring/phased/shared for the shared ring beside the default, ring/phased/ctf for its twin
+  # writing a trace), or the modes together (ring/queue/sync).
+  '^(ring|queue|sync)(/(ring|queue|sync|busyspin|yield|sleep|block|liteblock|timeout|phased|shared|ctf|dir))+$'
 )
 # Files whose paths name other projects' trees, not this one: the peers' sources and docs
 # describe Log4j 2, Logback, spdlog and the Disruptor.
