@@ -289,8 +289,9 @@ flush_one_log(sr_log *log)
 		while (!sr_atomic_load_acquire_i32(&c->parked) && sr_monotonic_ns() < deadline)
 			nap();
 	}
-	/* What the consumer buffered but has not written: lines of records up to handled_seq. */
+	/* What the consumer buffered but has not written: lines (and trace packets) of records up to handled_seq. */
 	sr_log__sinks_write_buffers_raw(log);
+	sr_log__ctf_sinks_write_raw(log);
 	for (sr_log_crash_ring *cr = first_ring(c); cr != NULL; cr = next_ring(cr)) {
 		/* pairs with the consumer's store-release of handled_seq after each record */
 		int64_t handled = sr_atomic_load_acquire_i64(&cr->handled_seq);

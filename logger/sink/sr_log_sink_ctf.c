@@ -79,6 +79,13 @@ sr_log__ctf_sink_flush(sr_log_sink *s, bool raw)
 	return s->ctf != NULL ? sr_log__ctf_flush(s->ctf, raw) : 0;
 }
 
+void
+sr_log__ctf_sinks_write_raw(sr_log *log)
+{
+	for (int k = 0; k < log->sinks->ctf_count; k++)
+		(void)sr_log__ctf_sink_flush(&log->sinks->s[log->sinks->ctf_sinks[k]], true);
+}
+
 uint64_t
 sr_log__ctf_sink_flush_behind(sr_log_sink *s)
 {

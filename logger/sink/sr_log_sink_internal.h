@@ -154,6 +154,8 @@ void sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t le
 /* sr_log__sinks_write_raw for the sinks with layout `layout` (-1: all). */
 void sr_log__sinks_write_raw_layout(sr_log *log, int layout, int level, const char *line, size_t len);
 void sr_log__sinks_write_buffers_raw(sr_log *log);
+/* The crash handler: the ctf sinks' buffered packets written (sr_log_sink_ctf.c; no lock, no allocation). */
+void sr_log__ctf_sinks_write_raw(sr_log *log);
 
 /*
  * Hands an event to the ctf sinks that take `level` (sr_log_sink_ctf.c), as

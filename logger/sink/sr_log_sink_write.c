@@ -323,6 +323,5 @@ sr_log__sinks_write_buffers_raw(sr_log *log)
 			write_raw(s, s->buf, s->len);
 			s->len = 0;
 		}
-		(void)sr_log__ctf_sink_flush(s, true);
 	}
 }
