@@ -564,7 +564,8 @@ sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size)
 		return false;
 	describe_config(&log->sinks->s[i].cfg, buf, size);
 	size_t n = strlen(buf);
-	if (n + 1 < size) {
+	/* A trace has no layout: seqring-decode chooses one when it reads it. */
+	if (n + 1 < size && log->sinks->s[i].cfg.kind != SR_SINK_CTF) {
 		buf[n] = ' ';
 		sr_log__sink_layout_describe(log, &log->sinks->s[i], buf + n + 1, size - n - 1);
 	}

@@ -1259,3 +1259,27 @@ Test(log_trace, records_a_killed_process_left_in_its_ring_directory_reach_the_ne
 	bt_output_free(&old);
 	remove_temp_dir(dir);
 }
+
+Test(log_trace, describe_names_the_trace_and_no_layout)
+{
+	char dir[64], trace[96], want[200];
+	make_temp_dir(dir, sizeof dir);
+	snprintf(trace, sizeof trace, "%s/trace", dir);
+	sr_sink_config sink = sr_sink_ctf(trace);
+	sink.level = SR_LOG_WARN;
+	sink.max_file_bytes = 1 << 20;
+	sink.keep_files = 3;
+	sr_log_config c;
+	config_with(&c, &sink);
+	sr_log *log = tl_open(&c);
+	char *text = tl_describe(log);
+	snprintf(want, sizeof want, "ctf %s level=warn packet=65536 max_size=1048576 keep=3", trace);
+	cr_expect_not_null(strstr(text, want), "describe says \"%s\":\n%s", want, text);
+	const char *line = strstr(text, "ctf ");
+	const char *end = line != NULL ? strchr(line, '\n') : NULL;
+	cr_expect(line != NULL && end != NULL && memmem(line, (size_t)(end - line), "layout=", 7) == NULL,
+	    "a trace has no layout, yet its line says one:\n%s", text);
+	free(text);
+	sr_log_close(&log);
+	remove_temp_dir(dir);
+}
