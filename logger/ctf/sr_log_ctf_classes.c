@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sr_log_date_internal.h"
 #include "sr_version.h"
 
 /* ---- text out to the metadata file ---- */
@@ -70,12 +71,9 @@ static void
 md_u64(md_out *o, uint64_t v)
 {
 	char digits[24];
-	size_t n = sizeof digits;
-	do {
-		digits[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	md_put(o, digits + n, sizeof digits - n);
+	sr_fmt_buf b = { digits, 0, sizeof digits, 0 };
+	sr_log__put_uint(&b, v, 1);
+	md_put(o, digits, b.len);
 }
 
 /* A value inside a TSDL string literal made of bytes a name may hold: anything else becomes '_'. */
@@ -310,15 +308,8 @@ write_class(md_out *o, const sr_ctf_class *c)
 	md_uri_pair(o, "category", category);
 	if (c->kind != SR_CTF_KIND_TEXT && site != NULL) {
 		md_uri_pair(o, "file", site->file);
-		char line[24];
-		size_t n = sizeof line;
-		uint64_t v = site->line > 0 ? (uint64_t)site->line : 0;
-		line[--n] = '\0';
-		do {
-			line[--n] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v > 0);
-		md_uri_pair(o, "line", line + n);
+		md_str(o, "&line=");  /* digits: nothing to encode */
+		md_u64(o, site->line > 0 ? (uint64_t)site->line : 0);
 		md_uri_pair(o, "function", site->function);
 		md_uri_pair(o, "format", site->format);
 	}

@@ -13,6 +13,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "sr_file_lock_internal.h"
 #include "sr_log_ctf_writer_internal.h"
 
 #include <dirent.h>
@@ -36,17 +37,7 @@ lock_dir(const char *dir, unsigned mode)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -1;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
-		int e = errno == EACCES ? EAGAIN : errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
+	return sr__lock_file(path, mode);
 }
 
 /* Cuts a stream file back to its last whole packet; true when something was cut. */

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #endif
 #include "sr_log_ctf_writer_internal.h"
+#include "sr_log_date_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,43 +26,26 @@
 
 /* ---- paths ---- */
 
-static size_t
-put_text(char *out, size_t at, size_t size, const char *s)
+static void
+put_text(sr_fmt_buf *b, const char *s)
 {
-	size_t n = strlen(s);
-	if (at + n >= size)
-		n = at < size ? size - at - 1 : 0;
-	memcpy(out + at, s, n);
-	out[at + n] = '\0';
-	return at + n;
+	sr_fmt_buf_put(b, s, strlen(s));
 }
 
-static size_t
-put_u64(char *out, size_t at, size_t size, uint64_t v)
-{
-	char digits[24];
-	size_t n = sizeof digits;
-	digits[--n] = '\0';
-	do {
-		digits[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	return put_text(out, at, size, digits + n);
-}
-
-/* DIR/stream-TID[-origin][.generation] (generation 0: the current file). */
+/* DIR/stream-TID[-origin][.generation] (generation 0: the current file), cut to size - 1 bytes. */
 static void
 stream_path(const sr_log_ctf *t, uint32_t tid, int origin, int generation, char *out, size_t size)
 {
-	size_t at = put_text(out, 0, size, t->dir);
-	at = put_text(out, at, size, "/" SR_CTF_STREAM_PREFIX);
-	at = put_u64(out, at, size, tid);
-	at = put_text(out, at, size, sr_ctf__origin_suffix(origin));
+	sr_fmt_buf b = { out, 0, size - 1, 0 };
+	put_text(&b, t->dir);
+	put_text(&b, "/" SR_CTF_STREAM_PREFIX);
+	sr_log__put_uint(&b, tid, 1);
+	put_text(&b, sr_ctf__origin_suffix(origin));
 	if (generation > 0) {
-		at = put_text(out, at, size, ".");
-		at = put_u64(out, at, size, (uint64_t)generation);
+		sr_fmt_buf_putc(&b, '.');
+		sr_log__put_uint(&b, (uint64_t)generation, 1);
 	}
-	out[at] = '\0';
+	out[b.len] = '\0';
 }
 
 static int
@@ -364,21 +348,6 @@ sr_log__ctf_stream_reserve(sr_log_ctf *t, sr_ctf_stream_table *table, sr_ctf_str
 		table->dirty[table->dirty_count++] = s;
 	}
 	return s->buf + s->len;
-}
-
-void
-sr_log__ctf_stream_commit(sr_log_ctf *t, sr_ctf_stream_table *table, sr_ctf_stream *s, uint64_t ts, size_t bytes)
-{
-	(void)t;
-	(void)table;
-	s->len += bytes;
-	if (s->packet_events == 0)
-		s->ts_begin = ts;
-	s->ts_end = ts;
-	s->last_ts = ts;
-	s->packet_events++;
-	s->buffered_events++;
-	s->idle_flushes = 0;
 }
 
 /* Closes the files of streams that had no event for a long while: a process with many short threads keeps few descriptors. */

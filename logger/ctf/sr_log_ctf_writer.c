@@ -150,12 +150,12 @@ message_bytes(const sr_ctf_class *c, const sr_log_event *ev, int *null_strings)
 
 /* The pieces of a message's payload, in order (a NULL string's NUL between them). */
 static int
-message_pieces(const sr_ctf_class *c, const sr_log_event *ev, const int32_t *errno_value, struct iovec *iov)
+message_pieces(const sr_ctf_class *c, const sr_log_event *ev, struct iovec *iov)
 {
 	static const unsigned char nul = 0;
 	int n = 0;
 	if (c->uses_errno)
-		iov[n++] = (struct iovec){ (void *)errno_value, 4 };
+		iov[n++] = (struct iovec){ (void *)&ev->h->errno_value, 4 };
 	const unsigned char *body = ev->body;
 	size_t from = 0, at = c->value_bytes;
 	for (int i = 0; i < c->nstrings; i++) {
@@ -189,6 +189,26 @@ put_rendered(sr_log_ctf *t, const sr_log_event *ev, int how)
 	return put_general(t, &as_text, how);
 }
 
+/* An event's time in stream s (NULL: none yet): a stream's times never go back (a realtime clock stepped back shows as no step). */
+static inline uint64_t
+event_time(const sr_ctf_stream *s, const sr_log_event *ev)
+{
+	uint64_t ts = ev->ts_ns > 0 ? (uint64_t)ev->ts_ns : 0;
+	return s != NULL && ts < s->last_ts ? s->last_ts : ts;
+}
+
+/* A message's payload with no NULL string at w: errno (a format with %m), then the body whole; its end. */
+static inline unsigned char *
+put_whole_payload(unsigned char *w, const sr_ctf_class *c, const sr_log_event *ev)
+{
+	if (c->uses_errno) {
+		memcpy(w, &ev->h->errno_value, 4);
+		w += 4;
+	}
+	memcpy(w, ev->body, ev->body_len);
+	return w + ev->body_len;
+}
+
 /*
  * The consumer's common case, a message whose class it met last, with no
  * NULL string, into the open packet of the stream it wrote last, for the
@@ -213,24 +233,11 @@ put_buffered_fast(sr_log_ctf *t, const sr_log_event *ev)
 	size_t bytes = sizeof(sr_ctf_event_head) + payload;
 	if (payload == NOT_ITS_CLASS || null_strings != 0 || s->len + bytes > s->cap)
 		return false;
-	uint64_t ts = ev->ts_ns > 0 ? (uint64_t)ev->ts_ns : 0;
-	if (ts < s->last_ts)
-		ts = s->last_ts;
-	unsigned char *w = s->buf + s->len;
+	uint64_t ts = event_time(s, ev);
 	sr_ctf_event_head eh = { .id = c->id, .timestamp = ts };
-	memcpy(w, &eh, sizeof eh);
-	w += sizeof eh;
-	if (c->uses_errno) {
-		memcpy(w, &h->errno_value, 4);
-		w += 4;
-	}
-	memcpy(w, ev->body, ev->body_len);
-	s->len += bytes;
-	s->ts_end = ts;
-	s->last_ts = ts;
-	s->packet_events++;
-	s->buffered_events++;
-	s->idle_flushes = 0;
+	memcpy(s->buf + s->len, &eh, sizeof eh);
+	put_whole_payload(s->buf + s->len + sizeof eh, c, ev);
+	sr_log__ctf_stream_commit(s, ts, bytes);
 	return true;
 }
 
@@ -271,12 +278,8 @@ put_general(sr_log_ctf *t, const sr_log_event *ev, int how)
 		sr_atomic_faa_i64(&t->lost_events, 1);
 		return false;
 	}
-	/* A stream's times never go back (a realtime clock stepped back shows as no step). */
-	uint64_t ts = ev->ts_ns > 0 ? (uint64_t)ev->ts_ns : 0;
-	if (s != NULL && ts < s->last_ts)
-		ts = s->last_ts;
+	uint64_t ts = event_time(s, ev);
 	sr_ctf_event_head eh = { .id = c->id, .timestamp = ts };
-	int32_t errno_value = ev->h != NULL ? ev->h->errno_value : 0;
 	size_t bytes = sizeof eh + payload;
 	if (raw) {
 		/* What the consumer left first, then this event as a packet of its own. */
@@ -284,7 +287,7 @@ put_general(sr_log_ctf *t, const sr_log_event *ev, int how)
 		int n = 0;
 		iov[n++] = (struct iovec){ &eh, sizeof eh };
 		if (c->kind == SR_CTF_KIND_MESSAGE)
-			n += message_pieces(c, ev, &errno_value, iov + n);
+			n += message_pieces(c, ev, iov + n);
 		else if (c->kind == SR_CTF_KIND_TEXT) {
 			static const char nul = '\0';
 			iov[n++] = (struct iovec){ (void *)ev->text, text_len };
@@ -303,14 +306,10 @@ put_general(sr_log_ctf *t, const sr_log_event *ev, int how)
 	unsigned char *w = p + sizeof eh;
 	if (c->kind == SR_CTF_KIND_MESSAGE) {
 		if (null_strings == 0) {
-			if (c->uses_errno) {
-				memcpy(w, &errno_value, 4);
-				w += 4;
-			}
-			memcpy(w, ev->body, ev->body_len);
+			put_whole_payload(w, c, ev);
 		} else {
 			struct iovec iov[2 * SR_SITE_MAX_ARGS + 2];
-			int n = message_pieces(c, ev, &errno_value, iov);
+			int n = message_pieces(c, ev, iov);
 			for (int i = 0; i < n; i++) {
 				memcpy(w, iov[i].iov_base, iov[i].iov_len);
 				w += iov[i].iov_len;
@@ -320,7 +319,7 @@ put_general(sr_log_ctf *t, const sr_log_event *ev, int how)
 		memcpy(w, ev->text, text_len);
 		w[text_len] = '\0';
 	}
-	sr_log__ctf_stream_commit(t, table, s, ts, bytes);
+	sr_log__ctf_stream_commit(s, ts, bytes);
 	/* The fast path's: a plain message into a consumer stream. */
 	if (how == SR_CTF_BUFFERED && origin == SR_CTF_ORIGIN_CONSUMER)
 		s->fast_class = c->kind == SR_CTF_KIND_MESSAGE ? c : NULL;
@@ -344,9 +343,8 @@ sr_log__ctf_flush_behind(sr_log_ctf *t)
 }
 
 uint64_t
-sr_log__ctf_flush(sr_log_ctf *t, bool raw)
+sr_log__ctf_flush(sr_log_ctf *t)
 {
-	(void)raw;  /* the same code: no allocation, no lock */
 	return sr_log__ctf_streams_flush(t, &t->consumer);
 }
 

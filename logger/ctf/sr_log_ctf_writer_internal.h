@@ -135,8 +135,8 @@ typedef struct sr_log_ctf {
 int sr_log__ctf_open(sr_log_ctf **out, const sr_log_ctf_options *o, sr_error *err);
 /* Appends ev to its stream (how: enum sr_ctf_how); false when it is lost (counted). */
 bool sr_log__ctf_put(sr_log_ctf *t, const sr_log_event *ev, int how);
-/* Writes the consumer streams' packets (raw: the crash handler); returns the events lost. */
-uint64_t sr_log__ctf_flush(sr_log_ctf *t, bool raw);
+/* Writes the consumer streams' packets (the crash handler too: no allocation, no lock); returns the events lost. */
+uint64_t sr_log__ctf_flush(sr_log_ctf *t);
 /*
  * The consumer is behind (more records wait than a batch takes): writes
  * only the consumer streams whose buffer is half full; the others keep
@@ -195,9 +195,19 @@ sr_ctf_stream *sr_log__ctf_stream_of(sr_log_ctf *t, sr_ctf_stream_table *table, 
  */
 unsigned char *sr_log__ctf_stream_reserve(sr_log_ctf *t, sr_ctf_stream_table *table, sr_ctf_stream *s,
     const char *name, size_t bytes);
-/* The event just written at the reserved place: its time and size. */
-void sr_log__ctf_stream_commit(sr_log_ctf *t, sr_ctf_stream_table *table, sr_ctf_stream *s, uint64_t ts,
-    size_t bytes);
+/* The event just written at the end of s's buffer (reserved, or found room for): its time and size. */
+static inline void
+sr_log__ctf_stream_commit(sr_ctf_stream *s, uint64_t ts, size_t bytes)
+{
+	s->len += bytes;
+	if (s->packet_events == 0)
+		s->ts_begin = ts;
+	s->ts_end = ts;
+	s->last_ts = ts;
+	s->packet_events++;
+	s->buffered_events++;
+	s->idle_flushes = 0;
+}
 /* Writes every dirty stream of table (only those min_bytes full and more, the others kept dirty); returns the events lost. */
 uint64_t sr_log__ctf_streams_flush(sr_log_ctf *t, sr_ctf_stream_table *table);
 uint64_t sr_log__ctf_streams_flush_full(sr_log_ctf *t, sr_ctf_stream_table *table, size_t min_bytes);

@@ -12,6 +12,7 @@
  */
 #include "sr_log_ring_dir_internal.h"
 #include "sr_log_clock_internal.h"
+#include "sr_file_lock_internal.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -129,24 +130,14 @@ sr_log__ring_dir_lock(const char *dir, int *fdp, sr_error *err)
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/lock", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd = sr__lock_file(path, 0600);
+	if (fd < 0 && errno == EAGAIN)
+		return sr_error_set(err, SR_ESTATE,
+		    "ring_dir \"%s\" is in use by a live logger (its lock \"%s\" is held): two live loggers "
+		    "never share a ring directory", dir, path);
 	if (fd < 0)
-		return sr_error_set(err, SR_ESYS, "ring_dir \"%s\": cannot open its lock file \"%s\": %s%s", dir, path,
-		    strerror(errno), errno == EROFS || errno == EACCES ? " (the directory must be writable)" : "");
-	struct flock fl;
-	memset(&fl, 0, sizeof fl);
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	fl.l_len = 1;
-	if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
-		int e = errno;
-		close(fd);
-		if (e == EAGAIN || e == EACCES)
-			return sr_error_set(err, SR_ESTATE,
-			    "ring_dir \"%s\" is in use by a live logger (its lock \"%s\" is held): two live loggers "
-			    "never share a ring directory", dir, path);
-		return sr_error_set(err, SR_ESYS, "ring_dir \"%s\": cannot lock \"%s\": %s", dir, path, strerror(e));
-	}
+		return sr_error_set(err, SR_ESYS, "ring_dir \"%s\": cannot open or lock its lock file \"%s\": %s%s", dir,
+		    path, strerror(errno), errno == EROFS || errno == EACCES ? " (the directory must be writable)" : "");
 	*fdp = fd;
 	return SR_OK;
 }

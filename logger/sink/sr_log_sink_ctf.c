@@ -74,16 +74,16 @@ sr_log__dispatch_event(sr_log *log, int how, const sr_log_event *ev, int level)
 }
 
 uint64_t
-sr_log__ctf_sink_flush(sr_log_sink *s, bool raw)
+sr_log__ctf_sink_flush(sr_log_sink *s)
 {
-	return s->ctf != NULL ? sr_log__ctf_flush(s->ctf, raw) : 0;
+	return s->ctf != NULL ? sr_log__ctf_flush(s->ctf) : 0;
 }
 
 void
 sr_log__ctf_sinks_write_raw(sr_log *log)
 {
 	for (int k = 0; k < log->sinks->ctf_count; k++)
-		(void)sr_log__ctf_sink_flush(&log->sinks->s[log->sinks->ctf_sinks[k]], true);
+		(void)sr_log__ctf_sink_flush(&log->sinks->s[log->sinks->ctf_sinks[k]]);
 }
 
 uint64_t

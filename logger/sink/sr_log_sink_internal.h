@@ -168,7 +168,7 @@ void sr_log__dispatch_event(sr_log *log, int how, const sr_log_event *ev, int le
 
 /* The ctf sink (sr_log_sink_ctf.c): its writer opened, flushed, closed, reopened, forked, counted, described. */
 int sr_log__ctf_sink_open(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error *err);
-uint64_t sr_log__ctf_sink_flush(sr_log_sink *s, bool raw);
+uint64_t sr_log__ctf_sink_flush(sr_log_sink *s);
 uint64_t sr_log__ctf_sink_flush_behind(sr_log_sink *s);
 void sr_log__ctf_sink_close(sr_log_sink *s);
 /* After a failed open (the logger never ran): the trace begun is removed if it holds no event. */

@@ -279,7 +279,7 @@ flush_sinks(sr_log *log, bool behind)
 		sr_log_sink *s = &log->sinks->s[i];
 		flush_one(s);
 		if (s->cfg.kind == SR_SINK_CTF)
-			s->batch_lost += behind ? sr_log__ctf_sink_flush_behind(s) : sr_log__ctf_sink_flush(s, false);
+			s->batch_lost += behind ? sr_log__ctf_sink_flush_behind(s) : sr_log__ctf_sink_flush(s);
 		if (s->cfg.kind == SR_SINK_SYSLOG)
 			sr_log__syslog_flush(s);
 		if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.flush != NULL && s->batch_messages > 0) {

@@ -684,13 +684,17 @@ expand_producers(const options *o, variant *vars, int *nvars, int max, char *err
 	return true;
 }
 
+/* The twin rows a flag adds to each ring row: its rings in a ring directory, or its lines as a trace. */
+enum twin { TWIN_RING_DIR, TWIN_TRACE };
+
 /*
- * --ring-dir: each ring row followed by its twin with its rings in a ring
- * directory (labelled "LABEL/dir"), so that the two compare within every
+ * --ring-dir, --trace: each ring row followed by its twin (labelled
+ * "LABEL/dir": its rings in a ring directory; "LABEL/ctf": writing a ctf:
+ * trace instead of the text file), so that the two compare within every
  * round.
  */
 static bool
-expand_ring_dir(variant *vars, int *nvars, int max, char *err)
+expand_twins(variant *vars, int *nvars, int max, enum twin twin, char *err)
 {
 	variant in[THROUGHPUT_MAX_VARIANTS];
 	int n = *nvars, out = 0;
@@ -698,15 +702,16 @@ expand_ring_dir(variant *vars, int *nvars, int max, char *err)
 	for (int i = 0; i < n; i++) {
 		int copies = in[i].kind == V_RING ? 2 : 1;
 		if (out + copies > max) {
-			snprintf(err, ERR_MAX, "--ring-dir: more than %d rows", max);
+			snprintf(err, ERR_MAX, "%s: more than %d rows", twin == TWIN_TRACE ? "--trace" : "--ring-dir", max);
 			return false;
 		}
 		vars[out++] = in[i];
 		if (copies == 2) {
 			variant *v = &vars[out++];
 			*v = in[i];
-			v->in_ring_dir = true;
-			snprintf(v->label, sizeof v->label, "%.56s/dir", in[i].label);
+			v->in_ring_dir = twin == TWIN_RING_DIR;
+			v->to_trace = twin == TWIN_TRACE;
+			snprintf(v->label, sizeof v->label, "%.56s/%s", in[i].label, twin == TWIN_TRACE ? "ctf" : "dir");
 		}
 	}
 	*nvars = out;
@@ -724,34 +729,6 @@ parse_call(void *dest, char **values, char *err, size_t errsize)
 	}
 	snprintf(err, errsize, "--call '%.32s': expected message or three", values[0]);
 	return false;
-}
-
-/*
- * --trace: each ring row followed by its twin writing a ctf: trace
- * (labelled "LABEL/ctf"), so that the two compare within every round.
- */
-static bool
-expand_trace(variant *vars, int *nvars, int max, char *err)
-{
-	variant in[THROUGHPUT_MAX_VARIANTS];
-	int n = *nvars, out = 0;
-	memcpy(in, vars, (size_t)n * sizeof *vars);
-	for (int i = 0; i < n; i++) {
-		int copies = in[i].kind == V_RING ? 2 : 1;
-		if (out + copies > max) {
-			snprintf(err, ERR_MAX, "--trace: more than %d rows", max);
-			return false;
-		}
-		vars[out++] = in[i];
-		if (copies == 2) {
-			variant *v = &vars[out++];
-			*v = in[i];
-			v->to_trace = true;
-			snprintf(v->label, sizeof v->label, "%.56s/ctf", in[i].label);
-		}
-	}
-	*nvars = out;
-	return true;
 }
 
 /* --capacity: a bench_flag parser (run: -1, logger: 0, else a message count). */
@@ -1123,8 +1100,8 @@ main(int argc, char **argv)
 	if (parsed == BENCH_PARSED_RUN &&
 	    (!log_bench_variants(o.f.wait_list, o.f.want, V_KIND_COUNT, t.vars, &t.nvars, err, ERR_MAX) ||
 	    !expand_producers(&o, t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err) ||
-	    (o.ring_dir_parent != NULL && !expand_ring_dir(t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err)) ||
-	    (o.trace && !expand_trace(t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, err))))
+	    (o.ring_dir_parent != NULL && !expand_twins(t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, TWIN_RING_DIR, err)) ||
+	    (o.trace && !expand_twins(t.vars, &t.nvars, THROUGHPUT_MAX_VARIANTS, TWIN_TRACE, err))))
 		parsed = BENCH_PARSED_BAD;
 	if (parsed != BENCH_PARSED_RUN)
 		return bench_parsed_exit(parsed, PROG, err);
