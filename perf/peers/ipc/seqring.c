@@ -2,7 +2,7 @@
 /*
  * seqring.c: the `ipc` phase's ceiling: seqring's ring within ONE process, a producer thread ->
  * a consumer thread (what the two-process rows are measured against). Channel 0: a ring of
- * 65,536 slots (ring_perf's size), channel 1 (the pongs and the run length): 1,024 slots
+ * IPC_SEQRING_SLOTS (4,096) slots, channel 1 (the pongs and the run length): 1,024 slots
  * (wait_perf's ping-pong rings); slots of the event's size. Each has a single-producer
  * sequencer (sr_sequencer, SR_PRODUCER_SINGLE: claim, write the slot, publish) and an sr_poller
  * that gates it; the consumer polls without sleeping (busy-spin: a `pause` per empty poll), the
@@ -57,7 +57,7 @@ chan_create(chan *c, int64_t slots, size_t bytes, char *err, size_t errsize)
 static void *
 sr_open(const ipc_setup *s, enum ipc_role role, char *err, size_t errsize)
 {
-	if (opened++ == 0 && (chan_create(&chans[0], 65536, s->bytes, err, errsize) != 0 ||
+	if (opened++ == 0 && (chan_create(&chans[0], IPC_SEQRING_SLOTS, s->bytes, err, errsize) != 0 ||
 	    chan_create(&chans[1], 1024, s->bytes, err, errsize) != 0))
 		return NULL;
 	sr_ep *e = calloc(1, sizeof *e);

@@ -5,7 +5,7 @@
  * "not built").
  *
  * Two rings, each created by the process that reads it and opened by the one that writes it:
- * channel 0 (producer -> consumer) 65,536 slots, channel 1 (the pongs, the run length) 1,024
+ * channel 0 (producer -> consumer) IPC_SEQRING_SLOTS (4,096) slots, channel 1 (the pongs, the run length) 1,024
  * slots, as the in-process row (seqring.c); slots of the event's size; single producer;
  * sr_shm_ring's defaults otherwise (a reaper thread per handle, 1 s liveness bound). The reader
  * joins its ring as consumer 0, gating, right after creating it, and reads it with the poller of
@@ -132,7 +132,7 @@ shm_open_ep(const ipc_setup *s, enum ipc_role role, char *err, size_t errsize)
 	char in[96], out[96];
 	snprintf(in, sizeof in, "/%.80s-ch%d", s->name, role == IPC_PRODUCER ? 1 : 0);
 	snprintf(out, sizeof out, "/%.80s-ch%d", s->name, role == IPC_PRODUCER ? 0 : 1);
-	if (chan_create(&e->in, in, role == IPC_PRODUCER ? 1024 : 65536, s->bytes, err, errsize) != 0 ||
+	if (chan_create(&e->in, in, role == IPC_PRODUCER ? 1024 : IPC_SEQRING_SLOTS, s->bytes, err, errsize) != 0 ||
 	    chan_open(&e->out, out, err, errsize) != 0) {
 		chan_close(&e->in);
 		chan_close(&e->out);
