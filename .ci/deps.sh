@@ -16,9 +16,11 @@ set -euo pipefail
 # with it (both tests are skipped when their program is missing). doxygen: the API reference
 # (make docs, and the CTest test api_docs, skipped without it). babeltrace2 and python3-bt2: the
 # ctf: sink's traces are read back by tools nobody here wrote (tests/logger/test_log_trace.c and
-# tests/logger/trace_read_bt2.py; skipped when missing).
+# tests/logger/trace_read_bt2.py; skipped when missing). systemd: tests/logger/test_log_journald.c
+# runs its own systemd-journald (a namespace instance in a mount namespace of the test, never the
+# system's journal) and reads it back with journalctl (skipped when missing).
 packages=(cmake g++ pkg-config libck-dev libbenchmark-dev libcriterion-dev spin cppcheck clang-tidy
-          clang libclang-rt-dev libffi-dev rsyslog logrotate doxygen babeltrace2 python3-bt2)
+          clang libclang-rt-dev libffi-dev rsyslog logrotate doxygen babeltrace2 python3-bt2 systemd)
 if [ "${1:-}" = --library ]; then
   packages=(cmake make gcc pkg-config libck-dev)
 elif [ $# -gt 0 ]; then

@@ -7,8 +7,9 @@
  *
  * It includes the rest of
  * the logging API: sr_log_level.h (levels), sr_log_config.h (what sr_log_open
- * takes), sr_log_category.h (categories and level rules) and sr_log_site.h
- * (the call-site type the macros make).
+ * takes), sr_log_category.h (categories and level rules), sr_log_site.h
+ * (the call-site type the macros make) and sr_log_limit.h (rate limits per
+ * call site: SR_LOG_ONCE, SR_LOG_EVERY_N, SR_LOG_LIMIT).
  *
  * The caller of a log macro pays for a level check and, when the level is
  * enabled, for copying its arguments in binary into ring slots; a consumer
@@ -81,9 +82,11 @@
 #include "sr_log_config.h"
 #include "sr_log_fast.h"
 #include "sr_log_level.h"
+#include "sr_log_limit.h"
 #include "sr_log_recovery.h"
 #include "sr_log_trace.h"
 #include "sr_log_site.h"
+#include "sr_log_sites.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -302,8 +305,9 @@ SR_API int sr_log_reopen(sr_log *log);
  * SR_TRACE(cat, fmt, ...) ... SR_FATAL(cat, fmt, ...) and SR_LOG(cat, level,
  * fmt, ...) with a constant level.  fmt must be a string literal: it is
  * checked by the compiler against the arguments (format attribute) and stored
- * in the call site.  When the level is disabled, nothing after the level
- * check runs: arguments are not evaluated.  Logging at SR_LOG_FATAL does not
+ * in the call site.  When the level is disabled (or a run-time rule
+ * switched the site off, sr_log_sites.h), nothing after the level check
+ * runs: arguments are not evaluated.  Logging at SR_LOG_FATAL does not
  * abort.  The macro has no value: a message that cannot be taken (a full queue
  * under a drop policy, a closed logger) is counted (sr_log_stats' dropped,
  * sr_log_dropped_after_close), and a refused format is written as an error line
@@ -317,21 +321,33 @@ SR_API int sr_log_reopen(sr_log *log);
 #define SR_LOG(cat, lvl, ...) do { \
 	SR_LOG__CHECK_NARGS(__VA_ARGS__); \
 	sr_category *const sr_log__cat = (cat); \
-	/* No branch hint (SR_LOG_ENABLED has one): the call in line, a disabled level jumps over it. */ \
-	if ((int32_t)(lvl) >= sr_atomic_load_relaxed_i32(&sr_log__cat->level)) { \
-		static sr_site sr_log__site = SR_SITE__INIT(SR_LOG__FIRST(__VA_ARGS__), __FILE__, \
-		    __func__, __LINE__, (lvl)); \
-		static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__KIND_ITEM, __VA_ARGS__) }; \
-		const int32_t sr_log__lens[] = { -1 SR_LOG__EACH(SR_LOG__LEN_ITEM, __VA_ARGS__) }; \
-		(void)sizeof(sr_log__format_check(__VA_ARGS__)); \
-		sr_log_arg sr_log__args[SR_LOG__NARGS(__VA_ARGS__) + 1]; \
-		SR_LOG__EACH(SR_LOG__ARG_STORE, __VA_ARGS__) \
-		if (SR_LOG__NARGS(__VA_ARGS__) == 0) /* nothing to pass, but defined */ \
-			sr_log__args[0] = sr_log__arg_int(0); \
-		sr_log__emit_fast(sr_log__cat, &sr_log__site, sr_log__args, sr_log__kinds + 1, \
-		    sr_log__lens + 1, SR_LOG__NARGS(__VA_ARGS__), (lvl)); \
+	static sr_site sr_log__site = SR_SITE__INIT(SR_LOG__FIRST(__VA_ARGS__), __FILE__, \
+	    __func__, __LINE__, (lvl)); \
+	SR_SITE__CATALOGUE(sr_log__site) \
+	/* \
+	 * The site's gate is its level unless a run-time rule changed it (sr_log_sites.h). \
+	 * No branch hint (SR_LOG_ENABLED has one): the call in line, a closed gate jumps over it. \
+	 */ \
+	if (sr_site__gate_passes(&sr_log__site.gate, &sr_log__cat->level)) { \
+		SR_LOG__EMIT(sr_log__cat, sr_log__site, lvl, __VA_ARGS__) \
 	} \
 } while (0)
+
+/*
+ * SR_LOG's body once the gate let the call through (the rate-limited macros'
+ * too): the arguments typed, checked against the format, copied into the
+ * record through site_.
+ */
+#define SR_LOG__EMIT(cat_, site_, lvl, ...) \
+	static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__KIND_ITEM, __VA_ARGS__) }; \
+	const int32_t sr_log__lens[] = { -1 SR_LOG__EACH(SR_LOG__LEN_ITEM, __VA_ARGS__) }; \
+	(void)sizeof(sr_log__format_check(__VA_ARGS__)); \
+	sr_log_arg sr_log__args[SR_LOG__NARGS(__VA_ARGS__) + 1]; \
+	SR_LOG__EACH(SR_LOG__ARG_STORE, __VA_ARGS__) \
+	if (SR_LOG__NARGS(__VA_ARGS__) == 0) /* nothing to pass, but defined */ \
+		sr_log__args[0] = sr_log__arg_int(0); \
+	sr_log__emit_fast((cat_), &(site_), sr_log__args, sr_log__kinds + 1, \
+	    sr_log__lens + 1, SR_LOG__NARGS(__VA_ARGS__), (lvl));
 
 /**
  * @def SR_LOG
@@ -535,6 +551,17 @@ typedef struct sr_log_counters {
 	int sink_count;
 	/** each sink's counters, in the config's order */
 	sr_log_sink_counters sinks[SR_LOG_MAX_SINKS];
+	/**
+	 * Calls suppressed by a rate limit (SR_LOG_ONCE, SR_LOG_EVERY_N,
+	 * SR_LOG_LIMIT and their level shorthands), counted on the caller as
+	 * they are suppressed, in the logger the limited site's last written
+	 * line went through (a limited site's first call is always written).
+	 * A site whose line goes through another logger than its previous line
+	 * counts there from then on, the calls that line reports included.
+	 * Exact whenever no thread is logging through a limited site
+	 * (sr_log_flush is not needed).  Not in accepted or dropped.
+	 */
+	uint64_t suppressed;
 } sr_log_counters;
 
 /**

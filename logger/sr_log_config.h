@@ -275,7 +275,8 @@ typedef enum sr_sink_kind {
 	SR_SINK_NULL = 2,     /**< formats, then discards (measures the consumer) */
 	SR_SINK_CALLBACK = 3, /**< a function called with each line */
 	SR_SINK_SYSLOG = 4,   /**< a syslog collector: the local socket, UDP, TCP or a unix socket */
-	SR_SINK_CTF = 5       /**< a CTF 1.8 trace in a directory: records as binary events, not lines (docs/trace.md) */
+	SR_SINK_CTF = 5,      /**< a CTF 1.8 trace in a directory: records as binary events, not lines (docs/trace.md) */
+	SR_SINK_JOURNALD = 6  /**< systemd-journald's native protocol: one datagram of fields per record (docs/sinks.md) */
 } sr_sink_kind;
 
 /** @brief How a syslog sink reaches its collector (sr_sink_syslog). */
@@ -386,18 +387,23 @@ typedef struct sr_sink_config {
 	/**
 	 * SYSLOG (sr_sink_syslog): the transport and its address ("HOST:PORT"
 	 * for UDP and TCP, a path for the unix ones, NULL for LOCAL: /dev/log).
+	 * JOURNALD (sr_sink_journald) takes its socket's path from
+	 * syslog_address (NULL: /run/systemd/journal/socket).
 	 */
 	sr_syslog_transport syslog_transport;
-	/** SYSLOG: the address (see syslog_transport) */
+	/** SYSLOG: the address (see syslog_transport).  JOURNALD: the socket's path, 1 to 107 bytes, or NULL. */
 	const char *syslog_address;
 	/** SYSLOG: facility 0 to 23 (LOG_USER is 1, the default; local0 is 16). */
 	int syslog_facility;
 	/** SYSLOG: SR_SYSLOG_5424 (default) or SR_SYSLOG_3164. */
 	sr_syslog_format syslog_format;
-	/** SYSLOG: APP-NAME (1 to 48 printable characters); NULL: the program's name. */
+	/**
+	 * SYSLOG: APP-NAME (1 to 48 printable characters); NULL: the program's
+	 * name.  JOURNALD: SYSLOG_IDENTIFIER, the same rule.
+	 */
 	const char *syslog_app;
 	/**
-	 * SYSLOG: the longest wait between two attempts to connect while the
+	 * SYSLOG, JOURNALD: the longest wait between two attempts to connect while the
 	 * collector is down, 10 to 600,000 ms (the wait doubles from 10 ms up to
 	 * it).  Default 2,000.  write_timeout_ms bounds each send (and each
 	 * connect attempt): the consumer never waits longer for the collector.
@@ -473,6 +479,22 @@ SR_API sr_sink_config sr_sink_callback(sr_sink_write_fn write, void *ctx);
  * @return The configuration.
  */
 SR_API sr_sink_config sr_sink_syslog(sr_syslog_transport transport, const char *address);
+/**
+ * @brief A journald sink's configuration: systemd-journald's native protocol.
+ *
+ * Each record becomes one datagram of journal fields (MESSAGE, PRIORITY,
+ * CODE_FILE, CODE_LINE, CODE_FUNC, SYSLOG_IDENTIFIER, TID,
+ * SEQRING_CATEGORY, SEQRING_TIMESTAMP; docs/sinks.md); one too big for a
+ * datagram goes in a sealed memfd.  MESSAGE is the message alone, newlines
+ * kept, while layout is SR_LOG_LAYOUT_LOGGER (the default); another layout
+ * puts its line there.  syslog_app sets SYSLOG_IDENTIFIER (NULL: the
+ * program's name).  As a syslog sink, opening never fails because journald
+ * is absent: the sink reconnects in the background of the consumer and
+ * counts what it could not deliver.
+ * @param socket_path journald's socket (copied at open); NULL: /run/systemd/journal/socket.
+ * @return The configuration.
+ */
+SR_API sr_sink_config sr_sink_journald(const char *socket_path);
 
 /**
  * @brief The default wait strategy of the logger's consumer.
@@ -663,6 +685,13 @@ typedef struct sr_log_config {
 	 * otherwise).  docs/reliability.md says what survives what.
 	 */
 	const char *ring_dir;
+	/**
+	 * Rules on call sites applied at open (sr_log_sites_set's syntax, e.g.
+	 * "file net/tcp_*.c +debug; func parse_* -info"), or NULL for none.
+	 * They are the process's, as every site is: they stay after close.
+	 * A malformed rule fails the open with its message.
+	 */
+	const char *sites;
 } sr_log_config;
 
 /**
@@ -695,6 +724,7 @@ typedef struct sr_log_config {
  *   SEQRING_LOG_CLOCK            realtime | coarse | tsc | auto
  *   SEQRING_LOG_ESCAPE           0 | 1 (escape_control_characters)
  *   SEQRING_LOG_RING_DIR         a directory for the rings' files (ring_dir)
+ *   SEQRING_LOG_SITES            rules on call sites (sites; sr_log_sites.h)
  *   SEQRING_LOG_SINK             sinks replacing config.sinks, ';'-separated:
  *                                stderr | stdout | null | fd:N | file:PATH | syslog |
  *                                syslog:udp://HOST:PORT | syslog:tcp://HOST:PORT |

@@ -36,6 +36,36 @@ b2s(bool b)
 	return b ? "true" : "false";
 }
 
+/* One site a run-time rule takes (sr_log_sites.h): where it is, its level and what the rules make of it. */
+static int
+describe_site(const sr_log_site_info *site, void *ctx)
+{
+	const char *base = strrchr(site->file, '/');
+	fprintf(ctx, "    %s:%d %s() %s: %s\n", base != NULL ? base + 1 : site->file, site->line, site->function,
+	    sr_log_level_name(site->level), sr_log_site_state_name((int)site->state));
+	return 0;
+}
+
+static int
+count_site(const sr_log_site_info *site, void *ctx)
+{
+	(void)site, (void)ctx;
+	return 0;
+}
+
+/* The sites whose rules make them differ from their category (the process's, as the rules are). */
+static void
+describe_sites(FILE *out)
+{
+	long n = sr_log_sites_list(count_site, NULL, 1);
+	if (n == 0)
+		fprintf(out, "  sites under rules: none (every site follows its category)\n");
+	else
+		fprintf(out, "  sites under rules (sr_log_sites_set): %ld\n", n);
+	if (n > 0)
+		(void)sr_log_sites_list(describe_site, out, 1);
+}
+
 int
 sr_log_describe(sr_log *log, FILE *out)
 {
@@ -118,6 +148,7 @@ sr_log_describe(sr_log *log, FILE *out)
 	row(out, log, SR_SET_ESCAPE, b2s(log->opt.escape_controls));
 	const char *dir = sr_log__ring_dir_path(log);
 	row(out, log, SR_SET_RING_DIR, dir != NULL ? dir : "(none: the rings are in anonymous memory)");
+	row(out, log, SR_SET_SITES, log->opt.sites != NULL ? log->opt.sites : "(none applied at open)");
 	const sr_log_ring_dir_recovery *rec = sr_log__ring_dir_recovery(log);
 	if (rec != NULL && rec->done)
 		fprintf(out, "  %-30s %" PRIu64 " records of pid %" PRId64 " written at open (%" PRIu64
@@ -127,6 +158,7 @@ sr_log_describe(sr_log *log, FILE *out)
 		fprintf(out, "  %-30s %s\n", "recovery", "none at open (no dead process's rings in the directory)");
 
 	sr_log__levels_describe(log, out);
+	describe_sites(out);
 	fflush(out);
 	return SR_OK;
 }

@@ -21,6 +21,7 @@
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
 #include "sr_log_ring_dir_internal.h"
+#include "sr_log_sites_internal.h"
 #include "sr_log_thread_internal.h"
 
 #include <errno.h>
@@ -123,7 +124,8 @@ decide_copy(sr_site *site, const sr_fmt_sig *sig, const sr_log_arg *args, int n)
 	 */
 	sr_atomic_store_relaxed_i32(&site->str_mask, (int32_t)mask);
 	sr_atomic_store_release_i32(&site->copy, copy);
-	return copy;
+	/* A run-time rule that names categories holds an inline site to this path (sr_log_sites.h). */
+	return sr_log__site_copy_decided(site, copy);
 }
 
 /*
@@ -235,7 +237,8 @@ emit_args(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, 
 		sr_log__site_catalogue_add(site, true);
 		copy = decide_copy(site, sig, args, n);
 	}
-	if (__builtin_expect((copy == SR_SITE_COPY_BY_TYPE || copy == SR_SITE_COPY_FAST) &&
+	if (__builtin_expect((copy == SR_SITE_COPY_BY_TYPE || copy == SR_SITE_COPY_FAST ||
+	    copy == SR_SITE_COPY_HELD) &&
 	    log->backend->try_claim != NULL, 1)) {
 		bool done = log->backend->thread_records ?
 		    emit_by_type(log, cat, site, sig, args, n, saved_errno, true) :
@@ -262,10 +265,16 @@ static inline bool
 call_admitted(sr_category *cat, const sr_site *site)
 {
 	int32_t level = sr_atomic_load_relaxed_i32(&cat->level);
-	/* sr_category_off (no logger) has a level no site reaches */
-	if (__builtin_expect(site->level >= level, 1))
+	/* A run-time rule on the site (sr_log_sites.h) decides instead of the category's level. */
+	int outcome = __builtin_expect(sr_atomic_load_relaxed_i32(&site->control) == 0, 1) ?
+	    SR_LOG__SITE_FOLLOWS : sr_log__site_outcome(site, cat);
+	/* sr_category_off (no logger) and a closed one have a level no site reaches, nor a site on */
+	if (__builtin_expect(outcome == SR_LOG__SITE_FOLLOWS ? site->level >= level :
+	    outcome == SR_LOG__SITE_IS_ON && level <= SR_LOG_FATAL, 1))
 		return true;
-	sr_log__refused(cat, level, site->level);
+	/* A call a rule switched off is not a drop: as at a disabled level, it was never a message. */
+	if (outcome != SR_LOG__SITE_IS_OFF)
+		sr_log__refused(cat, level, site->level);
 	return false;
 }
 

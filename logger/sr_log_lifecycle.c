@@ -14,6 +14,7 @@
 #include "sr_log_env_explain_internal.h"
 #include "sr_log_env_internal.h"
 #include "sr_log_layout_pattern_internal.h"
+#include "sr_log_limit_internal.h"
 #include "sr_log_recovery_internal.h"
 #include "sr_log_reopen_internal.h"
 #include "sr_log_ring_dir_internal.h"
@@ -173,6 +174,7 @@ free_log(sr_log *log)
 	free(log->opt.thread_name);
 	free(log->opt.wait_spec);
 	free(log->opt.pattern_text);
+	free(log->opt.sites);
 	sr_log__pattern_free(log->pattern);
 	sr_log__clock_close(log);
 	sr_log__bt_free(log);
@@ -260,7 +262,18 @@ open_parts(sr_log *log, const sr_log_resolved *r, sr_error *err)
 		.env_spec = &r->env_spec,
 		.sinks_min_level = sr_log__sinks_min_level(log),
 	};
-	return sr_log__levels_open(log, &levels, err);
+	if (sr_log__levels_open(log, &levels, err) != SR_OK)
+		return err != NULL ? err->code : SR_ENOMEM;
+	if (c->sites != NULL && sr_log_sites_set(log, c->sites, err) != SR_OK) {
+		/* Says where the rules came from: the message names the rule. */
+		char why[sizeof err->message];
+		snprintf(why, sizeof why, "%s", err->message);
+		return sr_error_set(err, err->code, "%s: %s", log->settings->source[SR_SET_SITES] == SR_SRC_ENV ?
+		    "SEQRING_LOG_SITES" : "config.sites", why);
+	}
+	if (c->sites != NULL && (log->opt.sites = strdup(c->sites)) == NULL)
+		return sr_error_set(err, SR_ENOMEM, "cannot copy config.sites");
+	return SR_OK;
 }
 
 sr_log *
@@ -545,5 +558,6 @@ sr_log_stats(sr_log *log, sr_log_counters *st)
 	st->capacity = log->opt.capacity;
 	st->batches = (uint64_t)sr_atomic_load_relaxed_i64(&t->batches);
 	sr_log__sinks_stats(log, st);
+	st->suppressed = sr_log__limit_suppressed(log);
 	return SR_OK;
 }

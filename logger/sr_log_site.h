@@ -109,7 +109,8 @@ enum {
 	SR_SITE_COPY_UNKNOWN = 0,
 	SR_SITE_COPY_BY_TYPE = 1,    /**< by C type (a string may have a precision, the format a %m) */
 	SR_SITE_COPY_CONVERTED = 2,  /**< converted to the format's types (the general path) */
-	SR_SITE_COPY_FAST = 3        /**< by C type, every char * a %s without precision, no %m: inline (sr_log_fast.h) */
+	SR_SITE_COPY_FAST = 3,       /**< by C type, every char * a %s without precision, no %m: inline (sr_log_fast.h) */
+	SR_SITE_COPY_HELD = 4        /**< as FAST, but a run-time rule that names categories holds it to the general path */
 };
 
 /**
@@ -160,7 +161,64 @@ typedef struct sr_site {
 	sr_atomic_i32 catalogued;
 	/** the format's signature, once state is SR_SITE_READY */
 	sr_fmt_sig sig;
+	/**
+	 * The level the macros compare with their category's level: the
+	 * site's own level (SR_SITE__INIT sets it), SR_SITE_GATE_OFF when a
+	 * run-time rule switched the site off, SR_SITE_GATE_ON when one let it
+	 * past every category level but off (sr_log_sites.h).  Relaxed: a
+	 * change reaches callers soon; no data rides on it.
+	 */
+	sr_atomic_i32 gate;
+	/**
+	 * What the run-time rules made of the site (SR_SITE_CONTROL_*; zero:
+	 * none), read by the general path, which decides a call the gate let
+	 * through.  Set with gate under the rules' lock.
+	 */
+	sr_atomic_i32 control;
+	/**
+	 * Records of the site the consumers took, for the catalogue (relaxed
+	 * load and store by each consumer: exact with one logger).
+	 */
+	sr_atomic_i64 emitted;
 } sr_site;
+
+/*
+ * Whether a site's gate lets a call through its category's level: gate >=
+ * level, each read once, relaxed.  On x86 with flag outputs the compare
+ * reads the gate from memory itself (an aligned 32-bit read, atomic), so
+ * that a closed gate costs the load of the level, one compare and one
+ * branch, as a disabled level did before sites had gates (two relaxed
+ * loads would not fold into the compare).  volatile: each call reads the
+ * gate again, as a relaxed atomic load must.
+ */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+static inline __attribute__((always_inline)) int
+sr_site__gate_passes(const sr_atomic_i32 *gate, const sr_atomic_i32 *level)
+{
+	int passes;
+	__asm__ volatile("cmpl %[level], %[gate]"
+	    : "=@ccge"(passes)
+	    : [gate] "m"(*(const int32_t *)(const void *)gate), [level] "r"(sr_atomic_load_relaxed_i32(level)));
+	return passes;
+}
+#else
+static inline int
+sr_site__gate_passes(const sr_atomic_i32 *gate, const sr_atomic_i32 *level)
+{
+	return sr_atomic_load_relaxed_i32(gate) >= sr_atomic_load_relaxed_i32(level);
+}
+#endif
+
+/** @brief sr_site.gate of a site a run-time rule switched off: below every level. */
+#define SR_SITE_GATE_OFF (-1)
+/** @brief sr_site.gate of a site a run-time rule switched on: every level but off passes it. */
+#define SR_SITE_GATE_ON 5
+/** @brief sr_site.control: what the run-time rules (sr_log_sites.h) made of a site. */
+enum {
+	SR_SITE_CONTROL_ON = 1,          /**< written at any category level but off */
+	SR_SITE_CONTROL_OFF = 2,         /**< never written */
+	SR_SITE_CONTROL_BY_CATEGORY = 4  /**< a rule names categories: each call is decided by its category */
+};
 
 /*
  * The macros' static initialiser of a site: the constant fields, the rest zero.  C++ before
@@ -168,10 +226,42 @@ typedef struct sr_site {
  */
 #ifdef __cplusplus
 #define SR_SITE__INIT(format_, file_, function_, line_, level_) \
-	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, 0, 0, {} }
+	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, 0, 0, {}, level_, 0, 0 }
 #else
 #define SR_SITE__INIT(format_, file_, function_, line_, level_) \
-	{ .format = format_, .file = file_, .function = function_, .line = line_, .level = level_ }
+	{ .format = format_, .file = file_, .function = function_, .line = line_, .level = level_, \
+	  .gate = level_ }
+#endif
+
+/*
+ * The process's catalogue of the macros' sites: each expansion puts a
+ * pointer to its site in the section sr_log_sites of its module (executable
+ * or shared object), and every translation unit that includes this header
+ * registers its module's section from a constructor (the registry keeps
+ * each module once, counted) and leaves it from a destructor (dlclose).  So
+ * a site is in the catalogue before its first call, as the kernel's dynamic
+ * debug has it, and switching it costs its calls nothing (sr_log_sites.h).
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define SR_SITE__CATALOGUE(site_) \
+	static sr_site *const sr_log__site_entry __attribute__((section("sr_log_sites"), used)) = &(site_);
+extern sr_site *const __start_sr_log_sites[] __attribute__((weak, visibility("hidden")));
+extern sr_site *const __stop_sr_log_sites[] __attribute__((weak, visibility("hidden")));
+SR_API void sr_log__sites_register(sr_site *const *begin, sr_site *const *end);
+SR_API void sr_log__sites_unregister(sr_site *const *begin, sr_site *const *end);
+/* Both bounds are NULL in a module without sites (weak, undefined): the registry ignores it. */
+static void __attribute__((constructor, used))
+sr_log__sites_register_module(void)
+{
+	sr_log__sites_register(__start_sr_log_sites, __stop_sr_log_sites);
+}
+static void __attribute__((destructor, used))
+sr_log__sites_unregister_module(void)
+{
+	sr_log__sites_unregister(__start_sr_log_sites, __stop_sr_log_sites);
+}
+#else
+#define SR_SITE__CATALOGUE(site_)
 #endif
 
 /**

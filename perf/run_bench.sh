@@ -148,8 +148,12 @@ if command -v valgrind >/dev/null 2>&1; then
     echo "mode,calls,instructions_per_call"
     # per-thread: a thread ring that holds every call (no wrap, no drain in between);
     # per-thread-dir: the same ring a file in a ring directory (caller makes and removes it);
-    # -runtime: the string read at run time (--string runtime) instead of one the compiler knows.
-    for mode in disabled bare ring per-thread per-thread-dir ring-runtime per-thread-runtime; do
+    # -runtime: the string read at run time (--string runtime) instead of one the compiler knows;
+    # limit-*: rate-limited sites (sr_log_limit.h) on the per-thread logger: limit-once,
+    # limit-every-n and limit-rate suppress every counted call, limit-every-1 and
+    # limit-rate-open write every one; site-off: an enabled level at a site a rule switched off.
+    for mode in disabled site-off bare ring per-thread per-thread-dir ring-runtime per-thread-runtime \
+                limit-once limit-every-n limit-rate limit-every-1 limit-rate-open; do
       args=(--thread-ring-slots 524288)
       case $mode in *-runtime) args+=(--string runtime) ;; esac
       ir=$(count_instructions "${mode%-runtime}" "$COUNT_CALLS" "${args[@]}")
@@ -166,12 +170,18 @@ if command -v valgrind >/dev/null 2>&1; then
     # One if per row: mawk (Debian's awk) takes no line break inside a ?: chain.
     awk -F, 'NR > 1 {
       if ($1 == "disabled") name = "disabled SR_DEBUG"
+      else if ($1 == "site-off") name = "SR_INFO at a site a run-time rule switched off (sr_log_sites_set)"
       else if ($1 == "bare") name = "bare ring claim + copy + publish"
       else if ($1 == "ring") name = "SR_INFO into the shared ring (producer shared)"
       else if ($1 == "per-thread") name = "SR_INFO into the thread'"'"'s own ring (producer per_thread, the default)"
       else if ($1 == "per-thread-dir") name = "the same, own ring a file in a ring directory (ring_dir)"
       else if ($1 == "ring-runtime") name = "the same, shared ring, the string read at run time"
-      else name = "the same, own ring, the string read at run time"
+      else if ($1 == "per-thread-runtime") name = "the same, own ring, the string read at run time"
+      else if ($1 == "limit-once") name = "SR_INFO_ONCE, suppressed (a limited site'"'"'s level check and decision)"
+      else if ($1 == "limit-every-n") name = "SR_INFO_EVERY_N, suppressed"
+      else if ($1 == "limit-rate") name = "SR_INFO_LIMIT, suppressed (the TSC read, the bucket looked at)"
+      else if ($1 == "limit-every-1") name = "SR_INFO_EVERY_N with n 1: every call written (the per-thread call behind a limiter)"
+      else name = "SR_INFO_LIMIT that never runs dry: every call written (the bucket'"'"'s CAS)"
       printf "| %s | %s |\n", name, $3 }' "$RESULTS/instructions.csv"
   } >> "$RESULTS/caller.md"
 else

@@ -8,6 +8,7 @@
  */
 #include "sr_log_config_validate_internal.h"
 #include "sr_log_fast.h"
+#include "sr_log_journald_internal.h"
 #include "sr_log_reopen_internal.h"
 #include "sr_log_settings_internal.h"
 
@@ -42,6 +43,7 @@ sr_log_config_default(sr_log_config *c)
 	c->fork_policy = SR_LOG_FORK_RESTART;
 	c->thread_name = NULL;
 	c->ring_dir = NULL;
+	c->sites = NULL;
 	c->level_spec = NULL;
 	c->pattern = NULL;
 	c->clock = SR_LOG_CLOCK_AUTO;
@@ -78,10 +80,11 @@ check_number(sr_error *err, int set, uint64_t value, bool is_signed)
 static int
 validate_sink(const sr_sink_config *s, int i, sr_error *err)
 {
-	if ((unsigned)s->kind > SR_SINK_CTF)
+	if ((unsigned)s->kind > SR_SINK_JOURNALD)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d].kind %d is invalid: expected SR_SINK_FILE (0), SR_SINK_FD (1), "
-		    "SR_SINK_NULL (2), SR_SINK_CALLBACK (3), SR_SINK_SYSLOG (4) or SR_SINK_CTF (5)", i, (int)s->kind);
+		    "SR_SINK_NULL (2), SR_SINK_CALLBACK (3), SR_SINK_SYSLOG (4), SR_SINK_CTF (5) or "
+		    "SR_SINK_JOURNALD (6)", i, (int)s->kind);
 	if (s->kind == SR_SINK_CTF && (s->layout != SR_LOG_LAYOUT_LOGGER || s->pattern != NULL))
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d] is a ctf sink with layout %s: a trace holds events, not lines (expected "
@@ -131,7 +134,10 @@ validate_sink(const sr_sink_config *s, int i, sr_error *err)
 	}
 	if (s->kind == SR_SINK_SYSLOG && (rc = sr_log__validate_syslog_sink(s, i, err)) != SR_OK)
 		return rc;
-	if (s->kind == SR_SINK_FILE || s->kind == SR_SINK_FD || s->kind == SR_SINK_SYSLOG || s->kind == SR_SINK_CTF) {
+	if (s->kind == SR_SINK_JOURNALD && (rc = sr_log__journald_validate(s, i, err)) != SR_OK)
+		return rc;
+	if (s->kind == SR_SINK_FILE || s->kind == SR_SINK_FD || s->kind == SR_SINK_SYSLOG || s->kind == SR_SINK_CTF ||
+	    s->kind == SR_SINK_JOURNALD) {
 		if (s->buffer_bytes < 256 || s->buffer_bytes > (64u << 20))
 			return sr_error_set(err, SR_EINVAL,
 			    "config.sinks[%d].buffer_bytes %zu is out of range: expected 256 to %u",

@@ -180,6 +180,9 @@ apply_env(sr_log_resolved *r, int set, const char *v, sr_error *err)
 	case SR_SET_RING_DIR:
 		c->ring_dir = v;
 		return SR_OK;
+	case SR_SET_SITES:
+		c->sites = v;
+		return SR_OK;
 	case SR_SET_COLOR:
 		if (sr_log__color_parse(v, &color) != 0)
 			return env_bad(err, set, v, "expected auto, always or never");

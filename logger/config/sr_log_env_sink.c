@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_env_sink.c: SEQRING_LOG_SINK's grammar: sinks separated by ';',
- * each a head (stderr, stdout, null, fd:N, file:PATH, ctf:DIR, syslog[:TARGET])
+ * each a head (stderr, stdout, null, fd:N, file:PATH, ctf:DIR, syslog[:TARGET],
+ * journald[:SOCKET_PATH])
  * then ',key=value' options, parsed into sr_sink_config with a message
  * that names the sink's index and what is valid.  The reference is
  * docs/configuration.md.
  */
 #include "sr_log_env_parse_internal.h"
 #include "sr_log_env_sink_internal.h"
+#include "sr_log_journald_internal.h"
 #include "sr_log_level_spec_internal.h"
 #include "sr_log_syslog_internal.h"
 
@@ -55,9 +57,15 @@ parse_head(char *head, sr_sink_config *s, char *why, size_t why_size)
 		*s = sr_sink_ctf(head + 4);
 	} else if (strcasecmp(head, "syslog") == 0 || strncasecmp(head, "syslog:", 7) == 0) {
 		return sr_log__syslog_parse_head(head, s, why, why_size) == 0;
+	} else if (strcasecmp(head, "journald") == 0 || strncasecmp(head, "journald:", 9) == 0) {
+		char *path;
+		if (sr_log__journald_parse_head(head, &path, why, why_size) != 0)
+			return false;
+		*s = sr_sink_journald(path);
 	} else {
 		snprintf(why, why_size, "'%.40s' is not a sink: expected stderr, stdout, null, fd:N, "
-		    "file:PATH, ctf:DIR or syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH]", head);
+		    "file:PATH, ctf:DIR, syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH] or "
+		    "journald[:SOCKET_PATH]", head);
 		return false;
 	}
 	return true;
@@ -69,6 +77,7 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 {
 	bool is_file = s->kind == SR_SINK_FILE;
 	bool is_ctf = s->kind == SR_SINK_CTF;
+	bool is_journald = s->kind == SR_SINK_JOURNALD;
 	while (sr_log__is_space(*opt))
 		opt++;
 	char *eq = strchr(opt, '=');
@@ -82,7 +91,7 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 	const char *key = opt, *val = eq + 1;
 	uint64_t num;
 	bool flag;
-	int syslog_rc;
+	int syslog_rc, journald_rc;
 	if (strcmp(key, "level") == 0) {
 		int level;
 		if (!sr_log__level_of(val, strlen(val), &level)) {
@@ -109,7 +118,9 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 	} else if (s->kind == SR_SINK_SYSLOG &&
 	    (syslog_rc = sr_log__syslog_parse_option(key, val, s, why, why_size)) != 0) {
 		return syslog_rc > 0;
-	} else if (strcmp(key, "buffer") == 0 && s->kind != SR_SINK_NULL) {
+	} else if (is_journald && (journald_rc = sr_log__journald_parse_option(key, val, s, why, why_size)) != 0) {
+		return journald_rc > 0;
+	} else if (strcmp(key, "buffer") == 0 && s->kind != SR_SINK_NULL && !is_journald) {
 		if (!sr_log__env_parse_size(val, &num) || num < 256 || num > (64u << 20)) {
 			snprintf(why, why_size, "buffer '%.32s' is invalid: expected 256 to 64m bytes", val);
 			return false;
@@ -152,12 +163,14 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 	} else {
 		snprintf(why, why_size, "option '%.32s' is not one of a%s sink's (%s)", key,
 		    is_file ? " file" : is_ctf ? " ctf" : s->kind == SR_SINK_NULL ? " null" :
-		    s->kind == SR_SINK_SYSLOG ? " syslog" : "n fd",
+		    s->kind == SR_SINK_SYSLOG ? " syslog" : is_journald ? " journald" : "n fd",
 		    is_file ? "level, layout, pattern, buffer, timeout, max_size, keep, daily, mode" :
 		    is_ctf ? "level, buffer, max_size, keep, mode" :
 		    s->kind == SR_SINK_NULL ? "level, layout, pattern" :
 		    s->kind == SR_SINK_SYSLOG ? "level, layout, pattern, facility, format, app, "
-		    "reconnect, buffer, timeout" : "level, layout, pattern, buffer, timeout");
+		    "reconnect, buffer, timeout" :
+		    is_journald ? "level, layout, pattern, app, reconnect, timeout" :
+		    "level, layout, pattern, buffer, timeout");
 		return false;
 	}
 	return true;
@@ -193,7 +206,8 @@ sr_log__env_parse_sinks(const char *all, char *text, sr_sink_config sinks[SR_LOG
 		n++;
 	}
 	if (n == 0)
-		return sink_bad(err, all, 0, "no sink (expected stderr, stdout, null, fd:N, file:PATH, ctf:DIR or syslog)");
+		return sink_bad(err, all, 0, "no sink (expected stderr, stdout, null, fd:N, file:PATH, ctf:DIR, syslog or "
+		    "journald)");
 	*count = n;
 	return SR_OK;
 }

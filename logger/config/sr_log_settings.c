@@ -79,6 +79,7 @@ static const struct sr_log_setting_row {
 	[SR_SET_COLOR] = { "SEQRING_LOG_COLOR", FIELD(OTHER, color), { 0 } },
 	[SR_SET_ESCAPE] = { "SEQRING_LOG_ESCAPE", FIELD(FLAG, escape_control_characters), { 0 } },
 	[SR_SET_RING_DIR] = { "SEQRING_LOG_RING_DIR", FIELD(OTHER, ring_dir), { 0 } },
+	[SR_SET_SITES] = { "SEQRING_LOG_SITES", FIELD(OTHER, sites), { 0 } },
 };
 
 static bool

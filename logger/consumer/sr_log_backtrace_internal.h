@@ -7,6 +7,7 @@
 #define SR_LOG_BACKTRACE_INTERNAL_H
 
 #include "sr_log_internal.h"
+#include "sr_log_sites_internal.h"
 
 /* Allocates the backtrace when opt.bt_size > 0. */
 int sr_log__bt_open(sr_log *log, sr_error *err);
@@ -25,7 +26,10 @@ sr_log__bt_only(const sr_log *log, const sr_log_rec *h)
 {
 	/* Relaxed: see the category's write_level; no data rides on it. */
 	return log->opt.bt_size > 0 && h->cat != NULL &&
-	    (int)h->level < sr_atomic_load_relaxed_i32(&h->cat->write_level);
+	    (int)h->level < sr_atomic_load_relaxed_i32(&h->cat->write_level) &&
+	    /* a site a run-time rule switched on is written, not kept (sr_log_sites.h) */
+	    (h->site == NULL || sr_atomic_load_relaxed_i32(&h->site->control) == 0 ||
+	    sr_log__site_outcome(h->site, h->cat) != SR_LOG__SITE_IS_ON);
 }
 
 #endif /* SR_LOG_BACKTRACE_INTERNAL_H */

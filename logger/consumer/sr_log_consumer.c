@@ -224,6 +224,13 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 	else if (sr_log__fanout(log, &ev, h->level, SR_DISPATCH_BUFFERED, log->consumer->line))
 		log->consumer->batch_truncated_lines++;
 	log->consumer->batch_written++;
+	/*
+	 * The site's count for the catalogue (sr_log_sites_list): a load and a
+	 * store, no locked add (loggers' consumers rarely share a site at the
+	 * same instant; exact with one logger).
+	 */
+	if (h->site != NULL)
+		sr_atomic_store_relaxed_i64(&h->site->emitted, sr_atomic_load_relaxed_i64(&h->site->emitted) + 1);
 }
 
 void

@@ -3,8 +3,8 @@
  * sr_log_fanout.c: a record rendered once per distinct layout that the
  * sinks taking its level use (the table sr_log_sink_layouts.c made at
  * open), not once per sink, and each line handed to the sinks of its
- * layout.  Also here: the consumer's report of what a syslog sink could not
- * deliver, which goes to every sink as drop reports do.
+ * layout.  Also here: the consumer's report of what a syslog or journald
+ * sink could not deliver, which goes to every sink as drop reports do.
  */
 #include "sr_log_sink_internal.h"
 #include "sr_log_syslog_internal.h"
@@ -24,13 +24,15 @@ bool
 sr_log__fanout_single(const sr_log *log, int level)
 {
 	return (log->sinks->layouts_for_level[level_index(level)] & ~1u) == 0 && !log->sinks->has_syslog &&
-	    !log->sinks->has_ctf;
+	    !log->sinks->has_ctf && !log->sinks->has_journald;
 }
 
 bool
 sr_log__fanout_events_only(const sr_log *log, int level)
 {
-	return log->sinks->layouts_for_level[level_index(level)] == 0 && log->sinks->has_ctf;
+	/* A journald sink that takes events needs sr_log__fanout, which hands them to it. */
+	return log->sinks->layouts_for_level[level_index(level)] == 0 && log->sinks->has_ctf &&
+	    !log->sinks->journald_events;
 }
 
 bool
@@ -49,6 +51,8 @@ sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *li
 	}
 	if (log->sinks->has_ctf)
 		sr_log__dispatch_event(log, how, ev, level);
+	if (log->sinks->journald_events)
+		sr_log__dispatch_journald_events(log, how, ev, level);
 	return cut;
 }
 
@@ -57,10 +61,11 @@ sr_log__report_sink_losses(sr_log *log, char *line, int how)
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (s->cfg.kind != SR_SINK_SYSLOG)
+		if (s->cfg.kind != SR_SINK_SYSLOG && s->cfg.kind != SR_SINK_JOURNALD)
 			continue;
 		char text[512];
-		size_t n = sr_log__syslog_loss_report(s, text, sizeof text);
+		size_t n = s->cfg.kind == SR_SINK_SYSLOG ? sr_log__syslog_loss_report(s, text, sizeof text) :
+		    sr_log__journald_sink_loss_report(s, text, sizeof text);
 		if (n == 0)
 			continue;
 		if (!sr_log__self.init)

@@ -20,16 +20,20 @@
  */
 bool sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *line);
 /*
- * For each syslog sink that lost messages and delivers again, "N
+ * For each syslog or journald sink that lost messages and delivers again, "N
  * message(s) could not be delivered ..." to every sink, rendered into line
  * (max_line + SR_FMT_LINE_RESERVE bytes): buffered then flushed (the
  * consumer, at the end of a batch), or written now (a caller, mode sync or
  * policy sync).
  */
 void sr_log__report_sink_losses(sr_log *log, char *line, int how);
-/* True when no sink taking `level` renders a line: a ctf sink (or several) takes the event itself. */
+/*
+ * True when no sink taking `level` renders a line: a ctf sink (or several)
+ * takes the event itself, and no journald sink does (those go through
+ * sr_log__fanout).
+ */
 bool sr_log__fanout_events_only(const sr_log *log, int level);
-/* True when every sink taking `level` uses the logger's layout and none is syslog. */
+/* True when every sink taking `level` uses the logger's layout and none is syslog, ctf or journald. */
 bool sr_log__fanout_single(const sr_log *log, int level);
 
 #endif /* SR_LOG_FANOUT_INTERNAL_H */

@@ -57,6 +57,7 @@ typedef struct sr_log_options {
 	char *thread_name;        /* the consumer's */
 	char *wait_spec;
 	char *pattern_text;
+	char *sites;              /* config.sites as applied at open (describe); NULL: none */
 	int bt_size;              /* backtrace entries; 0: off */
 	int bt_level, bt_trigger;
 } sr_log_options;

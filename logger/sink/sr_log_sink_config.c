@@ -2,7 +2,7 @@
 /*
  * sr_log_sink_config.c: the public constructors of a sink's configuration
  * (sr_sink_file, sr_sink_rotating, sr_sink_fd, sr_sink_null, sr_sink_syslog,
- * sr_sink_callback): each starts from sr_sink_file's defaults.  They fill a
+ * sr_sink_journald, sr_sink_callback): each starts from sr_sink_file's defaults.  They fill a
  * struct and call nothing of the logger, so that any file may call them
  * (the syslog sink's parser does) without making a circle.
  */
@@ -78,6 +78,15 @@ sr_sink_syslog(sr_syslog_transport transport, const char *address)
 	/* The local daemons (journald, rsyslog's imuxsock) read the traditional form. */
 	if (transport == SR_SYSLOG_LOCAL)
 		c.syslog_format = SR_SYSLOG_3164;
+	return c;
+}
+
+sr_sink_config
+sr_sink_journald(const char *socket_path)
+{
+	sr_sink_config c = sr_sink_file(NULL);
+	c.kind = SR_SINK_JOURNALD;
+	c.syslog_address = socket_path;
 	return c;
 }
 

@@ -23,6 +23,8 @@ typedef struct sr_log_sink {
 	int index;
 	int layout;               /* its layout: an index into sinks->layouts */
 	struct sr_log_syslog *syslog; /* SYSLOG only (sr_log_syslog_state_internal.h) */
+	struct sr_log_journald *journald; /* JOURNALD only (logger/journald/) */
+	bool takes_events;        /* JOURNALD with the default layout: the fanout hands it the event, no line */
 	int fd;                   /* -1 for null, callback and syslog */
 	bool owns_fd;
 	bool may_sigpipe;         /* a pipe or socket */
@@ -70,6 +72,8 @@ struct sr_log_sinks {
 	unsigned layouts_for_level[SR_LOG_LEVEL_COUNT];
 	bool has_syslog;          /* a syslog sink frames with the event: callers render through fanout */
 	bool has_ctf;             /* a ctf sink takes events: callers hand them through fanout */
+	bool has_journald;        /* a journald sink sends the event's fields: callers render through fanout */
+	bool journald_events;     /* a journald sink takes the event alone (takes_events) */
 	int ctf_count;            /* the ctf sinks, by index into s[] (the fanout walks only these) */
 	int ctf_sinks[SR_LOG_MAX_SINKS];
 	/* sr_log_reopen and the reopen signal ask (1); the writer reopens and counts it done. */
@@ -164,7 +168,26 @@ void sr_log__ctf_sinks_write_raw(sr_log *log);
  */
 void sr_log__dispatch_event(sr_log *log, int how, const sr_log_event *ev, int level);
 
+/*
+ * Hands an event to the journald sinks that take it alone (takes_events)
+ * and take `level` (sr_log_sink_journald.c), as `how`: buffered (the
+ * consumer) or now (a caller, under each sink's lock); never from the
+ * crash handler.  The fanout calls it beside the lines it renders.
+ */
+void sr_log__dispatch_journald_events(sr_log *log, int how, const sr_log_event *ev, int level);
+/* A journald sink's "N message(s) could not be delivered ..." (under its lock); 0 when there is none. */
+size_t sr_log__journald_sink_loss_report(sr_log_sink *s, char *text, size_t size);
+
 /* ---- between sr_log_sink*.c ---- */
+
+/* The journald sink (sr_log_sink_journald.c): its client opened, handed a line, closed, freed, counted. */
+int sr_log__journald_sink_open(sr_log *log, sr_log_sink *s, int i, sr_error *err);
+/* A line (ev: its event, or NULL) to send; lock_held: a caller's, under s->lock already. */
+void sr_log__journald_sink_put(sr_log_sink *s, const sr_log_event *ev, int level, const char *line, size_t len,
+    bool lock_held);
+void sr_log__journald_sink_close(sr_log_sink *s);
+void sr_log__journald_sink_free(sr_log_sink *s);
+void sr_log__journald_sink_counters(const sr_log_sink *s, sr_log_sink_counters *o);
 
 /* The ctf sink (sr_log_sink_ctf.c): its writer opened, flushed, closed, reopened, forked, counted, described. */
 int sr_log__ctf_sink_open(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error *err);

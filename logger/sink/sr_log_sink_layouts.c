@@ -58,12 +58,16 @@ sr_log__sinks_layouts_open(sr_log *log, const sr_sink_config *configs, int count
 		s->layout = k;
 	}
 	sinks->has_syslog = false;
+	sinks->has_journald = false;
+	sinks->journald_events = false;
 	sinks->has_ctf = false;
 	sinks->ctf_count = 0;
 	for (int i = 0; i < sinks->n; i++) {
 		if (sinks->s[i].cfg.kind == SR_SINK_CTF)
 			sinks->ctf_sinks[sinks->ctf_count++] = i;
 		sinks->has_syslog |= sinks->s[i].cfg.kind == SR_SINK_SYSLOG;
+		sinks->has_journald |= sinks->s[i].cfg.kind == SR_SINK_JOURNALD;
+		sinks->journald_events |= sinks->s[i].takes_events;
 		sinks->has_ctf |= sinks->s[i].cfg.kind == SR_SINK_CTF;
 		if (sinks->s[i].cfg.kind == SR_SINK_CTF && log->opt.mode == SR_LOG_MODE_QUEUE)
 			return sr_error_set(err, SR_EINVAL,
@@ -72,9 +76,14 @@ sr_log__sinks_layouts_open(sr_log *log, const sr_sink_config *configs, int count
 	}
 	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
 		unsigned mask = 0;
-		/* A ctf sink renders no line: it takes the event itself (sr_log__dispatch_event). */
+		/*
+		 * A ctf sink renders no line: it takes the event itself
+		 * (sr_log__dispatch_event); so does a journald sink with the default
+		 * layout (sr_log__dispatch_journald_events).
+		 */
 		for (int i = 0; i < sinks->n; i++)
-			if (l >= (int)sinks->s[i].cfg.level && sinks->s[i].cfg.kind != SR_SINK_CTF)
+			if (l >= (int)sinks->s[i].cfg.level && sinks->s[i].cfg.kind != SR_SINK_CTF &&
+			    !sinks->s[i].takes_events)
 				mask |= 1u << sinks->s[i].layout;
 		sinks->layouts_for_level[l] = mask;
 	}

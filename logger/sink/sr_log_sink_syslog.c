@@ -27,6 +27,7 @@
  * written cannot be known without acknowledgements (RELP): it is the one
  * loss this sink cannot count.
  */
+#include "sr_log_identity_internal.h"
 #include "sr_log_syslog_state_internal.h"
 
 #include <errno.h>
@@ -72,7 +73,7 @@ sr_log__syslog_open(sr_log_sink *s, size_t max_line, sr_error *err)
 	if (c->syslog_app != NULL)
 		snprintf(ss->app, sizeof ss->app, "%s", c->syslog_app);
 	else
-		sr_log__syslog_program_name(ss->app, sizeof ss->app);
+		sr_log__program_name(ss->app, sizeof ss->app);
 	snprintf(ss->procid, sizeof ss->procid, "%ld", (long)getpid());
 	int il = snprintf(ss->ident, sizeof ss->ident, "Z %s %s %s - ", ss->hostname, ss->app, ss->procid);
 	ss->ident_len = il > 0 && (size_t)il < sizeof ss->ident ? (size_t)il : 0;

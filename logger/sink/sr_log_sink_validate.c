@@ -4,6 +4,7 @@
  * fields at open (the rest of sr_sink_config is checked in sr_log_config_validate.c).
  * Each message names the field, its value and what is valid.
  */
+#include "sr_log_identity_internal.h"
 #include "sr_log_sink_validate_internal.h"
 #include "sr_log_syslog_internal.h"
 
@@ -67,7 +68,7 @@ sr_log__validate_syslog_sink(const sr_sink_config *s, int i, sr_error *err)
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d].syslog_format %d is invalid: expected SR_SYSLOG_5424 or SR_SYSLOG_3164",
 		    i, (int)s->syslog_format);
-	if (s->syslog_app != NULL && !sr_log__syslog_app_valid(s->syslog_app))
+	if (s->syslog_app != NULL && !sr_log__app_name_valid(s->syslog_app))
 		return sr_error_set(err, SR_EINVAL,
 		    "config.sinks[%d].syslog_app '%.64s' is invalid: expected 1 to 48 printable "
 		    "characters without spaces", i, s->syslog_app);

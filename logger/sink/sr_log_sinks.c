@@ -5,7 +5,8 @@
  * a batch and written at its end, or when a buffer fills), a caller's
  * immediate writes (sync mode, policy sync), flushing and closing.  Writing
  * and its errors are sr_log_sink_write.c; rotation is sr_log_sink_rotate.c;
- * the syslog sink is sr_log_sink_syslog.c's; the public constructors of a
+ * the syslog sink is sr_log_sink_syslog.c's, the journald sink
+ * sr_log_sink_journald.c's; the public constructors of a
  * sink's configuration (sr_sink_file, ...) are sr_log_sink_config.c.
  *
  * Nothing here waits without a bound except a write(2) to a blocking
@@ -13,6 +14,7 @@
  * what the full-queue policies are for).
  */
 #include "sr_log_console_internal.h"
+#include "sr_log_journald_internal.h"
 #include "sr_log_reopen_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_syslog_internal.h"
@@ -65,6 +67,7 @@ static void
 free_sink_memory(sr_log_sink *s)
 {
 	sr_log__syslog_free(s);
+	sr_log__journald_sink_free(s);
 	for (int k = 0; k < 3; k++) {
 		free(s->copies[k]);
 		s->copies[k] = NULL;
@@ -176,6 +179,9 @@ open_sink(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error 
 		break;
 	case SR_SINK_CTF:
 		rc = sr_log__ctf_sink_open(log, s, c, i, err);
+		break;
+	case SR_SINK_JOURNALD:
+		rc = sr_log__journald_sink_open(log, s, i, err);
 		break;
 	default:
 		break;
@@ -318,7 +324,8 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout) || s->cfg.kind == SR_SINK_CTF)
+		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout) || s->cfg.kind == SR_SINK_CTF ||
+		    (layout >= 0 && s->takes_events))
 			continue;
 		s->batch_messages++;
 		switch (s->cfg.kind) {
@@ -332,6 +339,9 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 			break;
 		case SR_SINK_SYSLOG:
 			sr_log__syslog_append(s, ev, level, line, len);
+			break;
+		case SR_SINK_JOURNALD:
+			sr_log__journald_sink_put(s, ev, level, line, len, false);
 			break;
 		default:
 			if (s->len + len + (s->color ? SR_LOG_COLOR_EXTRA : 0) > s->cap)
@@ -361,7 +371,8 @@ dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const c
 	bool reached = true;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout) || s->cfg.kind == SR_SINK_CTF)
+		if (level < (int)s->cfg.level || (layout >= 0 && s->layout != layout) || s->cfg.kind == SR_SINK_CTF ||
+		    (layout >= 0 && s->takes_events))
 			continue;
 		sr_log__sink_add(&s->messages, 1);
 		if (s->cfg.kind == SR_SINK_NULL)
@@ -373,6 +384,8 @@ dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const c
 		} else if (s->cfg.kind == SR_SINK_SYSLOG) {
 			if (!s->closed)
 				sr_log__syslog_send_now_locked(s, ev, level, line, len);
+		} else if (s->cfg.kind == SR_SINK_JOURNALD) {
+			sr_log__journald_sink_put(s, ev, level, line, len, true);
 		} else {
 			char colored[4096];
 			size_t n = s->color ? sr_log__console_color_line(level, line, len, colored, sizeof colored) : 0;
@@ -429,6 +442,7 @@ sr_log__sinks_close(sr_log *log)
 			if (s->owns_fd && s->fd >= 0)
 				close(s->fd);
 			sr_log__syslog_close(s);
+			sr_log__journald_sink_close(s);
 			sr_log__ctf_sink_close(s);
 			if (s->cfg.kind == SR_SINK_CALLBACK && s->cfg.close != NULL) {
 				sr_log__self.in_sink++;
@@ -508,6 +522,9 @@ describe_config(const sr_sink_config *c, char *buf, size_t size)
 	case SR_SINK_CTF:
 		sr_log__ctf_sink_describe(c, buf, size);
 		break;
+	case SR_SINK_JOURNALD:
+		sr_log__journald_describe(c, buf, size);
+		break;
 	default:
 		snprintf(buf, size, "callback level=%s", sr_log_level_name(c->level));
 		break;
@@ -553,6 +570,8 @@ sr_log__sinks_stats(const sr_log *log, sr_log_counters *st)
 		o->reopens = (uint64_t)sr_atomic_load_relaxed_i64(&s->reopens);
 		if (s->ctf != NULL)
 			sr_log__ctf_sink_counters(s, o);
+		if (s->journald != NULL)
+			sr_log__journald_sink_counters(s, o);
 		st->sink_errors += o->errors;
 	}
 }
@@ -565,7 +584,10 @@ sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size)
 	describe_config(&log->sinks->s[i].cfg, buf, size);
 	size_t n = strlen(buf);
 	/* A trace has no layout: seqring-decode chooses one when it reads it. */
-	if (n + 1 < size && log->sinks->s[i].cfg.kind != SR_SINK_CTF) {
+	if (n + 1 < size && log->sinks->s[i].takes_events) {
+		/* A journald sink's default: MESSAGE is the message alone, not a line. */
+		snprintf(buf + n, size - n, " layout=message (unescaped: the journald sink's default)");
+	} else if (n + 1 < size && log->sinks->s[i].cfg.kind != SR_SINK_CTF) {
 		buf[n] = ' ';
 		sr_log__sink_layout_describe(log, &log->sinks->s[i], buf + n + 1, size - n - 1);
 	}

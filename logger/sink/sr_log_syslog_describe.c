@@ -5,25 +5,13 @@
  * configuration for sr_log_describe, and the APP-NAME it takes from the
  * program when none is configured.
  */
+#include "sr_log_identity_internal.h"
 #include "sr_log_syslog_state_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 
 static const char *const transport_names[] = { "local", "udp", "tcp", "unix", "unix-stream", "unix-dgram" };
-
-void
-sr_log__syslog_program_name(char *out, size_t size)
-{
-	const char *name = program_invocation_short_name;
-	size_t n = 0;
-	for (const char *p = name; *p != '\0' && n + 1 < size; p++)
-		if (*p > ' ' && *p <= '~')
-			out[n++] = *p;
-	if (n == 0)
-		out[n++] = '-';
-	out[n] = '\0';
-}
 
 void
 sr_log__syslog_target(const sr_sink_config *c, char *buf, size_t size)
@@ -47,7 +35,7 @@ sr_log__syslog_describe(const sr_sink_config *c, char *buf, size_t size)
 	if (c->syslog_app != NULL)
 		snprintf(app, sizeof app, "%s", c->syslog_app);
 	else
-		sr_log__syslog_program_name(app, sizeof app);
+		sr_log__program_name(app, sizeof app);
 	snprintf(buf, size, "syslog %s level=%s facility=%s format=%d app=%s timeout=%d reconnect_max=%d",
 	    target, sr_log_level_name(c->level), sr_log__syslog_facility_name(c->syslog_facility),
 	    (int)c->syslog_format, app, c->write_timeout_ms, c->reconnect_max_ms);

@@ -54,7 +54,6 @@ void sr_log__syslog_target(const sr_sink_config *c, char *buf, size_t size);
 /* The facility's number for a name ("user", "local0", ... or 0 to 23); -1 for none. */
 int sr_log__syslog_facility_parse(const char *name);
 /* True for an APP-NAME of 1 to 48 printable characters without spaces. */
-bool sr_log__syslog_app_valid(const char *app);
 /* "kern", "user", ... "local7"; "?" past 23. */
 const char *sr_log__syslog_facility_name(int facility);
 #define SR_SYSLOG_FACILITIES_EXPECTED \

@@ -5,6 +5,7 @@
  * "syslog:tcp://HOST:PORT", "syslog:unix:PATH" (also unix-stream:,
  * unix-dgram:), with the options facility=, format=, app=, reconnect=.
  */
+#include "sr_log_identity_internal.h"
 #include "sr_log_syslog_internal.h"
 
 #include <ctype.h>
@@ -39,16 +40,6 @@ const char *
 sr_log__syslog_facility_name(int facility)
 {
 	return facility >= 0 && facility < 24 ? facility_names[facility] : "?";
-}
-
-bool
-sr_log__syslog_app_valid(const char *app)
-{
-	size_t n = strlen(app);
-	bool ok = n >= 1 && n <= 48;
-	for (size_t i = 0; ok && i < n; i++)
-		ok = app[i] > ' ' && app[i] <= '~';
-	return ok;
 }
 
 /* HOST:PORT with a port of 1 to 65535; a v6 host in brackets. */
@@ -126,24 +117,5 @@ sr_log__syslog_parse_option(const char *key, const char *val, sr_sink_config *c,
 		}
 		return 1;
 	}
-	if (strcmp(key, "app") == 0) {
-		if (!sr_log__syslog_app_valid(val)) {
-			snprintf(why, why_size, "app '%.60s' is invalid: expected 1 to 48 printable characters "
-			    "without spaces", val);
-			return -1;
-		}
-		c->syslog_app = val;
-		return 1;
-	}
-	if (strcmp(key, "reconnect") == 0) {
-		char *end;
-		long v = strtol(val, &end, 10);
-		if (val[0] == '\0' || *end != '\0' || v < 10 || v > 600000) {
-			snprintf(why, why_size, "reconnect '%.32s' is invalid: expected 10 to 600000 ms", val);
-			return -1;
-		}
-		c->reconnect_max_ms = (int)v;
-		return 1;
-	}
-	return 0;
+	return sr_log__collector_option(key, val, &c->syslog_app, NULL, &c->reconnect_max_ms, why, why_size);
 }

@@ -58,7 +58,6 @@ size_t sr_log__syslog_make_frame(struct sr_log_syslog *ss, const sr_log_event *e
 /* ---- sr_log_syslog_describe.c ---- */
 
 /* The program's short name, printable characters only ("-" when none is left): the APP-NAME. */
-void sr_log__syslog_program_name(char *out, size_t size);
 
 /* ---- sr_log_syslog_loss.c ---- */
 

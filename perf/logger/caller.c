@@ -43,7 +43,12 @@
  * is the case the caller's target is about.
  *
  * --count MODE N: make N calls of MODE (ring, ring-va, per-thread, per-thread-dir, bare,
- * disabled, or loop: the empty loop) in a function of its own and exit, for callgrind:
+ * disabled, site-off: an SR_INFO on the per-thread logger's category at info whose site a
+ * run-time rule switched off (sr_log_sites.h), or loop: the empty loop; or a rate-limited
+ * call, sr_log_limit.h, on the per-thread
+ * logger: limit-once, limit-every-n and limit-rate, sites that suppress every counted call,
+ * and limit-every-1 and limit-rate-open, sites that write every one) in a function of its own
+ * and exit, for callgrind:
  * perf/run_bench.sh runs
  *   valgrind --tool=callgrind --toggle-collect='counted_calls_*' caller --count ring N
  * and divides the instructions by N (instructions are stable where time is not).
@@ -112,6 +117,7 @@ typedef struct options {
 	int64_t thread_ring_slots;  /* 0: the logger's default */
 	int64_t slot_size;          /* 0: the logger's default */
 	bool runtime_string;        /* --string runtime: s read through a volatile pointer */
+	int limit;                  /* --count limit-*: the rate-limited call (enum limit_call) */
 	const char *ring_dir_parent;  /* --ring-dir: where per-thread-dir's directory is made */
 } options;
 
@@ -317,6 +323,76 @@ static inline __attribute__((always_inline)) void
 disabled_call(harness *h, sr_category *c)
 {
 	SR_DEBUG(c, CALL_FORMAT, h->value++, 0.5, call_string);
+}
+
+/* --count site-off: a call its level lets through, at a site the rule SITE_OFF_RULE switched off. */
+#define SITE_OFF_RULE "func site_off_call -fatal"
+static inline __attribute__((always_inline)) void
+site_off_call(harness *h, sr_category *c)
+{
+	SR_INFO(c, CALL_FORMAT, h->value++, 0.5, call_string);
+}
+
+/*
+ * The rate-limited calls of --count limit-* (sr_log_limit.h), each a site of its own on the
+ * per-thread row's logger.  Those that suppress take their arguments as disabled_call does
+ * (h->value++ inside the call: a suppressed call evaluates none), so that the count is the
+ * limiter's alone: the level check, the limiter's decision, the count.  Those that write every
+ * call are the per-thread row's call behind a limiter that admits it.
+ */
+enum limit_call { LIMIT_NONE, LIMIT_ONCE, LIMIT_EVERY_N, LIMIT_RATE, LIMIT_EVERY_1, LIMIT_RATE_OPEN };
+static const char *const limit_modes[] = { "", "limit-once", "limit-every-n", "limit-rate",
+	"limit-every-1", "limit-rate-open" };
+
+/* Suppresses every call after the first. */
+static inline __attribute__((always_inline)) void
+limit_once_call(harness *h, sr_category *c)
+{
+	SR_INFO_ONCE(c, CALL_FORMAT, h->value++, 0.5, call_string);
+}
+
+/* Writes 1 call in 2^30: every counted call is suppressed. */
+static inline __attribute__((always_inline)) void
+limit_every_n_call(harness *h, sr_category *c)
+{
+	SR_INFO_EVERY_N(c, 1 << 30, CALL_FORMAT, h->value++, 0.5, call_string);
+}
+
+/* One a second, a burst of 1: the warm-up call takes the token, the counted ones find none. */
+static inline __attribute__((always_inline)) void
+limit_rate_call(harness *h, sr_category *c)
+{
+	SR_INFO_LIMIT(c, 1, 1, CALL_FORMAT, h->value++, 0.5, call_string);
+}
+
+/* n = 1: every call written, through the limiter's ticket. */
+static inline __attribute__((always_inline)) void
+limit_every_1_call(harness *h, sr_category *c)
+{
+	int i = h->value++;
+	const char *s = call_string;
+	SR_INFO_EVERY_N(c, 1, CALL_FORMAT, i, i * 0.5, s);
+}
+
+/* A bucket that never runs dry: every call written, through the limiter's CAS. */
+static inline __attribute__((always_inline)) void
+limit_rate_open_call(harness *h, sr_category *c)
+{
+	int i = h->value++;
+	const char *s = call_string;
+	SR_INFO_LIMIT(c, 1000000000, 1000000000, CALL_FORMAT, i, i * 0.5, s);
+}
+
+static inline __attribute__((always_inline)) void
+limit_call(harness *h, int limit, sr_category *c)
+{
+	switch (limit) {
+	case LIMIT_ONCE: limit_once_call(h, c); break;
+	case LIMIT_EVERY_N: limit_every_n_call(h, c); break;
+	case LIMIT_RATE: limit_rate_call(h, c); break;
+	case LIMIT_EVERY_1: limit_every_1_call(h, c); break;
+	default: limit_rate_open_call(h, c); break;
+	}
 }
 
 /* Waits (untimed) until the row's consumer has handled every call so far. */
@@ -566,6 +642,12 @@ COUNTED_CALLS(per_thread_dir, sr_category *, log_call_per_thread_dir)
 COUNTED_CALLS(per_thread_dir_runtime_string, sr_category *, log_call_per_thread_dir_runtime_string)
 COUNTED_CALLS(bare, bare_ring *, bare_call)
 COUNTED_CALLS(disabled, sr_category *, disabled_call)
+COUNTED_CALLS(site_off, sr_category *, site_off_call)
+COUNTED_CALLS(limit_once, sr_category *, limit_once_call)
+COUNTED_CALLS(limit_every_n, sr_category *, limit_every_n_call)
+COUNTED_CALLS(limit_rate, sr_category *, limit_rate_call)
+COUNTED_CALLS(limit_every_1, sr_category *, limit_every_1_call)
+COUNTED_CALLS(limit_rate_open, sr_category *, limit_rate_open_call)
 
 /* An empty loop: what the loops above cost without the calls. */
 __attribute__((noinline)) static void
@@ -577,9 +659,11 @@ counted_calls_loop(int64_t n)
 
 /* One call of the row outside counted_calls_*: callgrind does not count it. */
 __attribute__((noinline)) static void
-warm_up(harness *h, int row, bool runtime_string)
+warm_up(harness *h, int row, bool runtime_string, int limit)
 {
-	if (row == ROW_BARE)
+	if (limit != LIMIT_NONE)
+		limit_call(h, limit, h->cat[row]);
+	else if (row == ROW_BARE)
 		bare_call(h, h->bare[row]);
 	else if (row == ROW_DISABLED)
 		disabled_call(h, h->cat[row]);
@@ -590,12 +674,24 @@ warm_up(harness *h, int row, bool runtime_string)
 }
 
 static void
-counted_calls(harness *h, int row, int64_t n, bool runtime_string)
+counted_calls(harness *h, int row, int64_t n, bool runtime_string, int limit, bool site_off)
 {
-	if (row == ROW_BARE)
+	if (limit == LIMIT_ONCE)
+		counted_calls_limit_once(h, h->cat[row], n);
+	else if (limit == LIMIT_EVERY_N)
+		counted_calls_limit_every_n(h, h->cat[row], n);
+	else if (limit == LIMIT_RATE)
+		counted_calls_limit_rate(h, h->cat[row], n);
+	else if (limit == LIMIT_EVERY_1)
+		counted_calls_limit_every_1(h, h->cat[row], n);
+	else if (limit == LIMIT_RATE_OPEN)
+		counted_calls_limit_rate_open(h, h->cat[row], n);
+	else if (row == ROW_BARE)
 		counted_calls_bare(h, h->bare[row], n);
 	else if (row == ROW_DISABLED)
 		counted_calls_disabled(h, h->cat[row], n);
+	else if (site_off)
+		counted_calls_site_off(h, h->cat[row], n);
 	else if (row == ROW_RING && runtime_string)
 		counted_calls_ring_runtime_string(h, h->cat[row], n);
 	else if (row == ROW_RING)
@@ -653,7 +749,8 @@ usage(FILE *f)
 	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
 	    "  --truncate      start the CSV afresh (header included)\n"
 	    "  --count MODE N  make N calls of MODE (ring, ring-va, per-thread, per-thread-dir, bare,\n"
-	    "                  disabled; loop: none) in a loop\n"
+	    "                  disabled, site-off; loop: none; limit-once, limit-every-n, limit-rate: rate-limited\n"
+	    "                  sites that suppress; limit-every-1, limit-rate-open: that write) in a loop\n"
 	    "                  and exit: for valgrind --tool=callgrind --toggle-collect='counted_calls_*'\n"
 	    "  --quick         2,000 calls, 1 run (for CTest)\n"
 	    "  --quiet         no progress on stderr\n", MAX_RUNS);
@@ -699,11 +796,16 @@ parse_count_mode(void *dest, char **values, char *err, size_t errsize)
 {
 	options *o = dest;
 	const char *mode = values[0], *calls = values[1];
+	o->limit = LIMIT_NONE;
+	for (int k = LIMIT_ONCE; k <= LIMIT_RATE_OPEN; k++)
+		if (strcmp(mode, limit_modes[k]) == 0)
+			o->limit = k;
 	if (strcmp(mode, "ring") != 0 && strcmp(mode, "ring-va") != 0 && strcmp(mode, "per-thread") != 0 &&
 	    strcmp(mode, "per-thread-dir") != 0 && strcmp(mode, "bare") != 0 && strcmp(mode, "disabled") != 0 &&
-	    strcmp(mode, "loop") != 0) {
+	    strcmp(mode, "site-off") != 0 && strcmp(mode, "loop") != 0 && o->limit == LIMIT_NONE) {
 		snprintf(err, errsize, "--count: unknown mode '%.64s': expected ring, ring-va, per-thread, "
-		    "per-thread-dir, bare, disabled or loop", mode);
+		    "per-thread-dir, bare, disabled, site-off, loop, limit-once, limit-every-n, limit-rate, "
+		    "limit-every-1 or limit-rate-open", mode);
 		return false;
 	}
 	if (!bench_parse_count(calls, &o->count_calls) || o->count_calls > 1000000000) {
@@ -758,12 +860,20 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	int row = strcmp(o->count_mode, "bare") == 0 ? ROW_BARE :
 	    strcmp(o->count_mode, "ring") == 0 ? ROW_RING :
 	    strcmp(o->count_mode, "ring-va") == 0 ? ROW_RING_VA :
-	    strcmp(o->count_mode, "per-thread") == 0 ? ROW_PER_THREAD :
+	    strcmp(o->count_mode, "per-thread") == 0 || strcmp(o->count_mode, "site-off") == 0 ||
+	    o->limit != LIMIT_NONE ? ROW_PER_THREAD :
 	    strcmp(o->count_mode, "per-thread-dir") == 0 ? ROW_PER_THREAD_DIR :
 	    strcmp(o->count_mode, "disabled") == 0 ? ROW_DISABLED : ROW_EMPTY;
 	if (row == ROW_BARE ? open_bare(h, row, devnull, err) :
 	    row == ROW_EMPTY ? 0 : open_logger(h, row, devnull, o, err))
 		return -1;
+	if (strcmp(o->count_mode, "site-off") == 0) {
+		sr_error e;
+		if (sr_log_sites_set(h->log[row], SITE_OFF_RULE, &e) != SR_OK) {
+			snprintf(err, ERR_MAX, "sr_log_sites_set(\"%s\"): %s", SITE_OFF_RULE, e.message);
+			return -1;
+		}
+	}
 	/*
 	 * Calls in bursts of 1,000, drained only when the next burst might not
 	 * fit in the ring (a call's record takes one slot; a quarter of the
@@ -779,7 +889,7 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	int64_t slots = row != ROW_PER_THREAD && row != ROW_PER_THREAD_DIR ? defaults.ring_slots :
 	    o->thread_ring_slots != 0 ? o->thread_ring_slots : defaults.thread_ring_slots;
 	int64_t burst = 1000, room = slots / 4, since_drain = 0;
-	warm_up(h, row, o->runtime_string);   /* the site's first call parses its format, per-thread's makes its ring */
+	warm_up(h, row, o->runtime_string, o->limit);   /* the site's first call parses its format, per-thread's makes its ring */
 	drain(h, row);
 	/* A marker for strace: the calls' system calls are the ones between two getppid(). */
 	(void)getppid();
@@ -789,7 +899,7 @@ run_count(harness *h, const options *o, int devnull, char *err)
 			drain(h, row);
 			since_drain = 0;
 		}
-		counted_calls(h, row, n, o->runtime_string);
+		counted_calls(h, row, n, o->runtime_string, o->limit, strcmp(o->count_mode, "site-off") == 0);
 		since_drain += n;
 	}
 	(void)getppid();

@@ -78,6 +78,28 @@ void macros_check_programs(sr_category *cat)
 	use_close_and_check(&log, "unused", "unused");
 }
 
+/*
+ * The rate-limiting macros (sr_log_limit.h), each of them, with constant and run-time
+ * parameters; sr_log_limit_set_clock's signature.  Their compile-time refusals:
+ * check_limit_args.sh.
+ */
+static int64_t macros_check_clock(void *ctx) { return ctx != NULL ? 1 : 0; }
+void macros_check_limits(sr_category *cat, int n);
+void macros_check_limits(sr_category *cat, int n)
+{
+	SR_LOG_ONCE(cat, SR_LOG_INFO, "once %d", n);
+	SR_LOG_EVERY_N(cat, SR_LOG_INFO, 10, "every %d %s", n, "s");
+	SR_LOG_LIMIT(cat, SR_LOG_INFO, n, 5, "limit %f", 0.5);
+	SR_TRACE_ONCE(cat, "once"); SR_DEBUG_ONCE(cat, "once"); SR_INFO_ONCE(cat, "once");
+	SR_WARN_ONCE(cat, "once"); SR_ERROR_ONCE(cat, "once"); SR_FATAL_ONCE(cat, "once %d", n);
+	SR_TRACE_EVERY_N(cat, n, "every"); SR_DEBUG_EVERY_N(cat, 2, "every"); SR_INFO_EVERY_N(cat, 3, "every");
+	SR_WARN_EVERY_N(cat, 4, "every"); SR_ERROR_EVERY_N(cat, 5, "every"); SR_FATAL_EVERY_N(cat, 6, "every %d", n);
+	SR_TRACE_LIMIT(cat, 1, 1, "limit"); SR_DEBUG_LIMIT(cat, 2, n, "limit"); SR_INFO_LIMIT(cat, 3, 3, "limit");
+	SR_WARN_LIMIT(cat, 4, 4, "limit"); SR_ERROR_LIMIT(cat, 5, 5, "limit"); SR_FATAL_LIMIT(cat, 6, 6, "limit %d", n);
+	sr_log_limit_set_clock(macros_check_clock, NULL);
+	sr_log_limit_set_clock(NULL, NULL);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -332,7 +332,8 @@ Test(log_env, every_invalid_value_is_an_error_at_open)
 		  "SEQRING_LOG_CLOCK 'sundial' is invalid: expected realtime, coarse, tsc or auto" },
 		{ "SEQRING_LOG_SINK", "journal",
 		  "SEQRING_LOG_SINK 'journal' is invalid: sink 0: 'journal' is not a sink: expected stderr, stdout, "
-		  "null, fd:N, file:PATH, ctf:DIR or syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH]" },
+		  "null, fd:N, file:PATH, ctf:DIR, syslog[:udp://HOST:PORT|:tcp://HOST:PORT|:unix:PATH] or "
+		  "journald[:SOCKET_PATH]" },
 		{ "SEQRING_LOG_SINK", "ctf:",
 		  "SEQRING_LOG_SINK 'ctf:' is invalid: sink 0: 'ctf:' needs a directory (ctf:/var/log/app.trace)" },
 		{ "SEQRING_LOG_SINK", "ctf:/tmp/t,layout=json",

@@ -18,10 +18,14 @@
  *      dying daemon had taken from the kernel), and the sink's report line
  *      ("N message(s) could not be delivered ...") arrives once it delivers
  *      again, with N as sr_log_stats counts.
- * With --rate [MESSAGES [ROUNDS [file|tcp|unix]]] (not run by CTest):
- * messages per second into rsyslogd over TCP and the unix socket, beside a
- * file sink, in the same run, and the consumer thread's CPU time per message
- * (from /proc's schedstat).
+ * With --rate [MESSAGES [ROUNDS [file|tcp|unix|journald]]] (not run by
+ * CTest): messages per second into rsyslogd over TCP and the unix socket,
+ * and into a systemd-journald of the program's own through the journald
+ * sink (its native protocol; tests/support/log_journald.h: a mount
+ * namespace of this process, never the host's journal; skipped with the
+ * reason where it cannot run), beside a file sink, in the same run, the
+ * sinks interleaved round by round, and the consumer thread's CPU time per
+ * message (from /proc's schedstat).
  * Without rsyslogd (not installed) the program says so and exits 77, which
  * CTest counts as skipped.
  */
@@ -41,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log_journald.h"
 #include "log_support.h"
 #include "stress_args.h"
 #include <seqring/sr_log.h>
@@ -469,7 +474,9 @@ consumer_cpu_ns(void)
 static void
 rate(const char *what, sr_sink_config s, int count)
 {
-	s.layout = SR_LOG_LAYOUT_MESSAGE;
+	/* The message alone: a journald sink's default sends it so (unescaped, in MESSAGE). */
+	if (s.kind != SR_SINK_JOURNALD)
+		s.layout = SR_LOG_LAYOUT_MESSAGE;
 	sr_log *log = open_logger(&s, 1);
 	sr_category *cat = sr_log_category(log, "syslogtest");
 	SR_INFO(cat, "t=%d i=%d", 0, -1);
@@ -491,8 +498,35 @@ rate(const char *what, sr_sink_config s, int count)
 }
 
 /* rates' sinks, as --rate's third operand names them. */
-enum rate_sink { RATE_FILE, RATE_TCP, RATE_UNIX, RATE_ALL };
-static const char *const rate_sinks[] = { "file", "tcp", "unix", NULL };
+enum rate_sink { RATE_FILE, RATE_TCP, RATE_UNIX, RATE_JOURNALD, RATE_ALL };
+static const char *const rate_sinks[] = { "file", "tcp", "unix", "journald", NULL };
+
+/* The journald of --rate's journald row, in this process's own mount namespace. */
+static tl_journald journald;
+static bool journald_up;
+
+static void
+remove_journald(void)
+{
+	tl_journald_remove(&journald);
+}
+
+/* Starts the journald row's journald; false (said why) when it cannot run here. */
+static bool
+start_journald(void)
+{
+	const char *why = tl_journald_sandbox(&journald, "seqring-rate");
+	char err[256];
+	if (why == NULL && !tl_journald_start(&journald, err, sizeof err))
+		why = err;
+	if (journald.dir[0] != '\0')
+		atexit(remove_journald);
+	if (why != NULL) {
+		printf("%-22s skipped: %s\n", "journald", why);
+		return false;
+	}
+	return true;
+}
 
 static void
 rates(int count, int rounds, enum rate_sink only)
@@ -508,6 +542,8 @@ rates(int count, int rounds, enum rate_sink only)
 			rate("syslog tcp", sr_sink_syslog(SR_SYSLOG_TCP, tcp), count);
 		if (only == RATE_ALL || only == RATE_UNIX)
 			rate("syslog unix (dgram)", sr_sink_syslog(SR_SYSLOG_UNIX, sock), count);
+		if ((only == RATE_ALL || only == RATE_JOURNALD) && journald_up)
+			rate("journald (native)", sr_sink_journald(journald.socket), count);
 	}
 }
 
@@ -519,7 +555,7 @@ main(int argc, char **argv)
 		{ .name = "rate", .kind = SA_SWITCH, .dest = &rate_only,
 		    .help = "measure instead: MESSAGES (200000) per sink, ROUNDS (3) times, one sink or all" },
 	};
-	const char *rate_operands = "[MESSAGES [ROUNDS [file|tcp|unix]]]";
+	const char *rate_operands = "[MESSAGES [ROUNDS [file|tcp|unix|journald]]]";
 	int first = sa_parse(argc, argv, options, sizeof options / sizeof *options, rate_operands);
 	int operands = argc - first;
 	if (operands > 0 && !rate_only)
@@ -544,6 +580,8 @@ main(int argc, char **argv)
 	write_config();
 	start_daemon();
 	if (rate_only) {
+		if (only == RATE_ALL || only == RATE_JOURNALD)
+			journald_up = start_journald();
 		rates((int)messages, (int)rounds, only);
 		return 0;
 	}
