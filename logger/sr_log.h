@@ -339,15 +339,20 @@ SR_API int sr_log_reopen(sr_log *log);
  * record through site_.
  */
 #define SR_LOG__EMIT(cat_, site_, lvl, ...) \
+	SR_LOG__CHECK_KV(__VA_ARGS__); \
 	static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__KIND_ITEM, __VA_ARGS__) }; \
 	const int32_t sr_log__lens[] = { -1 SR_LOG__EACH(SR_LOG__LEN_ITEM, __VA_ARGS__) }; \
-	(void)sizeof(sr_log__format_check(__VA_ARGS__)); \
+	/* SR_KV fields are not the format's: the check sees the format's arguments only. */ \
+	(void)sizeof(SR_LOG__FORMAT_CHECK(__VA_ARGS__)); \
+	static const char *const sr_log__keys[] = { SR_LOG__EACH(SR_LOG__KEY_ITEM, __VA_ARGS__) NULL }; \
+	static const unsigned char sr_log__kv_flags[] = { SR_LOG__EACH(SR_LOG__FLAG_ITEM, __VA_ARGS__) 0 }; \
 	sr_log_arg sr_log__args[SR_LOG__NARGS(__VA_ARGS__) + 1]; \
 	SR_LOG__EACH(SR_LOG__ARG_STORE, __VA_ARGS__) \
 	if (SR_LOG__NARGS(__VA_ARGS__) == 0) /* nothing to pass, but defined */ \
 		sr_log__args[0] = sr_log__arg_int(0); \
-	sr_log__emit_fast((cat_), &(site_), sr_log__args, sr_log__kinds + 1, \
-	    sr_log__lens + 1, SR_LOG__NARGS(__VA_ARGS__), (lvl));
+	sr_log__emit_fast_kv((cat_), &(site_), sr_log__args, sr_log__kinds + 1, \
+	    sr_log__lens + 1, SR_LOG__NARGS(__VA_ARGS__), (lvl), sr_log__keys, sr_log__kv_flags, \
+	    SR_LOG__NKV(__VA_ARGS__));
 
 /**
  * @def SR_LOG

@@ -309,10 +309,126 @@ sr_log__kind_tag<SR_FMT_ARG_PTR> sr_log__kind_of(decltype(nullptr));
 #define SR_LOG__CHECK_NARGS(...) SR_LOG__STATIC_ASSERT(SR_LOG__NARGS(__VA_ARGS__) <= SR_SITE_MAX_ARGS, \
 	"a log call takes at most 32 arguments after the format (SR_SITE_MAX_ARGS)")
 
-/* ", kind", ", constant length" and "args[i] = value;" for each argument (SR_LOG__EACH's M). */
-#define SR_LOG__KIND_ITEM(i, x) , SR_LOG__KIND(x)
-#define SR_LOG__LEN_ITEM(i, x) , SR_LOG__CONST_LEN(x)
-#define SR_LOG__ARG_STORE(i, x) sr_log__args[i] = SR_LOG__ARG(x);
+/**
+ * @brief A key-value field of a log call: SR_INFO(c, "filled %d lots", n, SR_KV("venue", name)).
+ *
+ * Key-value arguments come after all of the format's arguments (a call that
+ * puts one before them fails to compile).  key must be a non-empty string
+ * literal; value is any type a format argument may have, typed and encoded
+ * as one (a string is copied into the record as a %s string, and cut like
+ * one).  The keys are recorded once per call site; a record carries only the
+ * values.  Only the log macros take it: it is no expression of its own.
+ * @param key The field's name, a string literal.
+ * @param value Its value, evaluated once (only when the call's level is enabled).
+ */
+#define SR_KV(key, value) (SR_LOG__KV_MARK, key, value)
+
+/*
+ * How the macros tell an SR_KV argument from a format argument, by the preprocessor alone:
+ * SR_LOG__KV_HEAD x () takes the first element of a parenthesised x and calls it with (); only
+ * SR_KV's mark expands to two elements, whose second is 1.  Any other argument (a cast, a
+ * parenthesised expression, a name, a literal) leaves one element, and SR_LOG__IS_KV says 0.
+ * Nothing is pasted, so any expression may be an argument.
+ */
+#define SR_LOG__KV_MARK() ~, 1
+#define SR_LOG__KV_HEAD(...) SR_LOG__KV_HEAD_(__VA_ARGS__, ~)
+#define SR_LOG__KV_HEAD_(first, ...) first
+#define SR_LOG__KV_SECOND(...) SR_LOG__KV_SECOND_(__VA_ARGS__, 0, ~)
+#define SR_LOG__KV_SECOND_(a, b, ...) b
+#define SR_LOG__IS_KV_(probe) SR_LOG__KV_SECOND(probe)
+#define SR_LOG__IS_KV(x) SR_LOG__IS_KV_(SR_LOG__KV_HEAD x ())
+/* The key and the value of an SR_KV argument. */
+#define SR_LOG__KV_KEY(x) SR_LOG__KV_KEY_ x
+#define SR_LOG__KV_KEY_(mark, key, value) key
+#define SR_LOG__KV_VALUE(x) SR_LOG__KV_VALUE_ x
+#define SR_LOG__KV_VALUE_(mark, key, value) value
+/* M_0(i, x) for a format argument, M_1(i, x) for an SR_KV one. */
+#define SR_LOG__BY_KV(M, i, x) SR_LOG__CAT(M, SR_LOG__IS_KV(x))(i, x)
+
+/*
+ * Whether a key is a string literal: a char array (a literal's type; an array object is refused
+ * later, where the key table needs an address constant), by its type, x not evaluated.
+ */
+#ifdef __cplusplus
+extern "C++" {
+template <size_t N> char (&sr_log__key_literal(const char (&)[N]))[2];
+char (&sr_log__key_literal(...))[1];
+}
+#define SR_LOG__KEY_IS_LITERAL(k) (sizeof(sr_log__key_literal(k)) == 2)
+#else
+#define SR_LOG__KEY_IS_LITERAL(k) \
+	SR_LOG__GENERIC(&(k), char (*)[sizeof(k)]: 1, const char (*)[sizeof(k)]: 1, default: 0)
+#endif
+
+/* 1 for a value of an unsigned integer type (its 4 bytes print unsigned), else 0; v not evaluated. */
+#ifdef __cplusplus
+extern "C++" {
+template <class T> char (&sr_log__unsigned_of(const T &))[1];
+char (&sr_log__unsigned_of(unsigned char))[2];
+char (&sr_log__unsigned_of(unsigned short))[2];
+char (&sr_log__unsigned_of(unsigned))[2];
+char (&sr_log__unsigned_of(unsigned long))[2];
+char (&sr_log__unsigned_of(unsigned long long))[2];
+}
+#define SR_LOG__IS_UNSIGNED(v) (sizeof(sr_log__unsigned_of(v)) == 2)
+#else
+#define SR_LOG__IS_UNSIGNED(v) SR_LOG__GENERIC((v), unsigned char: 1, unsigned short: 1, \
+	unsigned: 1, unsigned long: 1, unsigned long long: 1, default: 0)
+#endif
+
+/*
+ * Per argument (SR_LOG__EACH's M): ", kind", ", constant length", "args[i] = value;" (an
+ * SR_KV's value), ", x" for the format check (format arguments only), the key table's entries
+ * and the fields' flags (SR_KV only), and the counts that check the order.
+ */
+#define SR_LOG__KIND_ITEM(i, x) SR_LOG__BY_KV(SR_LOG__KIND_ITEM_, i, x)
+#define SR_LOG__KIND_ITEM_0(i, x) , SR_LOG__KIND(x)
+#define SR_LOG__KIND_ITEM_1(i, x) , SR_LOG__KIND(SR_LOG__KV_VALUE(x))
+#define SR_LOG__LEN_ITEM(i, x) SR_LOG__BY_KV(SR_LOG__LEN_ITEM_, i, x)
+#define SR_LOG__LEN_ITEM_0(i, x) , SR_LOG__CONST_LEN(x)
+#define SR_LOG__LEN_ITEM_1(i, x) , SR_LOG__CONST_LEN(SR_LOG__KV_VALUE(x))
+#define SR_LOG__ARG_STORE(i, x) SR_LOG__BY_KV(SR_LOG__ARG_STORE_, i, x)
+#define SR_LOG__ARG_STORE_0(i, x) sr_log__args[i] = SR_LOG__ARG(x);
+#define SR_LOG__ARG_STORE_1(i, x) sr_log__args[i] = SR_LOG__ARG(SR_LOG__KV_VALUE(x));
+#define SR_LOG__FMT_ITEM(i, x) SR_LOG__BY_KV(SR_LOG__FMT_ITEM_, i, x)
+#define SR_LOG__FMT_ITEM_0(i, x) , x
+#define SR_LOG__FMT_ITEM_1(i, x)
+#define SR_LOG__KEY_ITEM(i, x) SR_LOG__BY_KV(SR_LOG__KEY_ITEM_, i, x)
+#define SR_LOG__KEY_ITEM_0(i, x)
+#define SR_LOG__KEY_ITEM_1(i, x) SR_LOG__KV_KEY(x),
+#define SR_LOG__FLAG_ITEM(i, x) SR_LOG__BY_KV(SR_LOG__FLAG_ITEM_, i, x)
+#define SR_LOG__FLAG_ITEM_0(i, x)
+#define SR_LOG__FLAG_ITEM_1(i, x) (unsigned char)SR_LOG__IS_UNSIGNED(SR_LOG__KV_VALUE(x)),
+#define SR_LOG__KEY_CHECK(i, x) SR_LOG__BY_KV(SR_LOG__KEY_CHECK_, i, x)
+#define SR_LOG__KEY_CHECK_0(i, x)
+#define SR_LOG__KEY_CHECK_1(i, x) \
+	SR_LOG__STATIC_ASSERT(SR_LOG__KEY_IS_LITERAL(SR_LOG__KV_KEY(x)), "SR_KV: the key must be a string literal"); \
+	SR_LOG__STATIC_ASSERT(sizeof(SR_LOG__KV_KEY(x)) > 1, "SR_KV: the key must not be empty");
+/*
+ * The format check's call: the format and its own arguments (no SR_KV).  A call with more than
+ * 32 arguments (SR_LOG__NARGS says 33: SR_LOG__CHECK_NARGS refused it, and SR_LOG__EACH gives
+ * nothing) passes them all, so that the check adds no error of its own to the refusal.
+ */
+#define SR_LOG__OVER_33 ~, 1
+#define SR_LOG__FORMAT_CHECK(...) SR_LOG__CAT(SR_LOG__FORMAT_CHECK_, \
+	SR_LOG__KV_SECOND(SR_LOG__CAT(SR_LOG__OVER_, SR_LOG__NARGS(__VA_ARGS__))))(__VA_ARGS__)
+#define SR_LOG__FORMAT_CHECK_0(...) \
+	sr_log__format_check(SR_LOG__FIRST(__VA_ARGS__) SR_LOG__EACH(SR_LOG__FMT_ITEM, __VA_ARGS__))
+#define SR_LOG__FORMAT_CHECK_1(...) sr_log__format_check(__VA_ARGS__)
+#define SR_LOG__KV_COUNT_ITEM(i, x) + SR_LOG__IS_KV(x)
+#define SR_LOG__KV_AT_ITEM(i, x) + SR_LOG__IS_KV(x) * (i)
+/* The SR_KV arguments among __VA_ARGS__ (after the format): a constant. */
+#define SR_LOG__NKV(...) (0 SR_LOG__EACH(SR_LOG__KV_COUNT_ITEM, __VA_ARGS__))
+/*
+ * The key-value arguments must be the last ones: their positions' sum is then the largest
+ * that many positions can have.  A constant: nothing runs.
+ */
+#define SR_LOG__CHECK_KV(...) \
+	SR_LOG__EACH(SR_LOG__KEY_CHECK, __VA_ARGS__) \
+	SR_LOG__STATIC_ASSERT((0 SR_LOG__EACH(SR_LOG__KV_AT_ITEM, __VA_ARGS__)) == \
+	    SR_LOG__NKV(__VA_ARGS__) * SR_LOG__NARGS(__VA_ARGS__) - \
+	    SR_LOG__NKV(__VA_ARGS__) * (SR_LOG__NKV(__VA_ARGS__) + 1) / 2, \
+	    "SR_KV: key-value arguments come after the format arguments")
 
 /*
  * The macros name it inside sizeof, an unevaluated operand in C and C++, so that the compiler
@@ -338,6 +454,16 @@ int sr_log__format_check(const char *format, ...) __attribute__((format(printf, 
  * whose format or argument types differ from its first call's.
  */
 SR_API void sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n);
+
+/*
+ * The same for a call with key-value fields: its last nfields arguments are
+ * SR_KV values, keys[j] the j-th field's key (a static array of the call
+ * site) and flags[j] 1 where its value is unsigned.  The site records its
+ * keys at its first call (sr_site.fields); the arguments then travel as
+ * sr_log__emit_args's.
+ */
+SR_API void sr_log__emit_fields(sr_category *cat, sr_site *site, const sr_log_arg *args, int n,
+    const char *const *keys, const unsigned char *flags, int nfields);
 
 #ifdef __cplusplus
 }

@@ -146,7 +146,9 @@ typedef enum sr_log_layout {
 	 *            of 1 to 9 digits.  %d alone: %Y-%m-%dT%H:%M:%S.%6fZ.
 	 *   %p level (INFO), %c category ("root" for the root), %t thread name
 	 *   (its id when it has none), %T thread id, %m message, %F file base
-	 *   name, %L line, %M function, %n newline, %% a percent sign.
+	 *   name, %L line, %M function, %K the call's key-value fields (SR_KV)
+	 *   as the text layout writes them, " key=value" each, %n newline,
+	 *   %% a percent sign.
 	 * Each conversion but %n and %% takes an optional width: %-10c pads on
 	 * the right to 10, %10c on the left, %.20c keeps the last 20
 	 * characters (as Log4j truncates), %-10.20c both.  Every line ends with

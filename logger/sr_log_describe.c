@@ -41,8 +41,9 @@ static int
 describe_site(const sr_log_site_info *site, void *ctx)
 {
 	const char *base = strrchr(site->file, '/');
-	fprintf(ctx, "    %s:%d %s() %s: %s\n", base != NULL ? base + 1 : site->file, site->line, site->function,
-	    sr_log_level_name(site->level), sr_log_site_state_name((int)site->state));
+	fprintf(ctx, "    %s:%d %s() %s: %s%s%s\n", base != NULL ? base + 1 : site->file, site->line, site->function,
+	    sr_log_level_name(site->level), sr_log_site_state_name((int)site->state), site->limit[0] != '\0' ? ", " : "",
+	    site->limit);
 	return 0;
 }
 

@@ -361,13 +361,17 @@ sr_log__fast_clock(int32_t clock)
  * inline path and builds the array only here.
  */
 static inline __attribute__((always_inline)) void
-sr_log__emit_general(sr_category *cat, sr_site *site, const sr_log_arg *args, const int n)
+sr_log__emit_general(sr_category *cat, sr_site *site, const sr_log_arg *args, const int n,
+    const char *const *keys, const unsigned char *kv_flags, const int nkv)
 {
 	sr_log_arg copy[SR_SITE_MAX_ARGS + 1];
 	_Pragma("GCC unroll 33")
 	for (int i = 0; i < n; i++)
 		copy[i] = args[i];
-	sr_log__emit_args(cat, site, copy, n);
+	if (nkv > 0)
+		sr_log__emit_fields(cat, site, copy, n, keys, kv_flags, nkv);
+	else
+		sr_log__emit_args(cat, site, copy, n);
 }
 
 /*
@@ -660,8 +664,9 @@ sr_log__fast_put_thread(const sr_log__fast_ring *f, sr_category *cat, sr_site *s
  * unroll and their switches fold to the arguments' own code.
  */
 static inline __attribute__((always_inline)) void
-sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
-    const unsigned char *kinds, const int32_t *lens, const int n, const int32_t level)
+sr_log__emit_fast_kv(sr_category *cat, sr_site *site, const sr_log_arg *args,
+    const unsigned char *kinds, const int32_t *lens, const int n, const int32_t level,
+    const char *const *keys, const unsigned char *kv_flags, const int nkv)
 {
 	sr_log__fast *fc = &sr_log__my_fast;
 	const sr_log__fast_ring *f = &fc->r;
@@ -733,7 +738,20 @@ leave_general:
 	/* Out of the call; the general path marks its own (sr_log__call_enter). */
 	sr_log__fast_leave(fc);
 general:
-	sr_log__emit_general(cat, site, args, n);
+	sr_log__emit_general(cat, site, args, n, keys, kv_flags, nkv);
+}
+
+/*
+ * The call without key-value fields.  A call with some (its last nkv
+ * arguments SR_KV values, keys and kv_flags static arrays of the site) is
+ * written inline as the same record: the site's key table, made by its first
+ * call on the general path, says which values are fields.
+ */
+static inline __attribute__((always_inline)) void
+sr_log__emit_fast(sr_category *cat, sr_site *site, const sr_log_arg *args,
+    const unsigned char *kinds, const int32_t *lens, const int n, const int32_t level)
+{
+	sr_log__emit_fast_kv(cat, site, args, kinds, lens, n, level, NULL, NULL, 0);
 }
 
 #ifdef __cplusplus

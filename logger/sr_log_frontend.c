@@ -16,6 +16,7 @@
  * gathered from the va_list or the typed array by the signature, fitted,
  * and handed to the backend's emit.
  */
+#include "sr_fmt_fields_internal.h"
 #include "sr_log_backend_internal.h"
 #include "sr_log_categories_internal.h"
 #include "sr_log_clock_internal.h"
@@ -26,6 +27,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 __attribute__((noinline)) static void
@@ -229,6 +231,14 @@ emit_args(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, 
 	int saved_errno = errno;
 	sr_fmt_sig scratch;
 	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
+	/*
+	 * A site with key-value fields (SR_KV) encodes by its table's signature:
+	 * the format's arguments, then the fields'.  Pairs with the CAS that
+	 * published the table (sr_log_fields.c).
+	 */
+	const sr_fmt_fields *fields = sr_atomic_load_acquire_ptr(&site->fields);
+	if (__builtin_expect(fields != NULL, 0))
+		sig = &fields->sig;
 	/* pairs with the store-release in decide_copy: str_mask is set */
 	int copy = sr_atomic_load_acquire_i32(&site->copy);
 	if (__builtin_expect(copy == SR_SITE_COPY_UNKNOWN, 0)) {
@@ -278,12 +288,71 @@ call_admitted(sr_category *cat, const sr_site *site)
 	return false;
 }
 
+/*
+ * A call through a site a run-time rule limits (sr_log_sites.h): the
+ * limiter decides; a line after suppressed calls goes through the limit's
+ * twin site, whose format ends with SR_LOG_LIMIT_SUFFIX, with the count as
+ * the argument after the format's own.
+ */
+/*
+ * The twin of a limited site with key-value fields: the site's keys after
+ * the twin's format arguments (the count one more of them), made once and
+ * published as sr_log__emit_fields publishes a site's.  Out of memory: the
+ * count's line goes without its fields.
+ */
+static void
+twin_fields(sr_site *twin, const sr_fmt_fields *fields, const sr_log_arg *with, int n)
+{
+	sr_fmt_sig scratch;
+	const sr_fmt_sig *sig = sr_site_sig(twin, &scratch);
+	const char *keys[SR_SITE_MAX_ARGS];
+	unsigned char flags[SR_SITE_MAX_ARGS];
+	for (int j = 0; j < fields->count; j++) {
+		keys[j] = fields->key[j];
+		flags[j] = (unsigned char)(fields->unsigned_mask >> j & 1);
+	}
+	sr_fmt_fields *t = sr_fmt_fields_make(sig, with, n, keys, flags, fields->count);
+	/* pairs with the load-acquires of the layouts and emit_args: the table is whole */
+	if (t != NULL && !sr_atomic_cas_ptr(&twin->fields, NULL, t))
+		free(t);
+}
+
+__attribute__((noinline)) static void
+emit_limited(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
+{
+	/* pairs with the store-release in the rules' set_site: the limit is whole */
+	sr_log__site_limit *limit = sr_atomic_load_acquire_ptr(&site->limit);
+	int64_t count = limit != NULL ? sr_log__site_limit_admit(limit, cat) : 0;
+	sr_fmt_sig scratch;
+	const sr_fmt_sig *sig = sr_site_sig(site, &scratch);
+	int at = sig->error == SR_FMT_OK && sig->nargs <= n ? sig->nargs : n;
+	if (count < 0)
+		return;
+	if (count == 0 || n >= SR_SITE_MAX_ARGS) {
+		/* A site whose arguments fill a record's table writes its lines without the count. */
+		emit_args(log, cat, site, args, n);
+		return;
+	}
+	sr_log_arg with[SR_SITE_MAX_ARGS];
+	memcpy(with, args, (size_t)at * sizeof with[0]);
+	with[at] = sr_log__arg_ulong((unsigned long long)count);
+	memcpy(with + at + 1, args + at, (size_t)(n - at) * sizeof with[0]);
+	/* pairs with the CAS that published the site's key-value fields (sr_log_fields.c) */
+	const sr_fmt_fields *fields = sr_atomic_load_acquire_ptr(&site->fields);
+	if (fields != NULL && fields->sig.error == SR_FMT_OK && sr_atomic_load_acquire_ptr(&limit->twin.fields) == NULL)
+		twin_fields(&limit->twin, fields, with, n + 1);
+	emit_args(log, cat, &limit->twin, with, n + 1);
+}
+
 void
 sr_log__emit_args(sr_category *cat, sr_site *site, const sr_log_arg *args, int n)
 {
 	sr_log_thread *self = sr_log__call_enter(cat);
 	if (__builtin_expect(call_admitted(cat, site), 1)) {
-		if (__builtin_expect(cat->log != NULL, 1))
+		if (__builtin_expect(cat->log != NULL, 1) &&
+		    __builtin_expect(sr_atomic_load_relaxed_i32(&site->control) & SR_SITE_CONTROL_LIMITED, 0))
+			emit_limited(cat->log, cat, site, args, n);
+		else if (__builtin_expect(cat->log != NULL, 1))
 			emit_args(cat->log, cat, site, args, n);
 		else
 			sr_log__call_without_logger(cat);  /* sr_log_open failed: say so, once */

@@ -225,8 +225,26 @@ sr_log__limit_rate(sr_log_limiter *l, sr_category *cat, const int64_t per_second
 #define SR_LOG__LIMIT_CHECK_NARGS(...) SR_LOG__STATIC_ASSERT(SR_LOG__NARGS(__VA_ARGS__) < SR_SITE_MAX_ARGS, \
 	"a rate-limited log call takes at most 31 arguments after the format (SR_SITE_MAX_ARGS - 1)")
 
-/* ", x" for each argument (SR_LOG__EACH's M): the arguments after the format, for the format check. */
-#define SR_LOG__LIMIT_COMMA_ITEM(i, x) , x
+/*
+ * The suppressed line's count goes after the format's arguments and before the SR_KV fields
+ * (which come last): per argument (SR_LOG__EACH's M), the kinds and lengths of the format's
+ * arguments (..._FMT) and of the fields (..._KV), and each value's store, a field's one place on.
+ */
+#define SR_LOG__LIMIT_KIND_FMT(i, x) SR_LOG__BY_KV(SR_LOG__LIMIT_KIND_FMT_, i, x)
+#define SR_LOG__LIMIT_KIND_FMT_0(i, x) , SR_LOG__KIND(x)
+#define SR_LOG__LIMIT_KIND_FMT_1(i, x)
+#define SR_LOG__LIMIT_KIND_KV(i, x) SR_LOG__BY_KV(SR_LOG__LIMIT_KIND_KV_, i, x)
+#define SR_LOG__LIMIT_KIND_KV_0(i, x)
+#define SR_LOG__LIMIT_KIND_KV_1(i, x) , SR_LOG__KIND(SR_LOG__KV_VALUE(x))
+#define SR_LOG__LIMIT_LEN_FMT(i, x) SR_LOG__BY_KV(SR_LOG__LIMIT_LEN_FMT_, i, x)
+#define SR_LOG__LIMIT_LEN_FMT_0(i, x) , SR_LOG__CONST_LEN(x)
+#define SR_LOG__LIMIT_LEN_FMT_1(i, x)
+#define SR_LOG__LIMIT_LEN_KV(i, x) SR_LOG__BY_KV(SR_LOG__LIMIT_LEN_KV_, i, x)
+#define SR_LOG__LIMIT_LEN_KV_0(i, x)
+#define SR_LOG__LIMIT_LEN_KV_1(i, x) , SR_LOG__CONST_LEN(SR_LOG__KV_VALUE(x))
+#define SR_LOG__LIMIT_ARG_STORE(i, x) SR_LOG__BY_KV(SR_LOG__LIMIT_ARG_STORE_, i, x)
+#define SR_LOG__LIMIT_ARG_STORE_0(i, x) sr_log__args[i] = SR_LOG__ARG(x);
+#define SR_LOG__LIMIT_ARG_STORE_1(i, x) sr_log__args[(i) + 1] = SR_LOG__ARG(SR_LOG__KV_VALUE(x));
 
 /*
  * The write of an admitted call, as SR_LOG's body after its gate: through
@@ -244,16 +262,21 @@ sr_log__limit_rate(sr_log_limiter *l, sr_category *cat, const int64_t per_second
 		static sr_site sr_log__site = SR_SITE__INIT(SR_LOG__FIRST(__VA_ARGS__) SR_LOG_LIMIT_SUFFIX, \
 		    __FILE__, __func__, __LINE__, (lvl)); \
 		SR_SITE__CATALOGUE(sr_log__site) \
-		static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__KIND_ITEM, __VA_ARGS__), \
-		    SR_FMT_ARG_LONG }; \
-		const int32_t sr_log__lens[] = { -1 SR_LOG__EACH(SR_LOG__LEN_ITEM, __VA_ARGS__), -1 }; \
+		static const unsigned char sr_log__kinds[] = { 0 SR_LOG__EACH(SR_LOG__LIMIT_KIND_FMT, __VA_ARGS__), \
+		    SR_FMT_ARG_LONG SR_LOG__EACH(SR_LOG__LIMIT_KIND_KV, __VA_ARGS__) }; \
+		const int32_t sr_log__lens[] = { -1 SR_LOG__EACH(SR_LOG__LIMIT_LEN_FMT, __VA_ARGS__), -1 \
+		    SR_LOG__EACH(SR_LOG__LIMIT_LEN_KV, __VA_ARGS__) }; \
 		(void)sizeof(sr_log__format_check(SR_LOG__FIRST(__VA_ARGS__) SR_LOG_LIMIT_SUFFIX \
-		    SR_LOG__EACH(SR_LOG__LIMIT_COMMA_ITEM, __VA_ARGS__), 0ull)); \
+		    SR_LOG__EACH(SR_LOG__FMT_ITEM, __VA_ARGS__), 0ull)); \
+		static const char *const sr_log__keys[] = { SR_LOG__EACH(SR_LOG__KEY_ITEM, __VA_ARGS__) NULL }; \
+		static const unsigned char sr_log__kv_flags[] = { SR_LOG__EACH(SR_LOG__FLAG_ITEM, __VA_ARGS__) 0 }; \
 		sr_log_arg sr_log__args[SR_LOG__NARGS(__VA_ARGS__) + 1]; \
-		SR_LOG__EACH(SR_LOG__ARG_STORE, __VA_ARGS__) \
-		sr_log__args[SR_LOG__NARGS(__VA_ARGS__)] = sr_log__arg_ulong((unsigned long long)(count_)); \
-		sr_log__emit_fast((cat_), &sr_log__site, sr_log__args, sr_log__kinds + 1, \
-		    sr_log__lens + 1, SR_LOG__NARGS(__VA_ARGS__) + 1, (lvl)); \
+		SR_LOG__EACH(SR_LOG__LIMIT_ARG_STORE, __VA_ARGS__) \
+		sr_log__args[SR_LOG__NARGS(__VA_ARGS__) - SR_LOG__NKV(__VA_ARGS__)] = \
+		    sr_log__arg_ulong((unsigned long long)(count_)); \
+		sr_log__emit_fast_kv((cat_), &sr_log__site, sr_log__args, sr_log__kinds + 1, \
+		    sr_log__lens + 1, SR_LOG__NARGS(__VA_ARGS__) + 1, (lvl), sr_log__keys, sr_log__kv_flags, \
+		    SR_LOG__NKV(__VA_ARGS__)); \
 	}
 
 /*

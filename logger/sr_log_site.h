@@ -73,7 +73,8 @@ enum sr_fmt_error {
 	SR_FMT_E_POSITIONAL,    /**< %1$d */
 	SR_FMT_E_INCOMPLETE,    /**< '%' ... at the end of the format */
 	SR_FMT_E_RANGE,         /**< width or precision above INT_MAX */
-	SR_FMT_E_TOO_MANY       /**< more than SR_SITE_MAX_ARGS arguments */
+	SR_FMT_E_TOO_MANY,      /**< more than SR_SITE_MAX_ARGS arguments */
+	SR_FMT_E_FIELDS         /**< a call's key-value fields are refused (a repeated key: SR_KV) */
 };
 
 /** @brief A format's argument signature: what one call must copy. */
@@ -180,6 +181,19 @@ typedef struct sr_site {
 	 * load and store by each consumer: exact with one logger).
 	 */
 	sr_atomic_i64 emitted;
+	/**
+	 * A rate limit a run-time rule put on the site (the library's; NULL:
+	 * none), published with release before control says
+	 * SR_SITE_CONTROL_LIMITED; never freed.
+	 */
+	sr_atomic_ptr limit;
+	/**
+	 * The site's key-value fields (SR_KV): its keys and the signature of the
+	 * format's arguments then the fields' (the library's; NULL: none), made
+	 * by its first call with fields and published with release before any
+	 * of its records; never freed.
+	 */
+	sr_atomic_ptr fields;
 } sr_site;
 
 /*
@@ -213,12 +227,15 @@ sr_site__gate_passes(const sr_atomic_i32 *gate, const sr_atomic_i32 *level)
 #define SR_SITE_GATE_OFF (-1)
 /** @brief sr_site.gate of a site a run-time rule switched on: every level but off passes it. */
 #define SR_SITE_GATE_ON 5
-/** @brief sr_site.control: what the run-time rules (sr_log_sites.h) made of a site. */
+/** @brief sr_site.control: what the run-time rules (sr_log_sites.h) made of a site (bits). */
 enum {
 	SR_SITE_CONTROL_ON = 1,          /**< written at any category level but off */
 	SR_SITE_CONTROL_OFF = 2,         /**< never written */
-	SR_SITE_CONTROL_BY_CATEGORY = 4  /**< a rule names categories: each call is decided by its category */
+	SR_SITE_CONTROL_BY_CATEGORY = 4, /**< a rule names categories: each call is decided by its category */
+	SR_SITE_CONTROL_LIMITED = 8      /**< a rule put a rate limit on it (sr_site.limit) */
 };
+/** @brief The bits of sr_site.control that say whether a call is written (not the limit). */
+#define SR_SITE_CONTROL_SWITCH (SR_SITE_CONTROL_ON | SR_SITE_CONTROL_OFF | SR_SITE_CONTROL_BY_CATEGORY)
 
 /*
  * The macros' static initialiser of a site: the constant fields, the rest zero.  C++ before
@@ -226,7 +243,7 @@ enum {
  */
 #ifdef __cplusplus
 #define SR_SITE__INIT(format_, file_, function_, line_, level_) \
-	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, 0, 0, {}, level_, 0, 0 }
+	{ format_, file_, function_, line_, level_, 0, 0, 0, 0, 0, 0, {}, level_, 0, 0, 0, 0 }
 #else
 #define SR_SITE__INIT(format_, file_, function_, line_, level_) \
 	{ .format = format_, .file = file_, .function = function_, .line = line_, .level = level_, \

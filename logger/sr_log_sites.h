@@ -42,6 +42,15 @@
  *   - `-LEVEL`: when L <= LEVEL, the site is never written.
  *   - `=LEVEL`: written when L >= LEVEL, never written below.
  *   - `=category`: the site follows its category's level again.
+ *   - `once`, `every N`, `limit R/s` (or `limit R`) with an optional
+ *     `burst B` (default R): a rate limit on the site, as SR_LOG_ONCE,
+ *     SR_LOG_EVERY_N and SR_LOG_LIMIT put in code (sr_log_limit.h): calls
+ *     its level and the switches let through are counted, the line after
+ *     suppressed calls ends with SR_LOG_LIMIT_SUFFIX, and the counts are
+ *     in sr_log_stats' suppressed and the catalogue; `nolimit` removes it.
+ *     A limit rule cannot have a category match; a site's limit is the
+ *     last limit rule that takes it, independent of the rules that switch
+ *     it, and a site under a limit takes the general path.
  * Rules are kept in the order they were set and a later rule overrides an
  * earlier one on the sites (and calls) both take.  They are the process's,
  * like the sites: set through one logger, they act on every logger's calls.
@@ -91,6 +100,12 @@ typedef struct sr_log_site_info {
 	sr_log_site_state state;     /**< what the rules make of it */
 	/** records of the site the consumers took (exact with one logger; counted off the caller's path) */
 	uint64_t emitted;
+	/** the rate limit a rule put on the site ("once", "every 100", "limit 10/s burst 20"); "" for none */
+	char limit[48];
+	/** with a limit: the calls it saw (its gate and category let them through) */
+	uint64_t limit_calls;
+	/** with a limit: the calls of limit_calls it suppressed */
+	uint64_t suppressed;
 } sr_log_site_info;
 
 /**
@@ -124,7 +139,7 @@ SR_API int sr_log_sites_set(struct sr_log *log, const char *query, sr_error *err
  * catalogue's lock).
  * @param visit Called for each site.
  * @param ctx Handed to visit.
- * @param only_ruled Non-zero: only the sites a rule takes (state not SR_LOG_SITE_FOLLOWS).
+ * @param only_ruled Non-zero: only the sites a rule takes (switched, or under a limit).
  * @return The sites visited, or SR_EINVAL when visit is NULL.
  */
 SR_API long sr_log_sites_list(sr_log_site_visit_fn visit, void *ctx, int only_ruled);

@@ -151,8 +151,9 @@ if command -v valgrind >/dev/null 2>&1; then
     # -runtime: the string read at run time (--string runtime) instead of one the compiler knows;
     # limit-*: rate-limited sites (sr_log_limit.h) on the per-thread logger: limit-once,
     # limit-every-n and limit-rate suppress every counted call, limit-every-1 and
-    # limit-rate-open write every one; site-off: an enabled level at a site a rule switched off.
-    for mode in disabled site-off bare ring per-thread per-thread-dir ring-runtime per-thread-runtime \
+    # limit-rate-open write every one; site-off: an enabled level at a site a rule switched off;
+    # site-limit: a site whose limit by rule suppresses every counted call.
+    for mode in disabled site-off site-limit bare ring per-thread per-thread-dir ring-runtime per-thread-runtime \
                 limit-once limit-every-n limit-rate limit-every-1 limit-rate-open; do
       args=(--thread-ring-slots 524288)
       case $mode in *-runtime) args+=(--string runtime) ;; esac
@@ -171,6 +172,7 @@ if command -v valgrind >/dev/null 2>&1; then
     awk -F, 'NR > 1 {
       if ($1 == "disabled") name = "disabled SR_DEBUG"
       else if ($1 == "site-off") name = "SR_INFO at a site a run-time rule switched off (sr_log_sites_set)"
+      else if ($1 == "site-limit") name = "SR_INFO at a site whose limit by rule suppresses the call (the general path)"
       else if ($1 == "bare") name = "bare ring claim + copy + publish"
       else if ($1 == "ring") name = "SR_INFO into the shared ring (producer shared)"
       else if ($1 == "per-thread") name = "SR_INFO into the thread'"'"'s own ring (producer per_thread, the default)"

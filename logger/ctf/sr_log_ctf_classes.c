@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sr_fmt_fields_internal.h"
 #include "sr_log_date_internal.h"
 #include "sr_version.h"
 
@@ -241,42 +242,166 @@ md_field(md_out *o, const char *type, const char *name, int arg, const char *suf
 	md_str(o, ";\n");
 }
 
+/* A site's key-value fields (SR_KV), when its calls have them and they are taken. */
+static const sr_fmt_fields *
+site_fields(const sr_site *site)
+{
+	/* pairs with the CAS that published the table, before the site's first record */
+	const sr_fmt_fields *f = site != NULL ? sr_atomic_load_acquire_ptr(&((sr_site *)site)->fields) : NULL;
+	return f != NULL && f->sig.error == SR_FMT_OK && f->count > 0 ? f : NULL;
+}
+
+/* kv_ and field j's key, every byte but A-Z a-z 0-9 _ made '_'; its length. */
+static size_t
+kv_base_name(const sr_fmt_fields *f, int j, char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "kv_");
+	for (size_t i = 0; i < f->key_len[j] && n + 1 < size && n < 67; i++) {
+		char ch = f->key[j][i];
+		if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')))
+			ch = '_';
+		out[n++] = ch;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/*
+ * Field j's name in the event class: kv_ and its key with every byte but
+ * A-Z a-z 0-9 _ made '_' (a TSDL identifier that no keyword nor argN
+ * meets), then _j when an earlier field's name is the same.
+ */
 static void
-write_message_fields(md_out *o, const sr_site *site, const sr_fmt_sig *sig)
+kv_name(const sr_fmt_fields *f, int j, char *out, size_t size)
+{
+	size_t n = kv_base_name(f, j, out, size);
+	for (int e = 0; e < j; e++) {
+		char earlier[80];
+		kv_name(f, e, earlier, sizeof earlier);
+		if (strcmp(earlier, out) == 0) {
+			snprintf(out + n, size - n, "_%d", j);
+			return;
+		}
+	}
+}
+
+/* A field's declaration: argN (name "arg", i) or a key-value field's kv name (arg -1). */
+static void
+md_typed_field(md_out *o, int type, bool is_unsigned, const char *name, int arg)
+{
+	switch (type) {
+	case SR_FMT_ARG_LONG:
+		md_field(o, is_unsigned ? "uint64_t" : "int64_t", name, arg, "");
+		break;
+	case SR_FMT_ARG_DOUBLE:
+		md_field(o, "seqring_double_t", name, arg, "");
+		break;
+	case SR_FMT_ARG_LDOUBLE:
+		md_field(o, "uint8_t", name, arg, "[16]");
+		break;
+	case SR_FMT_ARG_PTR:
+		md_field(o, "seqring_pointer_t", name, arg, "");
+		break;
+	case SR_FMT_ARG_STR:
+		md_field(o, "uint32_t", name, arg, "_length");
+		break;
+	default:
+		md_field(o, is_unsigned ? "uint32_t" : "int32_t", name, arg, "");
+		break;
+	}
+}
+
+/*
+ * The payload's fields: errno, the format's arguments (argN), the
+ * key-value fields (kv_KEY, typed as arguments), then the strings of both
+ * in order, as a record lays them out.
+ */
+static void
+write_message_fields(md_out *o, const sr_site *site, const sr_fmt_sig *sig, const sr_fmt_fields *f)
 {
 	char conv[SR_SITE_MAX_ARGS];
+	int first = f != NULL ? f->first : sig->nargs;
 	int nconv = conversions_of(site->format, conv, SR_SITE_MAX_ARGS);
 	if (sig->uses_errno)
 		md_field(o, "int32_t", "errno", -1, "");
+	char name[96];
 	for (int i = 0; i < sig->nargs; i++) {
+		if (i >= first) {
+			kv_name(f, i - first, name, sizeof name);
+			md_typed_field(o, sig->type[i], f->unsigned_mask >> (i - first) & 1, name, -1);
+			continue;
+		}
 		char c = 'd';  /* a format whose conversions were not all read: signed */
-		if (nconv == sig->nargs)
+		if (nconv == first)
 			c = conv[i];
-		bool is_unsigned = c == 'u' || c == 'o' || c == 'x' || c == 'X';
-		switch (sig->type[i]) {
-		case SR_FMT_ARG_LONG:
-			md_field(o, is_unsigned ? "uint64_t" : "int64_t", "arg", i, "");
-			break;
-		case SR_FMT_ARG_DOUBLE:
-			md_field(o, "seqring_double_t", "arg", i, "");
-			break;
-		case SR_FMT_ARG_LDOUBLE:
-			md_field(o, "uint8_t", "arg", i, "[16]");
-			break;
-		case SR_FMT_ARG_PTR:
-			md_field(o, "seqring_pointer_t", "arg", i, "");
-			break;
-		case SR_FMT_ARG_STR:
-			md_field(o, "uint32_t", "arg", i, "_length");
-			break;
-		default:
-			md_field(o, is_unsigned ? "uint32_t" : "int32_t", "arg", i, "");
-			break;
+		md_typed_field(o, sig->type[i], c == 'u' || c == 'o' || c == 'x' || c == 'X', "arg", i);
+	}
+	for (int i = 0; i < sig->nargs; i++) {
+		if (sig->type[i] != SR_FMT_ARG_STR)
+			continue;
+		if (i >= first) {
+			kv_name(f, i - first, name, sizeof name);
+			md_field(o, "string", name, -1, "");
+		} else {
+			md_field(o, "string", "arg", i, "");
 		}
 	}
-	for (int i = 0; i < sig->nargs; i++)
-		if (sig->type[i] == SR_FMT_ARG_STR)
-			md_field(o, "string", "arg", i, "");
+}
+
+/* The letter of a field's kind in the URI's fields= (the reader's sr_ctf__field_kind). */
+static char
+kind_letter(int type)
+{
+	switch (type) {
+	case SR_FMT_ARG_LONG:
+		return 'l';
+	case SR_FMT_ARG_DOUBLE:
+		return 'd';
+	case SR_FMT_ARG_LDOUBLE:
+		return 'L';
+	case SR_FMT_ARG_PTR:
+		return 'p';
+	case SR_FMT_ARG_STR:
+		return 's';
+	default:
+		return 'i';
+	}
+}
+
+static void md_uri_pair(md_out *o, const char *key, const char *value);
+
+/*
+ * fields=KEY:K[u],...: each field's key (its bytes but A-Z a-z 0-9 - _ .
+ * as %XX, so that ',' and ':' only separate), its kind letter and u for an
+ * unsigned type; the whole percent-encoded again as a URI value.
+ */
+static void
+md_uri_fields(md_out *o, const sr_fmt_fields *f)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char list[SR_SITE_MAX_ARGS * 64];
+	size_t n = 0;
+	for (int j = 0; j < f->count && n + 8 < sizeof list; j++) {
+		if (j > 0)
+			list[n++] = ',';
+		for (size_t i = 0; i < f->key_len[j] && n + 8 < sizeof list; i++) {
+			unsigned char ch = (unsigned char)f->key[j][i];
+			if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+			    ch == '_' || ch == '.') {
+				list[n++] = (char)ch;
+			} else {
+				list[n++] = '%';
+				list[n++] = hex[ch >> 4];
+				list[n++] = hex[ch & 15];
+			}
+		}
+		list[n++] = ':';
+		list[n++] = kind_letter(f->sig.type[f->first + j]);
+		if (f->unsigned_mask >> j & 1)
+			list[n++] = 'u';
+	}
+	list[n] = '\0';
+	md_uri_pair(o, "fields", list);
 }
 
 static void
@@ -313,12 +438,15 @@ write_class(md_out *o, const sr_ctf_class *c)
 		md_uri_pair(o, "function", site->function);
 		md_uri_pair(o, "format", site->format);
 	}
+	const sr_fmt_fields *f = c->kind == SR_CTF_KIND_MESSAGE ? site_fields(site) : NULL;
+	if (f != NULL)
+		md_uri_fields(o, f);
 	if (c->level_kind >> 12 & 1)
 		md_str(o, "&backtrace=1");
 	md_str(o, "\";\n");
 	if (c->kind == SR_CTF_KIND_MESSAGE && site != NULL) {
 		md_str(o, "\tfields := struct {\n");
-		write_message_fields(o, site, &site->sig);
+		write_message_fields(o, site, f != NULL ? &f->sig : &site->sig, f);
 		md_str(o, "\t};\n");
 	} else if (c->kind == SR_CTF_KIND_TEXT) {
 		md_str(o, "\tfields := struct {\n\t\tstring message;\n\t};\n");
@@ -450,6 +578,10 @@ declare(sr_log_ctf *t, const sr_log_event *ev, const void *site, const void *cat
 		sig = sr_site_sig((sr_site *)ev->site, &scratch);
 		if (kind == SR_CTF_KIND_MESSAGE && (sig != &ev->site->sig || sig->error != SR_FMT_OK))
 			return NULL;
+		/* A site with key-value fields: its records hold the format's values, then the fields'. */
+		const sr_fmt_fields *f = kind == SR_CTF_KIND_MESSAGE ? site_fields(ev->site) : NULL;
+		if (f != NULL)
+			sig = &f->sig;
 	}
 	if (!make_room(t, raw))
 		return NULL;
@@ -463,7 +595,7 @@ declare(sr_log_ctf *t, const sr_log_event *ev, const void *site, const void *cat
 		for (int i = 0; i < sig->nargs; i++) {
 			if (sig->type[i] == SR_FMT_ARG_STR)
 				c->string_len_at[c->nstrings++] = (uint16_t)at;
-			at += sr_ctf__value_bytes(sig->type[i]);
+			at += sr_fmt__value_bytes(sig->type[i]);
 		}
 	}
 	md_out o = { .fd = t->metadata_fd };

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sr_fmt_spec_internal.h"
 #include "sr_log_site.h"
 
 /* The metadata's first line, as CTF 1.8 asks of plain-text metadata. */
@@ -95,20 +96,5 @@ sr_ctf__uri_keeps(unsigned char c)
 	    c == '_' || c == '~' || c == '/' || c == ':';
 }
 
-/* The bytes a message event's value area takes for one argument of type `type` (enum sr_fmt_arg). */
-static inline size_t
-sr_ctf__value_bytes(int type)
-{
-	switch (type) {
-	case SR_FMT_ARG_LONG:
-	case SR_FMT_ARG_DOUBLE:
-	case SR_FMT_ARG_PTR:
-		return 8;
-	case SR_FMT_ARG_LDOUBLE:
-		return 16;
-	default:
-		return 4;  /* int, width, precision; a string's length */
-	}
-}
 
 #endif /* SR_LOG_CTF_FORMAT_INTERNAL_H */

@@ -5,6 +5,7 @@
  * decoded into a record's body.  Every byte comes from a file that may be
  * corrupt: each read is bounded by what was checked before it.
  */
+#include "sr_fmt_fields_internal.h"
 #include "sr_log_ctf_read_internal.h"
 #include "sr_log_level.h"
 
@@ -432,7 +433,81 @@ class_free(sr_ctf_read_class *c)
 	free(c->file);
 	free(c->function);
 	free(c->format);
+	free(c->fields_spec);
+	for (int j = 0; j < SR_SITE_MAX_ARGS; j++)
+		free(c->keys[j]);
+	free(sr_atomic_load_acquire_ptr(&c->site.fields));
 	free(c);
+}
+
+/*
+ * The class's key-value fields from its URI's fields=KEY:K[u],... (the
+ * writer's md_uri_fields): their keys decoded into c->keys, a table as the
+ * writing site had (sr_fmt_fields_make), into c->site.fields.
+ */
+static int
+read_fields(sr_ctf_read_class *c, const sr_fmt_sig *sig, const char *where, sr_error *err)
+{
+	sr_log_arg args[SR_SITE_MAX_ARGS];
+	unsigned char flags[SR_SITE_MAX_ARGS];
+	int n = sig->nargs, count = 0;
+	memset(args, 0, sizeof args);
+	for (int i = 0; i < n; i++)
+		args[i].kind = sig->type[i];
+	for (const char *p = c->fields_spec; *p != '\0';) {
+		const char *end = strchr(p, ',');
+		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+		const char *colon = len > 0 ? memchr(p, ':', len) : NULL;
+		if (colon == NULL || colon == p || n + count >= SR_SITE_MAX_ARGS)
+			return sr_error_set(err, SR_EFORMAT, "%s: the URI's fields \"%.60s\" has \"%.*s\": expected KEY:KIND, "
+			    "at most %d arguments with the format's", where, c->fields_spec, (int)(len < 40 ? len : 40), p,
+			    SR_SITE_MAX_ARGS);
+		const char *k = colon + 1, *k_end = p + len;
+		static const char kinds[] = "ildLps";
+		const char *at = k < k_end ? strchr(kinds, *k) : NULL;
+		bool is_unsigned = k_end - k == 2 && k[1] == 'u';
+		if (at == NULL || *k == '\0' || (k_end - k != 1 && !is_unsigned))
+			return sr_error_set(err, SR_EFORMAT, "%s: the URI's fields \"%.60s\" has the kind \"%.*s\": expected one "
+			    "of i l d L p s, then u for an unsigned type", where, c->fields_spec, (int)(k_end - k), k);
+		static const int kind_of[] = { SR_FMT_ARG_INT, SR_FMT_ARG_LONG, SR_FMT_ARG_DOUBLE, SR_FMT_ARG_LDOUBLE,
+			SR_FMT_ARG_PTR, SR_FMT_ARG_STR };
+		char *key = malloc((size_t)(colon - p) + 1);
+		if (key == NULL)
+			return sr_error_set(err, SR_ENOMEM, "%s: cannot allocate a field's key", where);
+		size_t kn = 0;
+		for (const char *q = p; q < colon; q++) {
+			int hi, lo;
+			if (*q == '%' && colon - q >= 3 && (hi = hex_digit(q[1])) >= 0 && (lo = hex_digit(q[2])) >= 0 &&
+			    (hi | lo) != 0) {
+				key[kn++] = (char)(hi << 4 | lo);
+				q += 2;
+			} else if (*q == '%') {
+				free(key);
+				return sr_error_set(err, SR_EFORMAT, "%s: the URI's fields \"%.60s\": a key has a bad escape: "
+				    "expected %%XX (two hex digits, not %%00)", where, c->fields_spec);
+			} else {
+				key[kn++] = *q;
+			}
+		}
+		key[kn] = '\0';
+		c->keys[count] = key;
+		flags[count] = is_unsigned;
+		args[n + count].kind = (uint8_t)kind_of[at - kinds];
+		count++;
+		p = end != NULL ? end + 1 : p + len;
+	}
+	sr_fmt_fields *t = sr_fmt_fields_make(sig, args, n + count, (const char *const *)c->keys, flags, count);
+	if (t == NULL)
+		return sr_error_set(err, SR_ENOMEM, "%s: cannot allocate a table of fields", where);
+	if (t->sig.error != SR_FMT_OK) {
+		int rc = sr_error_set(err, SR_EFORMAT, "%s: the URI's fields \"%.60s\" are refused: %s", where,
+		    c->fields_spec, t->error);
+		free(t);
+		return rc;
+	}
+	/* pairs with the load-acquires of the layouts and event_read: the table is whole (one thread has it yet) */
+	sr_atomic_store_release_ptr(&c->site.fields, t);
+	return SR_OK;
 }
 
 /*
@@ -538,6 +613,8 @@ parse_uri(sr_ctf_read_class *c, const char *uri, const char *what, int line, siz
 			slot = &c->function;
 		} else if (KEY_IS("format")) {
 			slot = &c->format;
+		} else if (KEY_IS("fields")) {
+			slot = &c->fields_spec;
 		}
 #undef KEY_IS
 		if (slot != NULL) {
@@ -574,11 +651,16 @@ parse_uri(sr_ctf_read_class *c, const char *uri, const char *what, int line, siz
 	const sr_fmt_sig *sig = sr_site__parse(&c->site, &scratch);  /* this thread alone has the site */
 	size_t sum = 0;
 	for (int i = 0; i < sig->nargs; i++)
-		sum += sr_ctf__value_bytes(sig->type[i]);
+		sum += sr_fmt__value_bytes(sig->type[i]);
 	if (c->kind == SR_CTF_KIND_MESSAGE && sum != sig->value_bytes)
 		return sr_error_set(err, SR_EFORMAT, "%s: the format \"%.60s\" takes %zu bytes of values by its "
 		    "arguments' types but %u by its signature: the trace's layout and this reader's disagree", where,
 		    c->format, sum, (unsigned)sig->value_bytes);
+	if (c->kind == SR_CTF_KIND_MESSAGE && c->fields_spec != NULL) {
+		int rc = read_fields(c, sig, where, err);
+		if (rc != SR_OK)
+			return rc;
+	}
 	c->category.name = c->category_name;
 	return SR_OK;
 }
@@ -892,7 +974,9 @@ sr_ctf__event_read(const sr_ctf_metadata *m, const sr_ctf_packet *p, size_t *at,
 		*at = pos;
 		return SR_OK;
 	}
-	const sr_fmt_sig *sig = &c->site.sig;
+	/* pairs with read_fields' store-release: a class's table is whole */
+	const sr_fmt_fields *fields = sr_atomic_load_acquire_ptr(&c->site.fields);
+	const sr_fmt_sig *sig = fields != NULL ? &fields->sig : &c->site.sig;
 	size_t fixed = (sig->uses_errno ? sizeof(int32_t) : 0) + sig->value_bytes;
 	if (end - pos < fixed)
 		return sr_error_set(err, SR_EFORMAT, "%s: offset %" PRIu64 ": the event (class %" PRIu32 ") runs past the "
@@ -910,7 +994,7 @@ sr_ctf__event_read(const sr_ctf_metadata *m, const sr_ctf_packet *p, size_t *at,
 	for (int i = 0; i < sig->nargs; i++) {
 		int type = sig->type[i];
 		if (type != SR_FMT_ARG_STR) {
-			v += sr_ctf__value_bytes(type);
+			v += sr_fmt__value_bytes(type);
 			continue;
 		}
 		uint32_t length;

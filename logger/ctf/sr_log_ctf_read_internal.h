@@ -26,6 +26,8 @@ typedef struct sr_ctf_read_class {
 	bool backtrace;               /* its lines carry the backtrace mark */
 	char *category_name;          /* "" for the root */
 	char *file, *function, *format;  /* NULL when the URI has none */
+	char *fields_spec;            /* the URI's fields= (key-value fields), NULL when none */
+	char *keys[SR_SITE_MAX_ARGS]; /* their keys, decoded: site.fields points at them */
 	/* format, file, function, line and level; parsed (a message's payload follows its sig) */
 	sr_site site;
 	sr_category category;         /* only its name is set */

@@ -355,7 +355,9 @@ write_event(decoder *d, stream *s)
 		memset(&h, 0, sizeof h);
 		bool message = c->kind == SR_CTF_KIND_MESSAGE;
 		h.size = (uint32_t)(sizeof h + (message ? ev->body_len : 0));
-		h.value_bytes = message ? c->site.sig.value_bytes : 0;
+		/* pairs with the reader's store-release of a class's fields: whole before its events */
+		const sr_fmt_fields *fields = sr_atomic_load_acquire_ptr((sr_atomic_ptr *)&c->site.fields);
+		h.value_bytes = message ? (fields != NULL ? fields->sig.value_bytes : c->site.sig.value_bytes) : 0;
 		h.kind = message ? SR_REC_MESSAGE : SR_REC_FORMAT_ERROR;
 		h.level = (uint8_t)c->level;
 		h.tid = ph->tid;

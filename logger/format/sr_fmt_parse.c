@@ -156,22 +156,6 @@ sr_fmt__parse_spec(const char *p, sr_fmt_spec *s)
 	}
 }
 
-static size_t
-arg_bytes(uint8_t type)
-{
-	switch (type) {
-	case SR_FMT_ARG_INT:
-	case SR_FMT_ARG_WIDTH:
-	case SR_FMT_ARG_PRECISION:
-	case SR_FMT_ARG_STR:
-		return 4;
-	case SR_FMT_ARG_LDOUBLE:
-		return 16;
-	default:
-		return 8;
-	}
-}
-
 static void
 error_message(int error, const char *spec_text, size_t spec_len, char *msg, size_t size)
 {
@@ -208,7 +192,7 @@ add_arg(sr_fmt_sig *sig, uint8_t type, int32_t precision)
 	sig->type[sig->nargs] = type;
 	sig->precision[sig->nargs] = precision;
 	sig->nargs++;
-	sig->value_bytes = (uint16_t)(sig->value_bytes + arg_bytes(type));
+	sig->value_bytes = (uint16_t)(sig->value_bytes + sr_fmt__value_bytes(type));
 	if (type == SR_FMT_ARG_STR)
 		sig->nstrings++;
 	return SR_FMT_OK;

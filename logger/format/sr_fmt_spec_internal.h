@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sr_log_site.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,6 +22,22 @@ enum {
 	SR_FMT_LEN_NONE = 0, SR_FMT_LEN_HH, SR_FMT_LEN_H, SR_FMT_LEN_L, SR_FMT_LEN_LL, SR_FMT_LEN_J,
 	SR_FMT_LEN_Z, SR_FMT_LEN_T, SR_FMT_LEN_BIG_L
 };
+
+/* The bytes a value of type `type` (enum sr_fmt_arg) takes in a record's value area. */
+static inline size_t
+sr_fmt__value_bytes(int type)
+{
+	switch (type) {
+	case SR_FMT_ARG_LONG:
+	case SR_FMT_ARG_DOUBLE:
+	case SR_FMT_ARG_PTR:
+		return 8;
+	case SR_FMT_ARG_LDOUBLE:
+		return 16;
+	default:
+		return 4;  /* int, width, precision; a string's length */
+	}
+}
 
 /* Longest conversion spec accepted (flags may repeat; nothing sane is longer). */
 #define SR_FMT_SPEC_MAX 64

@@ -11,9 +11,13 @@
  * A record's fields: MESSAGE, PRIORITY, CODE_FILE, CODE_LINE, CODE_FUNC,
  * SYSLOG_IDENTIFIER, TID, SEQRING_CATEGORY, SEQRING_THREAD (a named
  * thread's name) and SEQRING_TIMESTAMP (the record's own time: journald's
- * __REALTIME_TIMESTAMP is when it received the datagram).
+ * __REALTIME_TIMESTAMP is when it received the datagram); then each
+ * key-value field (SR_KV) under its key upper-cased and mapped to the
+ * journal's rules, prefixed FIELD_ when it would meet a field of the
+ * record's own (a key "message" is FIELD_MESSAGE).
  */
 #include "sr_log_date_internal.h"
+#include "sr_log_event_internal.h"
 #include "sr_log_journald_state_internal.h"
 
 #include <stdlib.h>
@@ -161,6 +165,50 @@ append_timestamp(sr_log_journald *j, int64_t ts_ns)
 	sr_log__journald_append_known(&j->dgram, LIT("SEQRING_TIMESTAMP"), text, b.len);
 }
 
+/* The names a record's own fields take: a key-value field mapped to one of them is prefixed. */
+static bool
+own_field(const char *name, size_t n)
+{
+	static const char *const own[] = { "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CODE_FILE", "CODE_LINE",
+	    "CODE_FUNC", "TID" };
+	if (n >= 8 && memcmp(name, "SEQRING_", 8) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		if (strlen(own[i]) == n && memcmp(own[i], name, n) == 0)
+			return true;
+	return false;
+}
+
+/* One key-value field: its key as a journal field name, its value as text (a string as it is). */
+static void
+append_key_value(sr_journald_buf *b, const sr_fmt_field *f)
+{
+	char mapped[SR_JOURNALD_NAME_MAX + 1];
+	size_t n = sr_log__journald_field_name(f->key, f->key_len, mapped);
+	char name[SR_JOURNALD_NAME_MAX + 1];
+	size_t name_len = n;
+	if (own_field(mapped, n)) {
+		/* FIELD_ and the mapped name, cut to the journal's 64 characters. */
+		name_len = n + 6 > SR_JOURNALD_NAME_MAX ? SR_JOURNALD_NAME_MAX : n + 6;
+		static const char prefix[6] = { 'F', 'I', 'E', 'L', 'D', '_' };  /* no NUL: the name has its length */
+		memcpy(name, prefix, sizeof prefix);
+		memcpy(name + sizeof prefix, mapped, name_len - sizeof prefix);
+	} else {
+		memcpy(name, mapped, n);
+	}
+	if (f->kind == SR_FMT_ARG_STR) {
+		if (f->str == NULL)
+			sr_log__journald_append_known(b, name, name_len, LIT("(null)"));
+		else
+			sr_log__journald_append_known(b, name, name_len, f->str, f->str_len);
+		return;
+	}
+	char num[64];
+	sr_fmt_buf nb = { num, 0, sizeof num, 0 };
+	sr_fmt_field_put_number(&nb, f, false);
+	sr_log__journald_append_known(b, name, name_len, num, nb.len);
+}
+
 void
 sr_log__journald_make_fields(sr_log_journald *j, const sr_log_event *ev, int level, const char *msg,
     size_t msg_len)
@@ -187,4 +235,10 @@ sr_log__journald_make_fields(sr_log_journald *j, const sr_log_event *ev, int lev
 	if (ev->thread != NULL && ev->thread[0] != '\0')
 		sr_log__journald_append_known(b, LIT("SEQRING_THREAD"), ev->thread, strnlen(ev->thread, 16));
 	append_timestamp(j, ev->ts_ns);
+	sr_fmt_field_iter it;
+	if (sr_log__event_fields(ev, &it)) {
+		sr_fmt_field f;
+		while (sr_fmt_fields_next(&it, &f))
+			append_key_value(b, &f);
+	}
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sr_fmt_fields_internal.h"
 #include "sr_log_internal.h"
 
 /* One message to lay out: a record, or text made by the logger itself. */
@@ -45,5 +46,22 @@ void sr_log__event_of_record(const sr_log *log, const sr_log_rec *h, const unsig
 void sr_log__event_of_text(int level, const char *text, size_t len, sr_log_event *ev);
 /* The message of an event (record or text), rendered into out. */
 void sr_log__put_message(const sr_log_event *ev, sr_fmt_buf *out);
+
+/*
+ * The key-value fields (SR_KV) of an event: false when it has none (text,
+ * a format error, a record whose site has no key table, such as a dead
+ * process's record recovered or a trace's decoded: their values after the
+ * format's are not rendered).  Then sr_fmt_fields_next gives each field's
+ * key, kind and value (bounds checked against the record), for any layout
+ * or sink (journald's fields, a trace's).
+ */
+bool sr_log__event_fields(const sr_log_event *ev, sr_fmt_field_iter *it);
+/*
+ * The fields as logfmt, each " key=value": a string quoted when it is empty
+ * or has a space, '=', '"' or a control character (with \" \\ \n \r \t
+ * and \xHH escapes), numbers as sr_fmt_field_put_number, a NULL string as
+ * (null); a key's space, '=', '"' and control characters become '_'.
+ */
+void sr_log__put_fields_logfmt(const sr_log_event *ev, sr_fmt_buf *out);
 
 #endif /* SR_LOG_EVENT_INTERNAL_H */

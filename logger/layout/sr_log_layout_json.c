@@ -3,7 +3,8 @@
  * sr_log_layout_json.c: the JSON Lines layout: one object per message,
  * strings escaped and invalid UTF-8 replaced, so that every line parses; a
  * message too long for the line is cut inside "msg" and the object stays
- * whole.
+ * whole.  A call's key-value fields (SR_KV) are keys of the object, after
+ * "msg" (json_fields).
  */
 #include "sr_log_date_internal.h"
 #include "sr_log_layout_json_internal.h"
@@ -264,14 +265,88 @@ json_message(const sr_log_event *ev, sr_fmt_buf *out, size_t tail_len)
 	return cut;
 }
 
+/* The keys the layout writes itself: a field of that name is written "kv_" and its key. */
+static bool
+builtin_key(const char *key, size_t n)
+{
+	static const char *const keys[] = { "ts", "level", "category", "thread", "tid", "msg", "file",
+		"line", "function", "backtrace" };
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strlen(keys[i]) == n && memcmp(keys[i], key, n) == 0)
+			return true;
+	return false;
+}
+
+/* The most bytes of a line the fields take: the rest stays for the message and the other keys. */
+#define JSON_FIELDS_MAX 4096
+
+/*
+ * ,"key":value for each key-value field (SR_KV), typed: numbers as JSON
+ * numbers (a floating point NaN or infinity as the string "nan", "inf" or
+ * "-inf"), a pointer as the string "0x...", a string escaped (a NULL one as
+ * null) and cut with the truncation marker to stay within limit bytes of
+ * out; a field that does not fit even so is left out with the rest.
+ */
+static void
+json_fields(const sr_log_event *ev, sr_fmt_buf *out, size_t limit)
+{
+	sr_fmt_field_iter it;
+	if (!sr_log__event_fields(ev, &it))
+		return;
+	if (limit > out->cap)
+		limit = out->cap;
+	sr_fmt_field f;
+	while (sr_fmt_fields_next(&it, &f)) {
+		size_t mark = out->len, want = out->want;
+		sr_fmt_buf_put(out, ",\"", 2);
+		if (builtin_key(f.key, f.key_len))
+			sr_fmt_buf_put(out, "kv_", 3);
+		sr_log__json_escape(out, f.key, f.key_len, 256);
+		sr_fmt_buf_put(out, "\":", 2);
+		if (f.kind == SR_FMT_ARG_STR) {
+			if (f.str == NULL) {
+				sr_fmt_buf_put(out, "null", 4);
+			} else {
+				sr_fmt_buf_putc(out, '"');
+				size_t end = out->len + 1 + SR_FMT_TRUNCATION_MARKER_LEN;
+				size_t room = limit > end ? limit - end : 0;
+				size_t took = sr_log__json_escape(out, f.str, f.str_len, room);
+				if (took < f.str_len)
+					sr_fmt_buf_put(out, SR_FMT_TRUNCATION_MARKER, SR_FMT_TRUNCATION_MARKER_LEN);
+				sr_fmt_buf_putc(out, '"');
+			}
+		} else {
+			char num[64];
+			sr_fmt_buf nb = { num, 0, sizeof num, 0 };
+			sr_fmt_field_put_number(&nb, &f, ev->signal_safe);
+			/* A number has no letter n: nan and inf are not JSON numbers, a pointer is a string. */
+			bool quote = f.kind == SR_FMT_ARG_PTR || memchr(num, 'n', nb.len) != NULL;
+			if (quote)
+				sr_fmt_buf_putc(out, '"');
+			sr_fmt_buf_put(out, num, nb.len);
+			if (quote)
+				sr_fmt_buf_putc(out, '"');
+		}
+		if (out->len > limit || out->want != out->len) {
+			out->len = mark;
+			out->want = want;
+			return;
+		}
+	}
+}
+
 void
 sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 {
 	(void)log;
-	/* The tail, made first so that the message can be cut to leave room for it. */
-	char tail_data[640];
+	/*
+	 * The tail, made first so that the message can be cut to leave room for
+	 * it: the message's closing quote, the key-value fields, the site's keys.
+	 */
+	char tail_data[640 + JSON_FIELDS_MAX];
 	sr_fmt_buf tail = { tail_data, 0, sizeof tail_data - 8, 0 };
 	sr_fmt_buf_putc(&tail, '"');
+	json_fields(ev, &tail, 1 + (out->cap / 2 < JSON_FIELDS_MAX ? out->cap / 2 : JSON_FIELDS_MAX));
 	if (ev->site != NULL) {
 		const char *file = sr_site_file_base(ev->site);
 		sr_fmt_buf_put(&tail, ",\"file\":\"", 9);

@@ -22,7 +22,7 @@
 
 enum item_kind {
 	I_LITERAL, I_DATE, I_LEVEL, I_CATEGORY, I_THREAD, I_TID, I_MESSAGE, I_FILE, I_LINE,
-	I_FUNCTION, I_NEWLINE
+	I_FUNCTION, I_NEWLINE, I_FIELDS
 };
 
 enum date_kind {
@@ -294,6 +294,7 @@ compile(builder *b, const char *pattern, sr_error *err)
 		case 'L': kind = I_LINE; break;
 		case 'M': kind = I_FUNCTION; break;
 		case 'n': kind = I_NEWLINE; break;
+		case 'K': kind = I_FIELDS; break;
 		case '%': kind = I_LITERAL; break;
 		default: {
 			char what[160];
@@ -529,6 +530,8 @@ render_item(const sr_log_pattern *p, const item *it, const sr_log_event *ev, sr_
 	}
 	case I_TID: sr_log__put_uint(out, ev->tid, 1); break;
 	case I_MESSAGE: sr_log__put_message_escaped(ev, out); break;
+	/* The key-value fields as the text layout writes them: " key=value" each (nothing without). */
+	case I_FIELDS: sr_log__put_fields_logfmt(ev, out); break;
 	case I_FILE:
 		if (ev->site != NULL) {
 			const char *f = sr_site_file_base(ev->site);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_layout_text.c: the text layout,
- *   2026-11-30T12:34:56.123456Z INFO  [main] net.http - message (file.c:42)
+ *   2026-11-30T12:34:56.123456Z INFO  [main] net.http - message key=value (file.c:42)
+ * with a call's key-value fields (SR_KV) as logfmt after the message.
  * The date and time up to the second come from a per-thread cache, rebuilt
  * once per second; the microseconds are appended by hand.
  */
@@ -116,6 +117,7 @@ sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
 	size_t category_len = strlen(category);
 	if (put_head_fast(ev, out, category, category_len)) {
 		sr_log__put_message_escaped(ev, out);
+		sr_log__put_fields_logfmt(ev, out);
 		if (ev->site != NULL) {
 			const char *file = sr_site_file_base(ev->site);
 			size_t file_len = strlen(file);
@@ -159,6 +161,7 @@ layout_text_checked(const sr_log_event *ev, sr_fmt_buf *out, const char *categor
 	sr_fmt_buf_put(out, category, category_len);
 	sr_fmt_buf_put(out, " - ", 3);
 	sr_log__put_message_escaped(ev, out);
+	sr_log__put_fields_logfmt(ev, out);
 	if (ev->site != NULL) {
 		const char *file = sr_site_file_base(ev->site);
 		sr_fmt_buf_put(out, " (", 2);

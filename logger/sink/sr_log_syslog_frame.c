@@ -3,7 +3,7 @@
  * sr_log_syslog_frame.c: the syslog sink's framing.  A line becomes an RFC
  * 5424 message (PRI, UTC timestamp with microseconds, HOSTNAME, APP-NAME,
  * PROCID, structured data with the category, file, line and thread, then
- * the line as MSG) or an RFC 3164 one; on a stream it is preceded by its
+ * the line as MSG, and a call's key-value fields as an element of their own) or an RFC 3164 one; on a stream it is preceded by its
  * length (RFC 6587 octet counting, "LEN SP MSG").  A line too long for the
  * transport is cut, visibly, between two UTF-8 characters.
  */
@@ -52,6 +52,52 @@ base_name(const char *path)
 	return slash != NULL ? slash + 1 : path;
 }
 
+/*
+ * A key as an SD-NAME (RFC 5424, 6.3.3): printable US-ASCII but '=', ' ',
+ * ']' and '"', at most 32 characters; any other byte becomes '_', a longer
+ * key is cut to its first 32.
+ */
+static void
+put_sd_name(sr_fmt_buf *b, const char *key, size_t n)
+{
+	char name[SR_SYSLOG_SD_NAME_MAX];
+	if (n > sizeof name)
+		n = sizeof name;
+	for (size_t i = 0; i < n; i++) {
+		char c = key[i];
+		if (!(c > ' ' && c < 0x7f && c != '=' && c != ']' && c != '"'))
+			c = '_';  /* a byte above 0x7f is negative here: replaced too */
+		name[i] = c;
+	}
+	sr_fmt_buf_put(b, name, n);
+}
+
+/* The call's key-value fields (SR_KV) as the SD-PARAMs of one element, SR_SYSLOG_FIELDS_SD_ID. */
+static void
+put_fields(sr_fmt_buf *b, const sr_log_event *ev)
+{
+	sr_fmt_field_iter it;
+	if (!sr_log__event_fields(ev, &it))
+		return;
+	sr_fmt_field f;
+	bool any = false;
+	while (sr_fmt_fields_next(&it, &f)) {
+		put_str(b, any ? " " : "[" SR_SYSLOG_FIELDS_SD_ID " ");
+		any = true;
+		put_sd_name(b, f.key, f.key_len);
+		put_str(b, "=\"");
+		if (f.kind != SR_FMT_ARG_STR)
+			sr_fmt_field_put_number(b, &f, false);
+		else if (f.str == NULL)
+			put_str(b, "(null)");
+		else
+			put_sd_value(b, f.str, f.str_len);
+		sr_fmt_buf_putc(b, '"');
+	}
+	if (any)
+		sr_fmt_buf_putc(b, ']');
+}
+
 static void
 put_structured_data(sr_fmt_buf *b, const sr_log_event *ev)
 {
@@ -79,6 +125,7 @@ put_structured_data(sr_fmt_buf *b, const sr_log_event *ev)
 	put_str(b, " tid=\"");
 	sr_log__put_uint(b, ev->tid, 1);
 	put_str(b, "\"]");
+	put_fields(b, ev);
 }
 
 static void

@@ -19,6 +19,10 @@
 
 /* The SD-ID of the structured data: the enterprise number RFC 5612 reserves for examples. */
 #define SR_SYSLOG_SD_ID "seqring@32473"
+/* The structured-data element of a call's key-value fields (SR_KV), one SD-PARAM each. */
+#define SR_SYSLOG_FIELDS_SD_ID "fields@32473"
+/* The longest SD-NAME (RFC 5424): a longer key is cut. */
+#define SR_SYSLOG_SD_NAME_MAX 32
 /* The longest datagram (UDP, unix datagram, /dev/log): rsyslog's default maxMessageSize. */
 #define SR_SYSLOG_MAX_DATAGRAM 8192
 /* The first wait between two connection attempts (it doubles up to reconnect_max_ms). */

@@ -162,6 +162,62 @@ level_of(cursor *c, sr_error *err, const char *word, const char *what, int *leve
 	return SR_OK;
 }
 
+/* A positive count of at most 10^9 in word; false otherwise. */
+static bool
+parse_count(const char *word, size_t n, int64_t *v)
+{
+	int32_t x;
+	if (!parse_int(word, n, &x) || x < 1 || x > 1000000000)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* once | every N | limit R[/s] [burst B] | nolimit, the action word already read into c->word. */
+static int
+take_limit(cursor *c, sr_error *err, sr_log__site_rule *r, const char *action)
+{
+	/* action is c->word, which the next word overwrites: which one it is, first. */
+	bool once = strcmp(action, "once") == 0, every = strcmp(action, "every") == 0;
+	bool got;
+	int rc;
+	if (once || strcmp(action, "nolimit") == 0) {
+		r->action = once ? SR_LOG__SITE_ONCE : SR_LOG__SITE_NO_LIMIT;
+		return SR_OK;
+	}
+	if ((rc = next_word(c, err, &got)) != SR_OK)
+		return rc;
+	if (every) {
+		if (!got || !parse_count(c->word, c->word_len, &r->limit[0]))
+			return refuse(c, err, "'every' takes a count of calls from 1 to 1000000000, found '%s'%s",
+			    got ? c->word : "the end of the command", NULL);
+		r->action = SR_LOG__SITE_EVERY;
+		return SR_OK;
+	}
+	/* limit R or R/s */
+	size_t n = got ? c->word_len : 0;
+	if (n > 2 && strcmp(c->word + n - 2, "/s") == 0)
+		n -= 2;
+	if (!got || !parse_count(c->word, n, &r->limit[0]))
+		return refuse(c, err, "'limit' takes calls per second from 1 to 1000000000 (e.g. 'limit 10/s'), found '%s'%s",
+		    got ? c->word : "the end of the command", NULL);
+	r->action = SR_LOG__SITE_RATE;
+	r->limit[1] = r->limit[0];   /* the burst: a second's worth unless given */
+	const char *before = c->p;
+	if ((rc = next_word(c, err, &got)) != SR_OK)
+		return rc;
+	if (!got || strcmp(c->word, "burst") != 0) {
+		c->p = before;   /* not ours: the next word is the command's */
+		return SR_OK;
+	}
+	if ((rc = next_word(c, err, &got)) != SR_OK)
+		return rc;
+	if (!got || !parse_count(c->word, c->word_len, &r->limit[1]))
+		return refuse(c, err, "'burst' takes a count of calls from 1 to 1000000000, found '%s'%s",
+		    got ? c->word : "the end of the command", NULL);
+	return SR_OK;
+}
+
 /* One command, from c->p to c->end: matches, then the action. */
 static int
 parse_command(cursor *c, sr_error *err, sr_log__site_rule *r, bool *is_reset, bool *is_empty)
@@ -218,6 +274,10 @@ parse_command(cursor *c, sr_error *err, sr_log__site_rule *r, bool *is_reset, bo
 				return refuse(c, err, "'level' is given twice%s%s", "", NULL);
 			if ((rc = level_of(c, err, c->word, "'level'", &r->level)) != SR_OK)
 				return rc;
+		} else if (strcmp(w, "once") == 0 || strcmp(w, "every") == 0 || strcmp(w, "limit") == 0 ||
+		    strcmp(w, "nolimit") == 0) {
+			if ((rc = take_limit(c, err, r, w)) != SR_OK)
+				return rc;
 		} else if (w[0] == '+' || w[0] == '-' || w[0] == '=') {
 			if (w[0] == '=' && strcmp(w + 1, "category") == 0) {
 				r->action = SR_LOG__SITE_FOLLOW;
@@ -231,11 +291,17 @@ parse_command(cursor *c, sr_error *err, sr_log__site_rule *r, bool *is_reset, bo
 			r->action = w[0] == '+' ? SR_LOG__SITE_RAISE : w[0] == '-' ? SR_LOG__SITE_LOWER : SR_LOG__SITE_SET;
 		} else {
 			return refuse(c, err, "'%s' is neither a match (file, func, line, format, category, level) nor an "
-			    "action (+LEVEL, -LEVEL, =LEVEL, =category) nor 'reset'%s", w, NULL);
+			    "action (+LEVEL, -LEVEL, =LEVEL, =category, once, every N, limit R/s [burst B], nolimit) nor "
+			    "'reset'%s", w, NULL);
 		}
 	}
 	if (!*is_empty && r->action == 0)
-		return refuse(c, err, "no action: a command ends with +LEVEL, -LEVEL, =LEVEL or =category%s%s", "", NULL);
+		return refuse(c, err, "no action: a command ends with +LEVEL, -LEVEL, =LEVEL, =category, once, every N, "
+		    "limit R/s [burst B] or nolimit%s%s", "", NULL);
+	/* A limit is the site's, not the call's: the category is known only at a call. */
+	if (SR_LOG__SITE_IS_LIMIT(r->action) && r->category != NULL)
+		return refuse(c, err, "a rate limit cannot depend on the category (a site's limit counts every call "
+		    "through it): leave out 'category %s'%s", r->category, NULL);
 	return SR_OK;
 }
 

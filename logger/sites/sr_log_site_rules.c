@@ -12,9 +12,11 @@
  * call, whose category it is: its sites are BY_CATEGORY, held to the
  * general path, which asks sr_log__site_outcome at each call.
  */
+#include "sr_log_limit_internal.h"
 #include "sr_log_sites_internal.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,8 +85,10 @@ action_outcome(const sr_log__site_rule *r, int level)
 		return level <= r->action_level ? SR_LOG__SITE_IS_OFF : -1;
 	case SR_LOG__SITE_SET:
 		return level >= r->action_level ? SR_LOG__SITE_IS_ON : SR_LOG__SITE_IS_OFF;
-	default:
+	case SR_LOG__SITE_FOLLOW:
 		return SR_LOG__SITE_FOLLOWS;
+	default:
+		return -1;   /* a rate limit: whether the site is written is another rule's */
 	}
 }
 
@@ -133,6 +137,49 @@ hold(sr_site *site, bool held)
 		(void)sr_atomic_cas_i32(&site->copy, SR_SITE_COPY_HELD, SR_SITE_COPY_FAST);
 }
 
+/* The last rate-limit rule that takes the site, or NULL (none, or nolimit). */
+static const sr_log__site_rule *
+limit_rule(const rule_set *set, const sr_site *site)
+{
+	for (size_t i = set != NULL ? set->n : 0; i-- > 0;) {
+		const sr_log__site_rule *r = &set->r[i];
+		if (SR_LOG__SITE_IS_LIMIT(r->action) && static_matches(r, site))
+			return r->action == SR_LOG__SITE_NO_LIMIT ? NULL : r;
+	}
+	return NULL;
+}
+
+/*
+ * The site's limit under rule r: the one it has when the same (its counts
+ * go on), else a new one (NULL when out of memory: the site stays unlimited).
+ */
+static sr_log__site_limit *
+limit_for(sr_site *site, const sr_log__site_rule *r)
+{
+	if (r == NULL)
+		return NULL;
+	sr_log__site_limit *old = sr_atomic_load_acquire_ptr(&site->limit);
+	if (old != NULL && old->action == r->action && old->param[0] == r->limit[0] && old->param[1] == r->limit[1])
+		return old;
+	sr_log__site_limit *l = calloc(1, sizeof *l);
+	size_t n = strlen(site->format != NULL ? site->format : "");
+	char *format = malloc(n + sizeof SR_LOG_LIMIT_SUFFIX);
+	if (l == NULL || format == NULL) {
+		free(l);
+		free(format);
+		return NULL;
+	}
+	memcpy(format, site->format != NULL ? site->format : "", n);
+	memcpy(format + n, SR_LOG_LIMIT_SUFFIX, sizeof SR_LOG_LIMIT_SUFFIX);
+	l->action = r->action;
+	l->param[0] = r->limit[0];
+	l->param[1] = r->limit[1];
+	sr_log__limit_init(&l->limiter, r->action == SR_LOG__SITE_ONCE ? SR_LOG__LIMIT_ONCE :
+	    r->action == SR_LOG__SITE_EVERY ? SR_LOG__LIMIT_EVERY_N : SR_LOG__LIMIT_RATE, r->limit[0], r->limit[1]);
+	l->twin = (sr_site)SR_SITE__INIT(format, site->file, site->function, site->line, site->level);
+	return l;
+}
+
 static void
 set_site(sr_site *site, const rule_set *set)
 {
@@ -155,14 +202,22 @@ set_site(sr_site *site, const rule_set *set)
 		control = SR_SITE_CONTROL_OFF;
 		gate = SR_SITE_GATE_OFF;
 	}
+	sr_log__site_limit *limit = limit_for(site, limit_rule(set, site));
+	if (limit != NULL) {
+		/* pairs with the general path's load-acquire of limit: the limiter is whole */
+		sr_atomic_store_release_ptr(&site->limit, limit);
+		control |= SR_SITE_CONTROL_LIMITED;
+	}
 	/*
 	 * control before the hold, gate last: a call that passes the new gate
 	 * finds the control that goes with it.  The seq_cst CAS in hold pairs
 	 * with the one in sr_log__site_copy_decided: a first call deciding FAST
-	 * at this moment sees BY_CATEGORY, or this sees its FAST.
+	 * at this moment sees a control that holds it, or this sees its FAST.
+	 * A site whose limit went keeps its last limit object (a call may be
+	 * in it); without the LIMITED bit nothing reads it.
 	 */
 	sr_atomic_store_relaxed_i32(&site->control, control);
-	hold(site, control == SR_SITE_CONTROL_BY_CATEGORY);
+	hold(site, (control & (SR_SITE_CONTROL_BY_CATEGORY | SR_SITE_CONTROL_LIMITED)) != 0);
 	sr_atomic_store_relaxed_i32(&site->gate, gate);
 }
 
@@ -187,13 +242,21 @@ sr_log__sites_register(sr_site *const *begin, sr_site *const *end)
 	sr_log__sites_unlock();
 }
 
+int64_t
+sr_log__site_limit_admit(sr_log__site_limit *limit, sr_category *cat)
+{
+	sr_log_limiter *l = &limit->limiter;
+	int64_t now = limit->action == SR_LOG__SITE_RATE ? sr_log__limit_clock(l, cat) : 0;
+	return sr_log__limit_admit(l, cat, now);
+}
+
 int
 sr_log__site_copy_decided(sr_site *site, int copy)
 {
 	if (copy != SR_SITE_COPY_FAST)
 		return copy;
 	sr_atomic_fence_seq_cst();  /* pairs with set_site's: its control store, then its hold */
-	if (sr_atomic_load_relaxed_i32(&site->control) == SR_SITE_CONTROL_BY_CATEGORY) {
+	if (sr_atomic_load_relaxed_i32(&site->control) & (SR_SITE_CONTROL_BY_CATEGORY | SR_SITE_CONTROL_LIMITED)) {
 		hold(site, true);
 		return SR_SITE_COPY_HELD;
 	}
@@ -205,7 +268,7 @@ sr_log__site_outcome(const sr_site *site, const sr_category *cat)
 {
 	if (site == NULL)
 		return SR_LOG__SITE_FOLLOWS;
-	int control = sr_atomic_load_relaxed_i32(&site->control);
+	int control = sr_atomic_load_relaxed_i32(&site->control) & SR_SITE_CONTROL_SWITCH;
 	if (control == SR_SITE_CONTROL_ON)
 		return SR_LOG__SITE_IS_ON;
 	if (control == SR_SITE_CONTROL_OFF)
@@ -245,9 +308,12 @@ static bool same_matches(const sr_log__site_rule *a, const sr_log__site_rule *b)
 static bool
 supersedes(const sr_log__site_rule *later, const sr_log__site_rule *earlier)
 {
-	return same_matches(later, earlier) &&
-	    (later->action == SR_LOG__SITE_SET || later->action == SR_LOG__SITE_FOLLOW ||
-	    (later->action == earlier->action && later->action_level == earlier->action_level));
+	if (!same_matches(later, earlier) || SR_LOG__SITE_IS_LIMIT(later->action) != SR_LOG__SITE_IS_LIMIT(earlier->action))
+		return false;
+	/* A later limit replaces an earlier one on the same sites whatever its kind. */
+	return SR_LOG__SITE_IS_LIMIT(later->action) || later->action == SR_LOG__SITE_SET ||
+	    later->action == SR_LOG__SITE_FOLLOW ||
+	    (later->action == earlier->action && later->action_level == earlier->action_level);
 }
 
 /* Whether two rules take the same sites and calls. */
@@ -268,8 +334,10 @@ sr_log_sites_set(struct sr_log *log, const char *query, sr_error *err)
 		return sr_error_set(err, SR_EINVAL, "sr_log_sites_set: query is NULL: expected commands such as \"file net/*.c +debug\"");
 	sr_log__site_rule_list parsed = { 0 };
 	int rc = sr_log__site_query_parse(query, &parsed, err);
-	if (rc != SR_OK)
+	if (rc != SR_OK) {
+		free(parsed.r);  /* its rules were freed by the parse; the array it grew was not */
 		return rc;
+	}
 	sr_log__sites_lock();
 	const rule_set *old = sr_atomic_load_acquire_ptr(&current);
 	size_t keep_old = parsed.reset || old == NULL ? 0 : old->n;
@@ -298,7 +366,8 @@ sr_log_sites_set(struct sr_log *log, const char *query, sr_error *err)
 		if (!repeated)
 			set->r[k++] = old->r[i];
 	}
-	memcpy(set->r + k, parsed.r + from, (parsed.n - from) * sizeof set->r[0]);
+	if (parsed.n > from) /* parsed.r is NULL when the query held no command */
+		memcpy(set->r + k, parsed.r + from, (parsed.n - from) * sizeof set->r[0]);
 	set->n = k + (parsed.n - from);
 	/* Commands before a reset in the same query are dropped with it. */
 	for (size_t i = 0; i < from; i++)
@@ -314,7 +383,7 @@ sr_log_sites_set(struct sr_log *log, const char *query, sr_error *err)
 static sr_log_site_state
 state_of(const sr_site *site)
 {
-	switch (sr_atomic_load_relaxed_i32(&site->control)) {
+	switch (sr_atomic_load_relaxed_i32(&site->control) & SR_SITE_CONTROL_SWITCH) {
 	case SR_SITE_CONTROL_ON:
 		return SR_LOG_SITE_ON;
 	case SR_SITE_CONTROL_OFF:
@@ -341,8 +410,6 @@ list_visit(sr_site *site, void *ctx)
 	if (w->stopped)
 		return;
 	sr_log_site_state state = state_of(site);
-	if (w->only_ruled && state == SR_LOG_SITE_FOLLOWS)
-		return;
 	/* pairs with the CAS in the frontend's bind_home_category: the category is whole */
 	const sr_category *home = sr_atomic_load_acquire_ptr(&site->home_cat);
 	sr_log_site_info info = {
@@ -355,6 +422,23 @@ list_visit(sr_site *site, void *ctx)
 		.state = state,
 		.emitted = (uint64_t)sr_atomic_load_relaxed_i64(&site->emitted),
 	};
+	/* pairs with the store-release in set_site: the limit is whole */
+	const sr_log__site_limit *limit = sr_atomic_load_acquire_ptr(&site->limit);
+	if (limit != NULL && (sr_atomic_load_relaxed_i32(&site->control) & SR_SITE_CONTROL_LIMITED)) {
+		sr_log_limit_counters counters;
+		sr_log__limit_counters(&limit->limiter, &counters);
+		info.limit_calls = counters.calls;
+		info.suppressed = counters.suppressed;
+		if (limit->action == SR_LOG__SITE_ONCE)
+			snprintf(info.limit, sizeof info.limit, "once");
+		else if (limit->action == SR_LOG__SITE_EVERY)
+			snprintf(info.limit, sizeof info.limit, "every %lld", (long long)limit->param[0]);
+		else
+			snprintf(info.limit, sizeof info.limit, "limit %lld/s burst %lld", (long long)limit->param[0],
+			    (long long)limit->param[1]);
+	}
+	if (w->only_ruled && state == SR_LOG_SITE_FOLLOWS && info.limit[0] == '\0')
+		return;
 	w->count++;
 	if (w->visit(&info, w->ctx) != 0)
 		w->stopped = true;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "sr_log_category.h"
+#include "sr_log_limit.h"
 #include "sr_log_site.h"
 #include "sr_log_sites.h"
 
@@ -25,8 +26,16 @@ enum sr_log__site_action {
 	SR_LOG__SITE_RAISE = 1,   /* +LEVEL: on when L >= LEVEL */
 	SR_LOG__SITE_LOWER,       /* -LEVEL: off when L <= LEVEL */
 	SR_LOG__SITE_SET,         /* =LEVEL: on when L >= LEVEL, else off */
-	SR_LOG__SITE_FOLLOW       /* =category */
+	SR_LOG__SITE_FOLLOW,      /* =category */
+	/* Rate limits: the last that takes a site is its limit. */
+	SR_LOG__SITE_ONCE,        /* once */
+	SR_LOG__SITE_EVERY,       /* every N */
+	SR_LOG__SITE_RATE,        /* limit R[/s] [burst B] */
+	SR_LOG__SITE_NO_LIMIT     /* nolimit */
 };
+
+/* Whether an action is a rate limit's (else it switches the site). */
+#define SR_LOG__SITE_IS_LIMIT(action) ((action) >= SR_LOG__SITE_ONCE)
 
 /* The outcome of the rules for a site, or for one call through it. */
 enum sr_log__site_outcome {
@@ -47,7 +56,28 @@ typedef struct sr_log__site_rule {
 	int level;                /* the site's level, or -1: any */
 	int action;               /* enum sr_log__site_action */
 	int action_level;
+	int64_t limit[2];         /* EVERY: n; RATE: per second, burst */
 } sr_log__site_rule;
+
+/*
+ * A rate limit a rule put on a site (sr_site.limit): its limiter, made
+ * with the rule's parameters, and a twin of the site whose format ends
+ * with SR_LOG_LIMIT_SUFFIX, for the line that says how many calls were
+ * suppressed.  Never freed (a call may hold it; the limiter is listed).
+ */
+typedef struct sr_log__site_limit {
+	sr_log_limiter limiter;
+	int action;               /* SR_LOG__SITE_ONCE, _EVERY or _RATE */
+	int64_t param[2];
+	sr_site twin;
+} sr_log__site_limit;
+
+/*
+ * A call through a site a rule limits, after its gate and call_admitted:
+ * -1 suppressed; 0 written as it is; N written through limit->twin with N
+ * as one more argument after the format's.
+ */
+int64_t sr_log__site_limit_admit(sr_log__site_limit *limit, sr_category *cat);
 
 /* Parsing: the commands of query, appended to *rules (grown with realloc). */
 typedef struct sr_log__site_rule_list {

@@ -44,7 +44,9 @@
  *
  * --count MODE N: make N calls of MODE (ring, ring-va, per-thread, per-thread-dir, bare,
  * disabled, site-off: an SR_INFO on the per-thread logger's category at info whose site a
- * run-time rule switched off (sr_log_sites.h), or loop: the empty loop; or a rate-limited
+ * run-time rule switched off (sr_log_sites.h), site-limit: the same call at a site whose limit by
+ * rule ("once") suppresses every counted call, kv3: per-thread's call with its three values as
+ * key-value fields (SR_KV), or loop: the empty loop; or a rate-limited
  * call, sr_log_limit.h, on the per-thread
  * logger: limit-once, limit-every-n and limit-rate, sites that suppress every counted call,
  * and limit-every-1 and limit-rate-open, sites that write every one) in a function of its own
@@ -329,6 +331,25 @@ disabled_call(harness *h, sr_category *c)
 #define SITE_OFF_RULE "func site_off_call -fatal"
 static inline __attribute__((always_inline)) void
 site_off_call(harness *h, sr_category *c)
+{
+	SR_INFO(c, CALL_FORMAT, h->value++, 0.5, call_string);
+}
+
+/*
+ * --count kv3: the per-thread row's call with its three values as key-value fields (SR_KV)
+ * instead of format arguments: an int, a double and the 16-character constant string.
+ */
+static inline __attribute__((always_inline)) void
+kv3_call(harness *h, sr_category *c)
+{
+	int i = h->value++;
+	SR_INFO(c, "order filled", SR_KV("x", i), SR_KV("y", i * 0.5), SR_KV("s", call_string));
+}
+
+/* --count site-limit: a site whose limit by rule (SITE_LIMIT_RULE) suppresses every counted call. */
+#define SITE_LIMIT_RULE "func site_limit_call once"
+static inline __attribute__((always_inline)) void
+site_limit_call(harness *h, sr_category *c)
 {
 	SR_INFO(c, CALL_FORMAT, h->value++, 0.5, call_string);
 }
@@ -643,6 +664,8 @@ COUNTED_CALLS(per_thread_dir_runtime_string, sr_category *, log_call_per_thread_
 COUNTED_CALLS(bare, bare_ring *, bare_call)
 COUNTED_CALLS(disabled, sr_category *, disabled_call)
 COUNTED_CALLS(site_off, sr_category *, site_off_call)
+COUNTED_CALLS(site_limit, sr_category *, site_limit_call)
+COUNTED_CALLS(kv3, sr_category *, kv3_call)
 COUNTED_CALLS(limit_once, sr_category *, limit_once_call)
 COUNTED_CALLS(limit_every_n, sr_category *, limit_every_n_call)
 COUNTED_CALLS(limit_rate, sr_category *, limit_rate_call)
@@ -674,7 +697,7 @@ warm_up(harness *h, int row, bool runtime_string, int limit)
 }
 
 static void
-counted_calls(harness *h, int row, int64_t n, bool runtime_string, int limit, bool site_off)
+counted_calls(harness *h, int row, int64_t n, bool runtime_string, int limit, int site_rule)
 {
 	if (limit == LIMIT_ONCE)
 		counted_calls_limit_once(h, h->cat[row], n);
@@ -690,8 +713,12 @@ counted_calls(harness *h, int row, int64_t n, bool runtime_string, int limit, bo
 		counted_calls_bare(h, h->bare[row], n);
 	else if (row == ROW_DISABLED)
 		counted_calls_disabled(h, h->cat[row], n);
-	else if (site_off)
+	else if (site_rule == 1)
 		counted_calls_site_off(h, h->cat[row], n);
+	else if (site_rule == 2)
+		counted_calls_site_limit(h, h->cat[row], n);
+	else if (site_rule == 3)
+		counted_calls_kv3(h, h->cat[row], n);
 	else if (row == ROW_RING && runtime_string)
 		counted_calls_ring_runtime_string(h, h->cat[row], n);
 	else if (row == ROW_RING)
@@ -749,7 +776,7 @@ usage(FILE *f)
 	    "  --out FILE      CSV, rows appended (default perf/results/caller.csv)\n"
 	    "  --truncate      start the CSV afresh (header included)\n"
 	    "  --count MODE N  make N calls of MODE (ring, ring-va, per-thread, per-thread-dir, bare,\n"
-	    "                  disabled, site-off; loop: none; limit-once, limit-every-n, limit-rate: rate-limited\n"
+	    "                  disabled, site-off, site-limit, kv3 (SR_KV fields); loop: none; limit-once, limit-every-n, limit-rate: rate-limited\n"
 	    "                  sites that suppress; limit-every-1, limit-rate-open: that write) in a loop\n"
 	    "                  and exit: for valgrind --tool=callgrind --toggle-collect='counted_calls_*'\n"
 	    "  --quick         2,000 calls, 1 run (for CTest)\n"
@@ -802,9 +829,10 @@ parse_count_mode(void *dest, char **values, char *err, size_t errsize)
 			o->limit = k;
 	if (strcmp(mode, "ring") != 0 && strcmp(mode, "ring-va") != 0 && strcmp(mode, "per-thread") != 0 &&
 	    strcmp(mode, "per-thread-dir") != 0 && strcmp(mode, "bare") != 0 && strcmp(mode, "disabled") != 0 &&
-	    strcmp(mode, "site-off") != 0 && strcmp(mode, "loop") != 0 && o->limit == LIMIT_NONE) {
+	    strcmp(mode, "site-off") != 0 && strcmp(mode, "site-limit") != 0 && strcmp(mode, "loop") != 0 &&
+	    strcmp(mode, "kv3") != 0 && o->limit == LIMIT_NONE) {
 		snprintf(err, errsize, "--count: unknown mode '%.64s': expected ring, ring-va, per-thread, "
-		    "per-thread-dir, bare, disabled, site-off, loop, limit-once, limit-every-n, limit-rate, "
+		    "per-thread-dir, bare, disabled, site-off, site-limit, kv3, loop, limit-once, limit-every-n, limit-rate, "
 		    "limit-every-1 or limit-rate-open", mode);
 		return false;
 	}
@@ -861,19 +889,23 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	    strcmp(o->count_mode, "ring") == 0 ? ROW_RING :
 	    strcmp(o->count_mode, "ring-va") == 0 ? ROW_RING_VA :
 	    strcmp(o->count_mode, "per-thread") == 0 || strcmp(o->count_mode, "site-off") == 0 ||
+	    strcmp(o->count_mode, "site-limit") == 0 || strcmp(o->count_mode, "kv3") == 0 ||
 	    o->limit != LIMIT_NONE ? ROW_PER_THREAD :
 	    strcmp(o->count_mode, "per-thread-dir") == 0 ? ROW_PER_THREAD_DIR :
 	    strcmp(o->count_mode, "disabled") == 0 ? ROW_DISABLED : ROW_EMPTY;
 	if (row == ROW_BARE ? open_bare(h, row, devnull, err) :
 	    row == ROW_EMPTY ? 0 : open_logger(h, row, devnull, o, err))
 		return -1;
-	if (strcmp(o->count_mode, "site-off") == 0) {
-		sr_error e;
-		if (sr_log_sites_set(h->log[row], SITE_OFF_RULE, &e) != SR_OK) {
-			snprintf(err, ERR_MAX, "sr_log_sites_set(\"%s\"): %s", SITE_OFF_RULE, e.message);
-			return -1;
-		}
+	const char *rule = strcmp(o->count_mode, "site-off") == 0 ? SITE_OFF_RULE :
+	    strcmp(o->count_mode, "site-limit") == 0 ? SITE_LIMIT_RULE : NULL;
+	sr_error e;
+	if (rule != NULL && sr_log_sites_set(h->log[row], rule, &e) != SR_OK) {
+		snprintf(err, ERR_MAX, "sr_log_sites_set(\"%s\"): %s", rule, e.message);
+		return -1;
 	}
+	/* The limited site's one written call, outside the count. */
+	if (rule != NULL && strcmp(rule, SITE_LIMIT_RULE) == 0)
+		site_limit_call(h, h->cat[row]);
 	/*
 	 * Calls in bursts of 1,000, drained only when the next burst might not
 	 * fit in the ring (a call's record takes one slot; a quarter of the
@@ -890,6 +922,8 @@ run_count(harness *h, const options *o, int devnull, char *err)
 	    o->thread_ring_slots != 0 ? o->thread_ring_slots : defaults.thread_ring_slots;
 	int64_t burst = 1000, room = slots / 4, since_drain = 0;
 	warm_up(h, row, o->runtime_string, o->limit);   /* the site's first call parses its format, per-thread's makes its ring */
+	if (strcmp(o->count_mode, "kv3") == 0)
+		kv3_call(h, h->cat[row]);  /* its site's first call records its keys */
 	drain(h, row);
 	/* A marker for strace: the calls' system calls are the ones between two getppid(). */
 	(void)getppid();
@@ -899,7 +933,8 @@ run_count(harness *h, const options *o, int devnull, char *err)
 			drain(h, row);
 			since_drain = 0;
 		}
-		counted_calls(h, row, n, o->runtime_string, o->limit, strcmp(o->count_mode, "site-off") == 0);
+		counted_calls(h, row, n, o->runtime_string, o->limit, strcmp(o->count_mode, "site-off") == 0 ? 1 :
+		    strcmp(o->count_mode, "site-limit") == 0 ? 2 : strcmp(o->count_mode, "kv3") == 0 ? 3 : 0);
 		since_drain += n;
 	}
 	(void)getppid();

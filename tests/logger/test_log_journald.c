@@ -109,20 +109,29 @@ json_field(const char *line, const char *name, char *out, size_t size)
 	return true;
 }
 
-/* journalctl's JSON of the entries whose SYSLOG_IDENTIFIER is ident (malloc'd lines). */
+/*
+ * journalctl's JSON of the entries whose SYSLOG_IDENTIFIER is ident (malloc'd lines), with the
+ * record's own fields and those named in extra (",NAME,NAME...", or "").
+ */
 static char *
-entries_of(const char *ident, size_t want)
+entries_with(const char *ident, size_t want, const char *extra)
 {
 	char match[128];
 	snprintf(match, sizeof match, "SYSLOG_IDENTIFIER=%s", ident);
 	size_t got = tl_journald_wait_lines(&jd, match, want, 10000);
 	cr_assert_geq(got, want, "journald holds %zu line(s) of %s, expected %zu", got, ident, want);
-	char args[512];
+	char args[768];
 	snprintf(args, sizeof args, "-o json --output-fields=MESSAGE,PRIORITY,CODE_FILE,CODE_LINE,CODE_FUNC,"
-	    "SYSLOG_IDENTIFIER,TID,SEQRING_CATEGORY,SEQRING_THREAD,SEQRING_TIMESTAMP %s", match);
+	    "SYSLOG_IDENTIFIER,TID,SEQRING_CATEGORY,SEQRING_THREAD,SEQRING_TIMESTAMP%s %s", extra, match);
 	char *out = tl_journalctl(&jd, args, NULL);
 	cr_assert_not_null(out);
 	return out;
+}
+
+static char *
+entries_of(const char *ident, size_t want)
+{
+	return entries_with(ident, want, "");
 }
 
 /* The line of out whose MESSAGE is message (copied into line), or NULL. */
@@ -225,6 +234,32 @@ Test(log_journald, every_field_of_every_level, .fini = remove_journald)
 	cr_expect_eq(st.sinks[0].lost_messages, 0);
 	cr_expect_eq(st.sinks[1].lost_messages, 0);
 	free(text);
+	sr_log_close(&log);
+	tl_journald_remove(&jd);
+}
+
+Test(log_journald, key_value_fields_as_journal_fields, .fini = remove_journald)
+{
+	start_journald();
+	sr_sink_config sinks[1] = { sr_sink_journald(jd.socket) };
+	sinks[0].syslog_app = "svc-fields";
+	sr_log *log = open_sinks(sinks, 1, (tl_settings){ .ring_slots = 1024 });
+	sr_category *cat = sr_log_category(log, "orders");
+	const char *venue = "XLON two";
+	SR_INFO(cat, "order %d filled", 7, SR_KV("order", 42), SR_KV("px", 1.5), SR_KV("venue name", venue),
+	    SR_KV("message", "not the message"), SR_KV("lots", -3), SR_KV("note", "two\nlines"));
+	sr_log_flush(log);
+	char *out = entries_with("svc-fields", 1, ",ORDER,PX,VENUE_NAME,FIELD_MESSAGE,LOTS,NOTE");
+	char line[8192];
+	cr_assert_not_null(entry_with_message(out, "order 7 filled", line, sizeof line), "%s", out);
+	expect_field(line, "ORDER", "42");
+	expect_field(line, "PX", "1.5");
+	expect_field(line, "VENUE_NAME", "XLON two");
+	expect_field(line, "FIELD_MESSAGE", "not the message");
+	expect_field(line, "LOTS", "-3");
+	expect_field(line, "NOTE", "two\nlines");
+	expect_field(line, "MESSAGE", "order 7 filled");
+	free(out);
 	sr_log_close(&log);
 	tl_journald_remove(&jd);
 }

@@ -21,7 +21,7 @@ static sr_log *logger;
 static sr_category *app, *app_db, *app_net;
 
 static void
-open_logger(void)
+open_logger_with(sr_log_layout layout)
 {
 	tl_clear_env();
 	tl_capture_init(&cap);
@@ -29,7 +29,7 @@ open_logger(void)
 	static sr_sink_config sink;
 	sr_log_config c;
 	sink = tl_capture_sink(&cap);
-	tl_configure(&c, &sink, (tl_settings){ .layout = SR_LOG_LAYOUT_MESSAGE, .ignore_environment = true,
+	tl_configure(&c, &sink, (tl_settings){ .layout = layout, .ignore_environment = true,
 	    .wait_strategy = "timeout:timeout=5ms" });
 	c.level = SR_LOG_INFO;
 	logger = tl_open(&c);
@@ -41,6 +41,19 @@ open_logger(void)
 }
 
 static void
+open_logger(void)
+{
+	open_logger_with(SR_LOG_LAYOUT_MESSAGE);
+}
+
+/* The text layout: the key-value fields after the message. */
+static void
+open_text_logger(void)
+{
+	open_logger_with(SR_LOG_LAYOUT_TEXT);
+}
+
+static void
 close_logger(void)
 {
 	sr_error err;
@@ -49,6 +62,7 @@ close_logger(void)
 }
 
 #define WITH_LOGGER .init = open_logger, .fini = close_logger
+#define WITH_TEXT_LOGGER .init = open_text_logger, .fini = close_logger
 
 /* Sets rules, or the test fails with their message. */
 static void
@@ -119,6 +133,12 @@ fetch(sr_category *c, int attempt)
 	SR_INFO(c, "retry %d of the fetch", attempt);
 	SR_WARN(c, "fetch failed, retry %d", attempt);
 	SR_INFO(c, "fetch %d done", attempt);
+}
+
+static void
+fill(sr_category *c, int order)
+{
+	SR_INFO(c, "fill %d", order, SR_KV("order", order), SR_KV("venue", "XNYS"));
 }
 
 /* A site no test calls: the catalogue has it all the same. */
@@ -303,6 +323,103 @@ Test(log_sites, a_site_switched_on_is_written_but_not_through_a_category_set_to_
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Rate limits by rule                                                                       */
+
+Test(log_sites, every_n_by_rule_writes_each_nth_call_and_says_how_many_were_suppressed, WITH_LOGGER)
+{
+	rules("format \"done\" every 10");
+	for (int i = 0; i < 25; i++)
+		fetch(app, i);
+	cr_assert_eq(written("fetch 0 done"), 1);
+	cr_assert_eq(written("fetch 10 done (9 suppressed)"), 1);
+	cr_assert_eq(written("fetch 20 done (9 suppressed)"), 1);
+	sr_log_flush(logger);
+	cr_assert_eq(tl_capture_grep(&cap, "done"), 3);
+	cr_assert_eq(tl_capture_grep(&cap, "retry"), 50, "the other sites of fetch are not limited");
+	cr_assert_eq(tl_stats(logger).suppressed, 22);
+	sr_log_site_info s = site_of("fetch %d done");
+	cr_assert_str_eq(s.limit, "every 10");
+	cr_assert_eq(s.limit_calls, 25);
+	cr_assert_eq(s.suppressed, 22);
+	cr_assert_eq(s.state, SR_LOG_SITE_FOLLOWS, "a limit does not switch the site");
+	/* nolimit: every call written again. */
+	rules("format \"done\" nolimit");
+	for (int i = 100; i < 105; i++)
+		fetch(app, i);
+	sr_log_flush(logger);
+	cr_assert_eq(tl_capture_grep(&cap, "done"), 8);
+	cr_assert_str_eq(site_of("fetch %d done").limit, "");
+}
+
+Test(log_sites, a_limit_by_rule_holds_a_site_that_already_wrote_inline, WITH_LOGGER)
+{
+	count_evaluations(app);  /* its first call: the site writes inline from now on */
+	rules("func count_evaluations every 3");
+	for (int i = 0; i < 6; i++)
+		count_evaluations(app);
+	cr_assert_eq(written("evaluated 2"), 1);
+	cr_assert_eq(written("evaluated 5 (2 suppressed)"), 1);
+	sr_log_flush(logger);
+	cr_assert_eq(tl_capture_grep(&cap, "evaluated"), 3);
+	/* The library decides a rule's limit: the suppressed calls' arguments were evaluated. */
+	cr_assert_eq(evaluations, 7);
+}
+
+Test(log_sites, a_limited_site_with_key_value_fields_keeps_them_beside_the_count, WITH_TEXT_LOGGER)
+{
+	rules("func fill every 3");
+	for (int i = 0; i < 7; i++)
+		fill(app, i);
+	sr_log_flush(logger);
+	cr_assert_eq(tl_capture_grep(&cap, " - fill 0 order=0 venue=XNYS ("), 1);
+	cr_assert_eq(tl_capture_grep(&cap, " - fill 3 (2 suppressed) order=3 venue=XNYS ("), 1);
+	cr_assert_eq(tl_capture_grep(&cap, " - fill 6 (2 suppressed) order=6 venue=XNYS ("), 1);
+	cr_assert_eq(tl_capture_grep(&cap, " - fill "), 3);
+	cr_assert_eq(site_of("fill %d").suppressed, 4);
+}
+
+Test(log_sites, once_by_rule_on_a_site_switched_on_below_its_level, WITH_LOGGER)
+{
+	rules("func debug_beta +debug; func debug_beta once");
+	for (int i = 0; i < 5; i++)
+		debug_beta(app);
+	cr_assert_eq(written("beta at debug"), 1);
+	cr_assert_eq(tl_stats(logger).suppressed, 4);
+	char *text = tl_describe(logger);
+	char want[128];
+	snprintf(want, sizeof want, "test_log_sites.c:%d debug_beta() debug: on, once", site_of("beta at debug").line);
+	cr_assert(strstr(text, want) != NULL, "no \"%s\" in:\n%s", want, text);
+	free(text);
+}
+
+static int64_t fake_now;
+
+static int64_t
+fake_clock(void *ctx)
+{
+	(void)ctx;
+	return fake_now;
+}
+
+Test(log_sites, limit_by_rule_is_a_token_bucket_on_the_limit_clock, WITH_LOGGER)
+{
+	fake_now = 1000000000;
+	sr_log_limit_set_clock(fake_clock, NULL);
+	rules("format \"done\" limit 2/s burst 3");
+	for (int i = 0; i < 10; i++)
+		fetch(app, i);
+	sr_log_flush(logger);
+	cr_assert_eq(tl_capture_grep(&cap, "done"), 3, "the burst");
+	fake_now += 500000000;  /* half a second: one token */
+	fetch(app, 10);
+	fetch(app, 11);
+	cr_assert_eq(written("fetch 10 done (7 suppressed)"), 1);
+	cr_assert_eq(written("fetch 11 done"), 0);
+	cr_assert_eq(site_of("fetch %d done").suppressed, 8);
+	sr_log_limit_set_clock(NULL, NULL);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Bad rules                                                                                 */
 
 Test(log_sites, a_malformed_query_is_refused_whole_with_a_message_naming_it, WITH_LOGGER)
@@ -327,6 +444,13 @@ Test(log_sites, a_malformed_query_is_refused_whole_with_a_message_naming_it, WIT
 		{ "file a.c +debug func b", "after the action" },
 		{ "reset file a.c", "'reset' stands alone" },
 		{ "func debug_alpha =category; line 1-0 -info", "sites rule 2" },
+		{ "func fetch every 0", "'every' takes a count" },
+		{ "func fetch every", "'every' takes a count of calls from 1 to 1000000000, found 'the end" },
+		{ "func fetch limit 0/s", "'limit' takes calls per second" },
+		{ "func fetch limit fast", "found 'fast'" },
+		{ "func fetch limit 5/s burst x", "'burst' takes a count" },
+		{ "category app every 2", "cannot depend on the category" },
+		{ "func fetch every 2 once", "after the action" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		sr_error err = { 0 };
