@@ -213,7 +213,7 @@ fi
 # --- the consumer's rate for 100-byte messages -------------------------------
 # one producer (faster than the consumer), drained rate = what the consumer writes per second,
 # beside the fwrite ceiling for the same bytes
-if [ "$QUICK" = 1 ]; then CONS_ARGS=(--quick --threads 1); else CONS_ARGS=(--threads 1); fi
+if [ "$QUICK" = 1 ]; then CONS_ARGS=(--quick --threads 1); else CONS_ARGS=(--threads 1,4,64); fi
 say "consumer rate, 100-byte messages: $THROUGHPUT ${CONS_ARGS[*]} --message-bytes 100 --modes ring,ceiling"
 "$THROUGHPUT" "${CONS_ARGS[@]}" --message-bytes 100 --modes ring,ceiling --truncate \
   --out "$RESULTS/consumer.csv" > "$RESULTS/consumer.md"

@@ -24,6 +24,7 @@
 /* The consuming thread's own: only one thread at a time acts as the consumer. */
 struct sr_log_consumer {
 	char *line;               /* opt.max_line + SR_FMT_LINE_RESERVE */
+	sr_log_site_parts *parts; /* what each call site's lines share, made once (NULL: made each time) */
 	uint64_t batch_accepted, batch_written, batch_format_errors;
 	uint64_t batch_truncated_records, batch_truncated_lines;
 	int64_t max_occupancy_seen;
@@ -34,8 +35,10 @@ int
 sr_log__consumer_open(sr_log *log, sr_error *err)
 {
 	log->consumer = calloc(1, sizeof *log->consumer);
-	if (log->consumer != NULL)
+	if (log->consumer != NULL) {
 		log->consumer->line = malloc(log->opt.max_line + SR_FMT_LINE_RESERVE);
+		log->consumer->parts = sr_log__site_parts_new();  /* a speed-up: without it, lines are the same */
+	}
 	if (log->consumer == NULL || log->consumer->line == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the logger's line buffer");
 	return SR_OK;
@@ -47,6 +50,7 @@ sr_log__consumer_free(sr_log *log)
 	if (log->consumer == NULL)
 		return;
 	free(log->consumer->line);
+	sr_log__site_parts_free(log->consumer->parts);
 	free(log->consumer);
 	log->consumer = NULL;
 }
@@ -219,6 +223,7 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 		log->consumer->batch_truncated_records++;
 	sr_log_event ev;
 	sr_log__event_of_record(log, h, body, body_len, false, false, &ev);
+	ev.parts = log->consumer->parts;
 	if (sr_log__fanout_events_only(log, h->level))
 		sr_log__dispatch_event(log, SR_DISPATCH_BUFFERED, &ev, h->level);  /* no line to render */
 	else if (sr_log__fanout(log, &ev, h->level, SR_DISPATCH_BUFFERED, log->consumer->line))

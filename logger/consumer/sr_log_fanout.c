@@ -45,9 +45,14 @@ sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *li
 			continue;
 		const sr_log_layout_choice *lc = &log->sinks->layouts[k];
 		sr_fmt_buf b = { line, 0, log->opt.max_line, 0 };
+		/* The consumer's line for one buffering sink: laid out in its buffer, not copied there. */
+		bool direct = how == SR_DISPATCH_BUFFERED && sr_log__sink_line_room(log, k, &b);
 		sr_log__render_event(lc, ev, &b);
 		cut |= sr_log__end_line(lc->layout, &b);
-		sr_log__dispatch_to(log, k, how, ev, level, b.data, b.len);
+		if (direct)
+			sr_log__sink_line_taken(log, k, b.len);
+		else
+			sr_log__dispatch_to(log, k, how, ev, level, b.data, b.len);
 	}
 	if (log->sinks->has_ctf)
 		sr_log__dispatch_event(log, how, ev, level);

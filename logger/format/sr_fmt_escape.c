@@ -62,6 +62,12 @@ plain_prefix(const unsigned char *s, size_t n)
 		if (_mm_movemask_epi8(SR_LOG__ESCAPE_FLAGS(v)) != 0)
 			return i;
 	}
+	/* The last bytes as the block that ends the message (overlapping the last one read). */
+	if (i < n && n >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+		if (_mm_movemask_epi8(SR_LOG__ESCAPE_FLAGS(v)) == 0)
+			return n;
+	}
 #undef SR_LOG__ESCAPE_FLAGS
 #endif
 	for (uint64_t v; i + 8 <= n; i += 8) {

@@ -76,24 +76,49 @@ const char sr_log__two_digits[201] =
 void
 sr_log__put_uint(sr_fmt_buf *out, uint64_t v, int digits)
 {
-	char tmp[24];
-	int n = 0;
-	while (v >= 100) {
-		const char *d = &sr_log__two_digits[v % 100 * 2];
-		v /= 100;
-		tmp[sizeof tmp - 1 - n++] = d[1];
-		tmp[sizeof tmp - 1 - n++] = d[0];
+	/* Its digits: log10 from the bit length (1233 / 4096 is just above log10(2)), corrected by a power of ten. */
+	static const uint64_t powers_of_ten[20] = { 1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+		100000000u, 1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+		100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+		1000000000000000000u, 10000000000000000000u };
+	uint64_t odd = v | 1;  /* as many digits as v (a power of ten is even), and never 0 for clz */
+	int t = (64 - __builtin_clzll(odd)) * 1233 >> 12;
+	int n = t + 1 - (odd < powers_of_ten[t]);
+	size_t width = (size_t)(n >= digits ? n : digits <= 20 ? digits : 20);
+	if (out->cap - out->len >= width) {
+		/* Written in place from the last digit back: no copy through a scratch buffer. */
+		char *first = out->data + out->len;
+		char *p = sr_log__digits_before(first + width, v);
+		while (p > first)
+			*--p = '0';
+		out->len += width;
+		out->want += width;
+		return;
 	}
-	if (v >= 10) {
-		tmp[sizeof tmp - 1 - n++] = sr_log__two_digits[v * 2 + 1];
-		tmp[sizeof tmp - 1 - n++] = sr_log__two_digits[v * 2];
-	} else {
-		tmp[sizeof tmp - 1 - n++] = (char)('0' + v);
-	}
-	while (n < digits && n < 20)
-		tmp[sizeof tmp - 1 - n++] = '0';
-	sr_fmt_buf_put(out, tmp + sizeof tmp - n, (size_t)n);
+	char tmp[24] = "";  /* a number the buffer cuts: made aside, then cut where the buffer ends */
+	char *p = sr_log__digits_before(tmp + width, v);
+	while (p > tmp)
+		*--p = '0';
+	sr_fmt_buf_put(out, tmp, width);
 }
+
+void
+sr_log__put_nine_digits(sr_fmt_buf *out, uint32_t ns)
+{
+	if (ns > 999999999u) {
+		sr_log__put_uint(out, ns, 9);
+		return;
+	}
+	char t[9];
+	t[0] = (char)('0' + ns / 100000000u);
+	uint32_t rest = ns % 100000000u;
+	memcpy(t + 1, &sr_log__two_digits[rest / 1000000u * 2], 2);
+	memcpy(t + 3, &sr_log__two_digits[rest / 10000u % 100u * 2], 2);
+	memcpy(t + 5, &sr_log__two_digits[rest / 100u % 100u * 2], 2);
+	memcpy(t + 7, &sr_log__two_digits[rest % 100u * 2], 2);
+	sr_fmt_buf_put(out, t, 9);
+}
+
 void
 sr_log__put_int(sr_fmt_buf *out, int64_t v)
 {

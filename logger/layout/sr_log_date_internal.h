@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sr_fmt_internal.h"
 
@@ -24,9 +25,29 @@ void sr_log__utc(int64_t sec, sr_log_tm *tm);
 void sr_log__split_ns(int64_t ts_ns, int64_t *sec, int32_t *ns);
 /* "00" ... "99", the two digits of i at [2 * i]. */
 extern const char sr_log__two_digits[201];
+/* The decimal digits of v written back from end (the last just before it); returns the first. */
+static inline char *
+sr_log__digits_before(char *end, uint64_t v)
+{
+	char *p = end;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, &sr_log__two_digits[v % 100 * 2], 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, &sr_log__two_digits[v * 2], 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
 /* Unsigned decimal, zero-padded to at least `digits`; signed decimal. */
 void sr_log__put_uint(sr_fmt_buf *out, uint64_t v, int digits);
 void sr_log__put_int(sr_fmt_buf *out, int64_t v);
+/* The nine digits of a nanosecond count below one second (what sr_log__put_uint(out, ns, 9) writes). */
+void sr_log__put_nine_digits(sr_fmt_buf *out, uint32_t ns);
 /* "YYYY-MM-DDTHH:MM:SS" */
 void sr_log__put_iso_seconds(sr_fmt_buf *out, int64_t sec);
 /* The same from a per-thread cache of the last second laid out (not async-signal-safe). */

@@ -37,22 +37,29 @@ fields_error(const sr_log_event *ev, sr_fmt_buf *out)
 	return true;
 }
 
+/*
+ * Values past the format's say the record has fields: only a site made with
+ * SR_KV has them, and only such a site has the fields member (one compiled
+ * against older headers is shorter).  The site was parsed before its first
+ * record.
+ */
+static inline bool
+has_fields(const sr_log_event *ev)
+{
+	const sr_log_rec *h = ev->h;
+	return h != NULL && ev->site != NULL && (h->kind & SR_REC_KIND_MASK) == SR_REC_MESSAGE &&
+	    h->value_bytes > ev->site->sig.value_bytes;
+}
+
 bool
 sr_log__event_fields(const sr_log_event *ev, sr_fmt_field_iter *it)
 {
 	const sr_log_rec *h = ev->h;
 	const sr_site *site = ev->site;
-	*it = (sr_fmt_field_iter){ 0 };
-	if (h == NULL || site == NULL || (h->kind & SR_REC_KIND_MASK) != SR_REC_MESSAGE)
+	if (!has_fields(ev)) {
+		*it = (sr_fmt_field_iter){ 0 };
 		return false;
-	/*
-	 * Values past the format's say the record has fields: only a site made
-	 * with SR_KV has them, and only such a site has the fields member (one
-	 * compiled against older headers is shorter).  The site was parsed
-	 * before its first record.
-	 */
-	if (h->value_bytes <= site->sig.value_bytes)
-		return false;
+	}
 	/* pairs with the CAS that published the table (sr_log_fields.c), made before the site's first record */
 	const sr_fmt_fields *f = sr_atomic_load_acquire_ptr(&((sr_site *)site)->fields);
 	size_t vb = h->value_bytes <= ev->body_len ? h->value_bytes : ev->body_len;
@@ -109,7 +116,7 @@ void
 sr_log__put_fields_logfmt(const sr_log_event *ev, sr_fmt_buf *out)
 {
 	sr_fmt_field_iter it;
-	if (!sr_log__event_fields(ev, &it))
+	if (!has_fields(ev) || !sr_log__event_fields(ev, &it))
 		return;
 	sr_fmt_field f;
 	while (sr_fmt_fields_next(&it, &f)) {

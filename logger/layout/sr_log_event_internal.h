@@ -18,6 +18,7 @@
 
 #include "sr_fmt_fields_internal.h"
 #include "sr_log_internal.h"
+#include "sr_log_site_parts_internal.h"
 
 /* One message to lay out: a record, or text made by the logger itself. */
 typedef struct sr_log_event {
@@ -35,6 +36,7 @@ typedef struct sr_log_event {
 	bool backtrace;           /* mark it as a backtrace line */
 	bool signal_safe;         /* in a signal handler: no snprintf, no locale, no malloc */
 	bool escape_controls;     /* text, message, pattern: escape the message's control characters */
+	sr_log_site_parts *parts; /* the consumer's: a site's fixed parts made once; NULL: made each time */
 } sr_log_event;
 
 /* Marks a backtrace line in the text, message and pattern layouts. */

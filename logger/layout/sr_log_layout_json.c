@@ -335,6 +335,35 @@ json_fields(const sr_log_event *ev, sr_fmt_buf *out, size_t limit)
 	}
 }
 
+/* ,"file":"...","line":N,"function":"..." */
+static void
+put_site_keys(sr_fmt_buf *out, const sr_site *site)
+{
+	const char *file = sr_site_file_base(site);
+	sr_fmt_buf_put(out, ",\"file\":\"", 9);
+	sr_log__json_escape(out, file, strlen(file), 256);
+	sr_fmt_buf_put(out, "\",\"line\":", 9);
+	sr_log__put_int(out, site->line);
+	const char *fn = site->function != NULL ? site->function : "";
+	sr_fmt_buf_put(out, ",\"function\":\"", 13);
+	sr_log__json_escape(out, fn, strlen(fn), 256);
+	sr_fmt_buf_putc(out, '"');
+}
+
+/* The site's keys into its part, when they fit there (else they are made for each line). */
+static void
+make_json_part(const sr_site *site, sr_log_site_part *part)
+{
+	char keys[600];  /* the longest: two names of 256 escaped bytes, a line number and the key names */
+	sr_fmt_buf b = { keys, 0, sizeof keys, 0 };
+	put_site_keys(&b, site);
+	if (b.want > b.len || b.len > SR_LOG_SITE_PART_JSON_MAX)
+		return;
+	memcpy(part->json, keys, b.len);
+	part->json_len = (uint8_t)b.len;
+	part->made |= SR_LOG_SITE_PART_JSON;
+}
+
 void
 sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 {
@@ -348,15 +377,14 @@ sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 	sr_fmt_buf_putc(&tail, '"');
 	json_fields(ev, &tail, 1 + (out->cap / 2 < JSON_FIELDS_MAX ? out->cap / 2 : JSON_FIELDS_MAX));
 	if (ev->site != NULL) {
-		const char *file = sr_site_file_base(ev->site);
-		sr_fmt_buf_put(&tail, ",\"file\":\"", 9);
-		sr_log__json_escape(&tail, file, strlen(file), 256);
-		sr_fmt_buf_put(&tail, "\",\"line\":", 9);
-		sr_log__put_int(&tail, ev->site->line);
-		const char *fn = ev->site->function != NULL ? ev->site->function : "";
-		sr_fmt_buf_put(&tail, ",\"function\":\"", 13);
-		sr_log__json_escape(&tail, fn, strlen(fn), 256);
-		sr_fmt_buf_putc(&tail, '"');
+		/* The site's keys, made at its first record when the consumer keeps the parts. */
+		sr_log_site_part *part = ev->parts != NULL ? sr_log__site_part(ev->parts, ev->site) : NULL;
+		if (part != NULL && (part->made & SR_LOG_SITE_PART_JSON) == 0)
+			make_json_part(ev->site, part);
+		if (part != NULL && (part->made & SR_LOG_SITE_PART_JSON) != 0)
+			sr_fmt_buf_put(&tail, part->json, part->json_len);
+		else
+			put_site_keys(&tail, ev->site);
 	}
 	if (ev->backtrace)
 		sr_fmt_buf_put(&tail, ",\"backtrace\":true", 17);
@@ -374,7 +402,7 @@ sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 	else
 		sr_log__put_iso_seconds_cached(out, sec);
 	sr_fmt_buf_putc(out, '.');
-	sr_log__put_uint(out, (uint64_t)ns, 9);
+	sr_log__put_nine_digits(out, (uint32_t)ns);
 	sr_fmt_buf_put(out, "Z\",\"level\":\"", 12);
 	int level = ev->level;
 	const char *ln = sr_log__level_lower(level);

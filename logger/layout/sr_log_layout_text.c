@@ -64,6 +64,22 @@ copy_to(char *d, const char *s, size_t n)
 	return d + n;
 }
 
+/* A line number's digits at d (at most 11 bytes); the end. */
+static inline char *
+put_line_number(char *d, int32_t line)
+{
+	if (line < 0 || line >= 100000) {
+		sr_fmt_buf b = { d, 0, 12, 0 };
+		sr_log__put_int(&b, line);
+		return d + b.len;
+	}
+	/* Up to five digits, the common case, without a division loop or a copy. */
+	uint32_t v = (uint32_t)line;
+	int n = v >= 10000 ? 5 : v >= 1000 ? 4 : v >= 100 ? 3 : v >= 10 ? 2 : 1;
+	(void)sr_log__digits_before(d + n, v);
+	return d + n;
+}
+
 /* The head, "DATE LEVEL [THREAD] CATEGORY - ", when it fits for sure; false to take the checked path. */
 static bool
 put_head_fast(const sr_log_event *ev, sr_fmt_buf *out, const char *category, size_t category_len)
@@ -108,6 +124,24 @@ put_head_fast(const sr_log_event *ev, sr_fmt_buf *out, const char *category, siz
 	return true;
 }
 
+/* The site's " (FILE:LINE)" into its part, when it fits there (else it is made for each line). */
+static void
+make_text_part(const sr_site *site, sr_log_site_part *part)
+{
+	const char *file = sr_site_file_base(site);
+	size_t file_len = strlen(file);
+	if (file_len + 15 > SR_LOG_SITE_PART_TEXT_MAX)
+		return;
+	char *d = part->text;
+	d = copy_to(d, " (", 2);
+	d = copy_to(d, file, file_len);
+	*d++ = ':';
+	d = put_line_number(d, site->line);
+	*d++ = ')';
+	part->text_len = (uint8_t)(d - part->text);
+	part->made |= SR_LOG_SITE_PART_TEXT;
+}
+
 void
 sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
 {
@@ -119,6 +153,17 @@ sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
 		sr_log__put_message_escaped(ev, out);
 		sr_log__put_fields_logfmt(ev, out);
 		if (ev->site != NULL) {
+			/* The site's " (FILE:LINE)", made at its first record when the consumer keeps the parts. */
+			sr_log_site_part *part = ev->parts != NULL ? sr_log__site_part(ev->parts, ev->site) : NULL;
+			if (part != NULL && (part->made & SR_LOG_SITE_PART_TEXT) == 0)
+				make_text_part(ev->site, part);
+			if (part != NULL && (part->made & SR_LOG_SITE_PART_TEXT) != 0 &&
+			    out->cap - out->len >= SR_LOG_SITE_PART_TEXT_MAX) {
+				memcpy(out->data + out->len, part->text, SR_LOG_SITE_PART_TEXT_MAX);  /* whole: a fixed copy */
+				out->len += part->text_len;
+				out->want += part->text_len;
+				return;
+			}
 			const char *file = sr_site_file_base(ev->site);
 			size_t file_len = strlen(file);
 			/* " (" FILE ":" LINE ")": a line of at most 11 characters. */
@@ -127,9 +172,7 @@ sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
 				d = copy_to(d, " (", 2);
 				d = copy_to(d, file, file_len);
 				*d++ = ':';
-				sr_fmt_buf b = { d, 0, 12, 0 };
-				sr_log__put_int(&b, ev->site->line);
-				d += b.len;
+				d = put_line_number(d, ev->site->line);
 				*d++ = ')';
 				out->len += (size_t)(d - start);
 				out->want += (size_t)(d - start);

@@ -70,6 +70,13 @@ struct sr_log_sinks {
 	sr_log_layout_choice layouts[SR_LOG_MAX_SINKS + 1];
 	/* Bit k: some sink that takes this level uses layout k (set at open). */
 	unsigned layouts_for_level[SR_LOG_LEVEL_COUNT];
+	/*
+	 * Per layout: the one sink that takes its lines, when that sink is a
+	 * file or descriptor that only buffers them (no colour, no rotation,
+	 * room for a whole line): the consumer lays such lines straight into
+	 * its buffer (sr_log__sink_line_room). -1 otherwise.
+	 */
+	int direct_sink[SR_LOG_MAX_SINKS + 1];
 	bool has_syslog;          /* a syslog sink frames with the event: callers render through fanout */
 	bool has_ctf;             /* a ctf sink takes events: callers hand them through fanout */
 	bool has_journald;        /* a journald sink sends the event's fields: callers render through fanout */
@@ -149,6 +156,15 @@ int sr_log__sinks_min_level(const sr_log *log);
 void sr_log__sinks_stats(const sr_log *log, sr_log_counters *st);
 /* Describes sink i's configuration ("file /var/log/app.log level=trace ..."); false past the last. */
 bool sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size);
+/*
+ * The consumer's room for one line of layout k straight in the buffer of
+ * the one sink that takes it (sinks->direct_sink[k]), flushed first when a
+ * line of max_line bytes might not fit; false when layout k has no such
+ * sink. The line is then the sink's once sr_log__sink_line_taken says its
+ * length: the bytes and the batch are those of a line copied there.
+ */
+bool sr_log__sink_line_room(sr_log *log, int k, sr_fmt_buf *room);
+void sr_log__sink_line_taken(sr_log *log, int k, size_t len);
 /*
  * Crash handler (no lock, no rotation, async-signal-safe): writes a line to
  * the file and descriptor sinks that take `level`; writes and empties what

@@ -206,6 +206,80 @@ undo:
 	return rc;
 }
 
+static void write_for_batch(sr_log_sink *s, const char *p, size_t n);
+
+/* Whether the consumer may lay lines straight into s's buffer: it only buffers them, whole. */
+static bool
+buffers_whole_lines(const sr_log *log, const sr_log_sink *s)
+{
+	(void)log;
+	return (s->cfg.kind == SR_SINK_FILE || s->cfg.kind == SR_SINK_FD) && s->buf != NULL && !s->color &&
+	    !s->takes_events && !sr_log__sink_rotates(s);
+}
+
+static void
+choose_direct_sinks(sr_log *log)
+{
+	struct sr_log_sinks *sinks = log->sinks;
+	for (int k = 0; k <= SR_LOG_MAX_SINKS; k++) {
+		int taker = -1, takers = 0;
+		for (int i = 0; i < sinks->n; i++) {
+			const sr_log_sink *s = &sinks->s[i];
+			if (s->layout == k && s->cfg.kind != SR_SINK_CTF && !s->takes_events) {
+				taker = i;
+				takers++;
+			}
+		}
+		sinks->direct_sink[k] = -1;
+		if (takers != 1 || !buffers_whole_lines(log, &sinks->s[taker]))
+			continue;
+		/* Room for a whole line past cap: a line laid out at any len <= cap fits. */
+		sr_log_sink *s = &sinks->s[taker];
+		char *grown = realloc(s->buf, s->cap + log->opt.max_line);
+		if (grown == NULL)
+			continue;  /* the lines are copied, as for any sink */
+		s->buf = grown;
+		sinks->direct_sink[k] = taker;
+	}
+}
+
+bool
+sr_log__sink_line_room(sr_log *log, int k, sr_fmt_buf *room)
+{
+	int i = log->sinks->direct_sink[k];
+	if (i < 0)
+		return false;
+	sr_log_sink *s = &log->sinks->s[i];
+	*room = (sr_fmt_buf){ s->buf + s->len, 0, log->opt.max_line, 0 };  /* len <= cap: max_line bytes are free */
+	return true;
+}
+
+void
+sr_log__sink_line_taken(sr_log *log, int k, size_t len)
+{
+	sr_log_sink *s = &log->sinks->s[log->sinks->direct_sink[k]];
+	s->batch_messages++;
+	if (s->len + len <= s->cap) {
+		s->len += len;
+		return;
+	}
+	/*
+	 * Past cap: the writes a copy would have made (dispatch_buffered), the
+	 * lines before it first, then this one alone when it is bigger than
+	 * the buffer, or at the start of the next batch.
+	 */
+	char *line = s->buf + s->len;
+	if (s->len > 0)
+		write_for_batch(s, s->buf, s->len);
+	s->len = 0;
+	if (len > s->cap) {
+		write_for_batch(s, line, len);
+		return;
+	}
+	memmove(s->buf, line, len);
+	s->len = len;
+}
+
 int
 sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_error *err)
 {
@@ -237,6 +311,7 @@ sr_log__sinks_open(sr_log *log, const sr_sink_config *configs, int count, sr_err
 		s->color = s->cfg.kind == SR_SINK_FD && (lay == SR_LOG_LAYOUT_TEXT || lay == SR_LOG_LAYOUT_PATTERN) &&
 		    sr_log__console_colors(s->fd, log->opt.color);
 	}
+	choose_direct_sinks(log);
 	return SR_OK;
 fail:
 	/* Undo the sinks opened so far (the one that failed undid itself). */

@@ -4,10 +4,13 @@
  * its own layout (or the logger's); a record is rendered once per distinct
  * layout; SEQRING_LOG_SINK takes layout= and pattern=; sr_log_describe
  * shows each sink's layout; bad values are refused with a message naming
- * the field or variable.
+ * the field or variable.  The consumer lays the lines of a layout only one
+ * buffering file sink takes straight into that sink's buffer: the file is
+ * the one a copy would make.
  */
 #include "test_log_support.h"
 
+#include <inttypes.h>
 #include <signal.h>
 
 #include "sr_log_sink_internal.h"
@@ -199,4 +202,105 @@ Test(log_sinks, reopen_signal_and_color_settings)
 	/* After close the program's disposition is back: SIGHUP ignored here, so this returns. */
 	signal(SIGHUP, SIG_IGN);
 	raise(SIGHUP);
+}
+
+/* The message of line i: its number, then filler to one of four lengths, one of them past a 4 KiB buffer. */
+static size_t
+direct_line(int i, char *buf, size_t size)
+{
+	static const size_t lengths[4] = { 40, 3000, 9000, 1 };
+	size_t n = lengths[i % 4];
+	int head = snprintf(buf, size, "%d:", i);
+	memset(buf + head, 'a' + i % 26, n);
+	buf[head + (int)n] = '\0';
+	return (size_t)head + n;
+}
+
+/* Logs the lines through a ring logger writing files with these sinks; the bytes each should hold. */
+static char *
+log_direct_lines(sr_sink_config *sinks, int count, sr_log **out_log, size_t *expected_len)
+{
+	sr_log_config c;
+	tl_configure(&c, &sinks[0], (tl_settings){ .ignore_environment = true, .layout = SR_LOG_LAYOUT_MESSAGE });
+	c.sinks = sinks;
+	c.sink_count = count;
+	c.max_line_bytes = 16384;
+	c.max_message_bytes = 12288;  /* a 9,000-character argument whole */
+	sr_log *log = tl_open(&c);
+	sr_category *root = sr_log_root(log);
+	enum { LINES = 400 };
+	size_t cap = LINES * 9100, len = 0;
+	char *expected = malloc(cap);
+	char *msg = malloc(9100);
+	cr_assert(expected != NULL && msg != NULL);
+	for (int i = 0; i < LINES; i++) {
+		size_t n = direct_line(i, msg, 9100);
+		SR_INFO(root, "%s", msg);
+		memcpy(expected + len, msg, n);
+		expected[len + n] = '\n';
+		len += n + 1;
+	}
+	free(msg);
+	*out_log = log;
+	*expected_len = len;
+	return expected;
+}
+
+/*
+ * One file sink on a layout: the consumer lays each line straight into the
+ * sink's buffer; the file holds every line once, in order, lines bigger
+ * than the buffer among them, in the writes a copy would have made.
+ */
+Test(log_sinks, lines_laid_in_a_file_sinks_buffer_are_written_whole_and_in_order, .timeout = 30)
+{
+	char path[64];
+	tl_temp_path(path, sizeof path, "direct");
+	sr_sink_config s = sr_sink_file(path);
+	s.buffer_bytes = 4096;
+	sr_log *log;
+	size_t len;
+	char *expected = log_direct_lines(&s, 1, &log, &len);
+	cr_expect_eq(log->sinks->direct_sink[0], 0, "one buffering file sink takes the layout: lines go straight in");
+	sr_log_counters st;
+	sr_log_flush(log);
+	sr_log_stats(log, &st);
+	cr_assert_eq(sr_log_close(&log), SR_OK);
+	size_t got_len = 0;
+	char *got = tl_read_file(path, &got_len);
+	cr_assert_not_null(got);
+	cr_assert_eq(got_len, len, "the file has %zu bytes, the lines %zu", got_len, len);
+	cr_expect_eq(memcmp(got, expected, len), 0, "every line once, in order");
+	cr_expect_eq(st.sinks[0].bytes, len);
+	/* A line bigger than the buffer goes alone, after what was buffered: two writes for each of the 100. */
+	cr_expect_geq(st.sinks[0].writes, 200u, "%" PRIu64 " writes", st.sinks[0].writes);
+	free(got);
+	free(expected);
+	unlink(path);
+}
+
+/* Two sinks on one layout: the line is laid out once and copied into each; both files are the same. */
+Test(log_sinks, two_file_sinks_on_one_layout_get_the_same_lines, .timeout = 30)
+{
+	char path[2][64];
+	sr_sink_config s[2];
+	for (int i = 0; i < 2; i++) {
+		tl_temp_path(path[i], sizeof path[i], "copied");
+		s[i] = sr_sink_file(path[i]);
+		s[i].buffer_bytes = 4096;
+	}
+	sr_log *log;
+	size_t len;
+	char *expected = log_direct_lines(s, 2, &log, &len);
+	cr_expect_eq(log->sinks->direct_sink[0], -1, "two sinks take the layout: the line is copied into each");
+	cr_assert_eq(sr_log_close(&log), SR_OK);
+	for (int i = 0; i < 2; i++) {
+		size_t got_len = 0;
+		char *got = tl_read_file(path[i], &got_len);
+		cr_assert_not_null(got);
+		cr_assert_eq(got_len, len, "%s has %zu bytes, the lines %zu", path[i], got_len, len);
+		cr_expect_eq(memcmp(got, expected, len), 0, "%s: every line once, in order", path[i]);
+		free(got);
+		unlink(path[i]);
+	}
+	free(expected);
 }

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sr_log_site_parts.c: a consumer's table of the parts of a line that a
+ * call site fixes (sr_log_site_parts_internal.h).
+ */
+#include "sr_log_site_parts_internal.h"
+
+#include <stdlib.h>
+
+sr_log_site_parts *
+sr_log__site_parts_new(void)
+{
+	return calloc(1, sizeof(sr_log_site_parts));
+}
+
+void
+sr_log__site_parts_free(sr_log_site_parts *parts)
+{
+	free(parts);
+}
