@@ -164,6 +164,20 @@ sr_log__put_message(const sr_log_event *ev, sr_fmt_buf *out)
 		return;
 	}
 	size_t vb = h->value_bytes <= ev->body_len ? h->value_bytes : ev->body_len;
+	/*
+	 * A format that is one plain %s, a message formatted before the call:
+	 * its string alone, as the walk would copy it (anything it would not
+	 * take as it is goes to the walk).
+	 */
+	if (format != NULL && format[0] == '%' && format[1] == 's' && format[2] == '\0' && vb >= 4) {
+		uint32_t len;
+		memcpy(&len, ev->body, sizeof len);
+		const unsigned char *str = ev->body + vb;
+		if (len != SR_FMT_NULL_STRING && (size_t)len < ev->body_len - vb && str[len] == '\0') {
+			sr_fmt_buf_put(out, (const char *)str, len);
+			return;
+		}
+	}
 	if (ev->signal_safe)
 		sr_fmt_render_safe(out, format, ev->body, vb, ev->body + vb, ev->body_len - vb,
 		    h->errno_value);
