@@ -27,7 +27,6 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 __attribute__((noinline)) static void
@@ -289,33 +288,28 @@ call_admitted(sr_category *cat, const sr_site *site)
 }
 
 /*
- * A call through a site a run-time rule limits (sr_log_sites.h): the
- * limiter decides; a line after suppressed calls goes through the limit's
- * twin site, whose format ends with SR_LOG_LIMIT_SUFFIX, with the count as
- * the argument after the format's own.
- */
-/*
  * The twin of a limited site with key-value fields: the site's keys after
- * the twin's format arguments (the count one more of them), made once and
- * published as sr_log__emit_fields publishes a site's.  Out of memory: the
- * count's line goes without its fields.
+ * the twin's format arguments (the count one more of them), published as a
+ * site's own (sr_fmt_fields_publish).
  */
 static void
 twin_fields(sr_site *twin, const sr_fmt_fields *fields, const sr_log_arg *with, int n)
 {
-	sr_fmt_sig scratch;
-	const sr_fmt_sig *sig = sr_site_sig(twin, &scratch);
 	const char *keys[SR_SITE_MAX_ARGS];
 	unsigned char flags[SR_SITE_MAX_ARGS];
 	for (int j = 0; j < fields->count; j++) {
 		keys[j] = fields->key[j];
 		flags[j] = (unsigned char)(fields->unsigned_mask >> j & 1);
 	}
-	sr_fmt_fields *t = sr_fmt_fields_make(sig, with, n, keys, flags, fields->count);
-	/* pairs with the load-acquires of the layouts and emit_args: the table is whole */
-	if (t != NULL && !sr_atomic_cas_ptr(&twin->fields, NULL, t))
-		free(t);
+	sr_fmt_fields_publish(twin, with, n, keys, flags, fields->count);
 }
+
+/*
+ * A call through a site a run-time rule limits (sr_log_sites.h): the
+ * limiter decides; a line after suppressed calls goes through the limit's
+ * twin site, whose format ends with SR_LOG_LIMIT_SUFFIX, with the count as
+ * the argument after the format's own.
+ */
 
 __attribute__((noinline)) static void
 emit_limited(sr_log *log, sr_category *cat, sr_site *site, const sr_log_arg *args, int n)

@@ -159,3 +159,18 @@ sr_fmt_field_put_number(sr_fmt_buf *out, const sr_fmt_field *f, bool signal_safe
 	else
 		sr_fmt_render(out, format, f->value, bytes, NULL, 0, 0);
 }
+
+void
+sr_fmt_fields_publish(sr_site *site, const sr_log_arg *args, int n, const char *const *keys,
+    const unsigned char *flags, int count)
+{
+	sr_fmt_sig scratch;
+	sr_fmt_fields *t = sr_fmt_fields_make(sr_site_sig(site, &scratch), args, n, keys, flags, count);
+	/*
+	 * The CAS publishes the whole table (a full barrier); pairs with the
+	 * load-acquire of fields in sr_log__emit_fields, the frontend's emit_args
+	 * and the consumer's sr_log__event_fields.
+	 */
+	if (t != NULL && !sr_atomic_cas_ptr(&site->fields, NULL, t))
+		free(t);
+} /* NOLINT(clang-analyzer-unix.Malloc): a published t is site->fields, kept as long as the site */

@@ -42,6 +42,14 @@ typedef struct sr_fmt_fields {
  */
 sr_fmt_fields *sr_fmt_fields_make(const sr_fmt_sig *format_sig, const sr_log_arg *args, int n,
     const char *const *keys, const unsigned char *flags, int count);
+/*
+ * Makes the table of site (by its format's signature) and publishes it in
+ * site->fields, once: racing first calls make equal tables and one is kept.
+ * Out of memory: nothing is published (the call goes without its fields;
+ * the next one tries again).
+ */
+void sr_fmt_fields_publish(sr_site *site, const sr_log_arg *args, int n, const char *const *keys,
+    const unsigned char *flags, int count);
 
 /* One field of a record. */
 typedef struct sr_fmt_field {

@@ -87,6 +87,21 @@ sr_fmt__utoa_dec(unsigned long long v, char *end)
 	return p;
 }
 
+/* A plain %s: the next string as it is, "(null)" for NULL, as both renderers print it; false past the record. */
+static inline bool
+sr_fmt__put_plain_string(sr_fmt_buf *out, sr_fmt_cursor *c)
+{
+	const char *str;
+	uint32_t len;
+	if (!sr_fmt__take_string(c, &str, &len))
+		return false;
+	if (str != NULL)
+		sr_fmt_buf_put(out, str, len);
+	else
+		sr_fmt_buf_put(out, "(null)", 6);
+	return true;
+}
+
 /* Renders the conversion s (its text at text) from c; false when the record does not match the format. */
 typedef bool sr_fmt_render_spec_fn(sr_fmt_buf *out, const char *text, const sr_fmt_spec *s,
     sr_fmt_cursor *c, int errno_value);
@@ -109,6 +124,12 @@ sr_fmt__walk(sr_fmt_buf *out, const char *format,
 		sr_fmt_buf_put(out, "<bad record>", 12);
 		return;
 	}
+	/* A format that is one plain %s, a message formatted before the call: no scan for conversions. */
+	if (p[0] == '%' && p[1] == 's' && p[2] == '\0') {
+		if (!sr_fmt__put_plain_string(out, &c))
+			sr_fmt_buf_put(out, "<bad record>", 12);
+		return;
+	}
 	for (;;) {
 		/* One scan for the next conversion or the end: the text before it goes out as it is. */
 		const char *pct = strchrnul(p, '%');
@@ -121,16 +142,10 @@ sr_fmt__walk(sr_fmt_buf *out, const char *format,
 			 * conversion: its string as it is, "(null)" for NULL, as both
 			 * renderers print it, without parsing the spec again.
 			 */
-			const char *str;
-			uint32_t len;
-			if (!sr_fmt__take_string(&c, &str, &len)) {
+			if (!sr_fmt__put_plain_string(out, &c)) {
 				sr_fmt_buf_put(out, "<bad record>", 12);
 				return;
 			}
-			if (str != NULL)
-				sr_fmt_buf_put(out, str, len);
-			else
-				sr_fmt_buf_put(out, "(null)", 6);
 			p = pct + 2;
 			continue;
 		}

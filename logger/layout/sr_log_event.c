@@ -56,10 +56,8 @@ sr_log__event_fields(const sr_log_event *ev, sr_fmt_field_iter *it)
 {
 	const sr_log_rec *h = ev->h;
 	const sr_site *site = ev->site;
-	if (!has_fields(ev)) {
-		*it = (sr_fmt_field_iter){ 0 };
-		return false;
-	}
+	if (!has_fields(ev))
+		return false;  /* it is not read then */
 	/* pairs with the CAS that published the table (sr_log_fields.c), made before the site's first record */
 	const sr_fmt_fields *f = sr_atomic_load_acquire_ptr(&((sr_site *)site)->fields);
 	size_t vb = h->value_bytes <= ev->body_len ? h->value_bytes : ev->body_len;
@@ -116,7 +114,7 @@ void
 sr_log__put_fields_logfmt(const sr_log_event *ev, sr_fmt_buf *out)
 {
 	sr_fmt_field_iter it;
-	if (!has_fields(ev) || !sr_log__event_fields(ev, &it))
+	if (!sr_log__event_fields(ev, &it))
 		return;
 	sr_fmt_field f;
 	while (sr_fmt_fields_next(&it, &f)) {
@@ -164,20 +162,6 @@ sr_log__put_message(const sr_log_event *ev, sr_fmt_buf *out)
 		return;
 	}
 	size_t vb = h->value_bytes <= ev->body_len ? h->value_bytes : ev->body_len;
-	/*
-	 * A format that is one plain %s, a message formatted before the call:
-	 * its string alone, as the walk would copy it (anything it would not
-	 * take as it is goes to the walk).
-	 */
-	if (format != NULL && format[0] == '%' && format[1] == 's' && format[2] == '\0' && vb >= 4) {
-		uint32_t len;
-		memcpy(&len, ev->body, sizeof len);
-		const unsigned char *str = ev->body + vb;
-		if (len != SR_FMT_NULL_STRING && (size_t)len < ev->body_len - vb && str[len] == '\0') {
-			sr_fmt_buf_put(out, (const char *)str, len);
-			return;
-		}
-	}
 	if (ev->signal_safe)
 		sr_fmt_render_safe(out, format, ev->body, vb, ev->body + vb, ev->body_len - vb,
 		    h->errno_value);

@@ -210,9 +210,8 @@ static void write_for_batch(sr_log_sink *s, const char *p, size_t n);
 
 /* Whether the consumer may lay lines straight into s's buffer: it only buffers them, whole. */
 static bool
-buffers_whole_lines(const sr_log *log, const sr_log_sink *s)
+buffers_whole_lines(const sr_log_sink *s)
 {
-	(void)log;
 	return (s->cfg.kind == SR_SINK_FILE || s->cfg.kind == SR_SINK_FD) && s->buf != NULL && !s->color &&
 	    !s->takes_events && !sr_log__sink_rotates(s);
 }
@@ -231,7 +230,7 @@ choose_direct_sinks(sr_log *log)
 			}
 		}
 		sinks->direct_sink[k] = -1;
-		if (takers != 1 || !buffers_whole_lines(log, &sinks->s[taker]))
+		if (takers != 1 || !buffers_whole_lines(&sinks->s[taker]))
 			continue;
 		/* Room for a whole line past cap: a line laid out at any len <= cap fits. */
 		sr_log_sink *s = &sinks->s[taker];
