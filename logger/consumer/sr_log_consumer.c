@@ -10,6 +10,7 @@
 #include "sr_log_clock_internal.h"
 #include "sr_log_consumer_internal.h"
 #include "sr_log_event_internal.h"
+#include "sr_log_lane_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_fanout_internal.h"
@@ -25,6 +26,7 @@
 struct sr_log_consumer {
 	char *line;               /* opt.max_line + SR_FMT_LINE_RESERVE */
 	sr_log_site_parts *parts; /* what each call site's lines share, made once (NULL: made each time) */
+	sr_log_lane *lane;        /* the straight path's caches (NULL: every record goes the general way) */
 	uint64_t batch_accepted, batch_written, batch_format_errors;
 	uint64_t batch_truncated_records, batch_truncated_lines;
 	int64_t max_occupancy_seen;
@@ -38,6 +40,7 @@ sr_log__consumer_open(sr_log *log, sr_error *err)
 	if (log->consumer != NULL) {
 		log->consumer->line = malloc(log->opt.max_line + SR_FMT_LINE_RESERVE);
 		log->consumer->parts = sr_log__site_parts_new();  /* a speed-up: without it, lines are the same */
+		log->consumer->lane = sr_log__lane_new();          /* likewise */
 	}
 	if (log->consumer == NULL || log->consumer->line == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the logger's line buffer");
@@ -51,6 +54,7 @@ sr_log__consumer_free(sr_log *log)
 		return;
 	free(log->consumer->line);
 	sr_log__site_parts_free(log->consumer->parts);
+	sr_log__lane_free(log->consumer->lane);
 	free(log->consumer);
 	log->consumer = NULL;
 }
@@ -199,6 +203,38 @@ sr_log__end_of_batch_behind(sr_log *log)
 }
 
 /* Formats one record and hands its line to the sinks (consumer only). */
+/* The site's count for the catalogue (sr_log_sites_list). */
+static inline void
+count_emitted(const sr_log_rec *h)
+{
+	/* A load and a store, no locked add: loggers' consumers rarely share a site at the same instant; exact with one logger. */
+	if (h->site != NULL)
+		sr_atomic_store_relaxed_i64(&h->site->emitted, sr_atomic_load_relaxed_i64(&h->site->emitted) + 1);
+}
+
+/*
+ * A record laid out on the straight path (sr_log_lane_internal.h), in the
+ * buffer of the one sink its level's lines go to; false: the general way
+ * lays it out (nothing of it was taken).
+ */
+static bool
+consume_in_lane(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
+{
+	int k = sr_log__sinks_sole_layout(log, h->level);
+	sr_fmt_buf room;
+	if (log->consumer->lane == NULL || k < 0 || log->sinks->layouts[k].layout != SR_LOG_LAYOUT_TEXT ||
+	    !sr_log__sink_line_room(log, k, &room))
+		return false;
+	size_t n = sr_log__lane_text(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data,
+	    room.cap);
+	if (n == 0)
+		return false;
+	sr_log__sink_line_taken(log, k, n);
+	log->consumer->batch_written++;
+	count_emitted(h);
+	return true;
+}
+
 void
 sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
 {
@@ -221,6 +257,8 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 		log->consumer->batch_format_errors++;
 	if (h->kind & SR_REC_TRUNCATED)
 		log->consumer->batch_truncated_records++;
+	if (kind == SR_REC_MESSAGE && consume_in_lane(log, h, body, body_len))
+		return;
 	sr_log_event ev;
 	sr_log__event_of_record(log, h, body, body_len, false, false, &ev);
 	ev.parts = log->consumer->parts;
@@ -229,13 +267,7 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 	else if (sr_log__fanout(log, &ev, h->level, SR_DISPATCH_BUFFERED, log->consumer->line))
 		log->consumer->batch_truncated_lines++;
 	log->consumer->batch_written++;
-	/*
-	 * The site's count for the catalogue (sr_log_sites_list): a load and a
-	 * store, no locked add (loggers' consumers rarely share a site at the
-	 * same instant; exact with one logger).
-	 */
-	if (h->site != NULL)
-		sr_atomic_store_relaxed_i64(&h->site->emitted, sr_atomic_load_relaxed_i64(&h->site->emitted) + 1);
+	count_emitted(h);
 }
 
 void

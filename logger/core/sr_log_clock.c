@@ -100,10 +100,7 @@ read_pair(int64_t *tsc, int64_t *ns)
 
 
 /* One segment of the mapping, as published (see sr_log_clock_state). */
-typedef struct segment {
-	int64_t tsc0, ns0, tsc1;
-	double slewed, rate;
-} segment;
+typedef sr_log_clock_segment segment;
 
 static void
 publish(sr_log_clock_state *c, const segment *s)
@@ -128,21 +125,11 @@ publish(sr_log_clock_state *c, const segment *s)
 	sr_atomic_store_release_i64(&c->version, v + 2);
 }
 
-/* Rounds to the nearest integer (no libm: the library does not link it). */
-static int64_t
-round_ns(double v)
-{
-	return (int64_t)(v >= 0 ? v + 0.5 : v - 0.5);
-}
-
 /* The mapping of one segment at tsc x (x may precede it: extrapolated). */
 static int64_t
 map(const segment *s, int64_t x)
 {
-	if (x <= s->tsc1)
-		return s->ns0 + (int64_t)round_ns((double)(x - s->tsc0) * s->slewed);
-	int64_t at1 = s->ns0 + (int64_t)round_ns((double)(s->tsc1 - s->tsc0) * s->slewed);
-	return at1 + (int64_t)round_ns((double)(x - s->tsc1) * s->rate);
+	return sr_log__clock_map(s, x);
 }
 
 int
@@ -230,6 +217,34 @@ sr_log__clock_to_ns(const sr_log *log, int64_t raw)
 		sr_atomic_pause();
 	}
 	return map(&s, raw);
+}
+
+bool
+sr_log__clock_copy_fill(const sr_log *log, sr_log_clock_copy *copy)
+{
+	const sr_log_clock_state *c = log->clk;
+	if (c == NULL)
+		return false;
+	for (int tries = 0; tries < 1000; tries++) {
+		/* pairs with the store-release of the even version in publish */
+		int64_t v = sr_atomic_load_acquire_i64(&c->version);
+		int64_t seg[2][SR_LOG_CLOCK_FIELDS];
+		for (int w = 0; w < 2; w++)
+			for (int f = 0; f < SR_LOG_CLOCK_FIELDS; f++)
+				seg[w][f] = sr_atomic_load_relaxed_i64(&c->seg[w][f]);
+		/* orders the field loads before the re-check; pairs with publish's release fence */
+		sr_atomic_fence_acquire();
+		if (v == sr_atomic_load_relaxed_i64(&c->version) && (v & 1) == 0) {
+			for (int w = 0; w < 2; w++)
+				copy->seg[w] = (segment){ seg[w][0], seg[w][1], seg[w][2], bits_double(seg[w][3]),
+				    bits_double(seg[w][4]) };
+			copy->version = v;
+			copy->version_of = &c->version;
+			return true;
+		}
+		sr_atomic_pause();
+	}
+	return false;  /* a writer stopped mid-refresh (a signal handler's reader): copy nothing */
 }
 
 bool

@@ -14,23 +14,6 @@
 
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-/*
- * False when the 8 bytes of v are all printable ASCII (0x20 to 0x7e), which
- * need no escape; true may be wrong (the byte loop decides).  Per byte, the
- * high bit of b - 0x20 is set below 0x20, of b + 1 at 0x7f, of b from 0x80;
- * a borrow or carry crosses into the next byte only from a byte that is
- * itself flagged.  A few instructions per 8 bytes of a plain message.
- */
-static inline bool
-word_may_escape(uint64_t v)
-{
-	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-	return (((v - ones * 0x20) | (v + ones) | v) & highs) != 0;
-}
 
 /*
  * The length of the longest prefix of s (n bytes) that may need no escape,
@@ -43,39 +26,49 @@ plain_prefix(const unsigned char *s, size_t n)
 	size_t i = 0;
 #if defined(__SSE2__)
 	/*
-	 * 16 bytes at a time, the flag of each byte in its sign bit: b + 1
-	 * (wrapping: DEL becomes 0x80), then minus 0x21 saturating as signed,
-	 * is negative exactly for the controls below 0x20, DEL and every byte
-	 * from 0x80.  Two blocks per step, their flags joined: about six
-	 * instructions per 16 bytes of a plain message.
+	 * 16 bytes at a time, the flag of each byte in its sign bit
+	 * (sr_fmt__flags_may_escape).  Two blocks per step, their flags
+	 * joined: about six instructions per 16 bytes of a plain message.
 	 */
-	const __m128i one = _mm_set1_epi8(1), limit = _mm_set1_epi8(0x21);
-#define SR_LOG__ESCAPE_FLAGS(v) _mm_subs_epi8(_mm_add_epi8((v), one), limit)
 	for (; i + 32 <= n; i += 32) {
 		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
 		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-		if (_mm_movemask_epi8(_mm_or_si128(SR_LOG__ESCAPE_FLAGS(a), SR_LOG__ESCAPE_FLAGS(b))) != 0)
+		if (_mm_movemask_epi8(_mm_or_si128(sr_fmt__flags_may_escape(a), sr_fmt__flags_may_escape(b))) != 0)
 			break;
 	}
 	for (; i + 16 <= n; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		if (_mm_movemask_epi8(SR_LOG__ESCAPE_FLAGS(v)) != 0)
+		if (_mm_movemask_epi8(sr_fmt__flags_may_escape(v)) != 0)
 			return i;
 	}
 	/* The last bytes as the block that ends the message (overlapping the last one read). */
 	if (i < n && n >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-		if (_mm_movemask_epi8(SR_LOG__ESCAPE_FLAGS(v)) == 0)
+		if (_mm_movemask_epi8(sr_fmt__flags_may_escape(v)) == 0)
 			return n;
 	}
-#undef SR_LOG__ESCAPE_FLAGS
 #endif
 	for (uint64_t v; i + 8 <= n; i += 8) {
 		memcpy(&v, s + i, 8);
-		if (word_may_escape(v))
+		if (sr_fmt__word_may_escape(v))
 			break;
 	}
 	return i;
+}
+
+bool
+sr_fmt__any_may_escape(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] == 0x7f || s[i] == 0xc2)
+			return true;
+	return false;
+}
+
+bool
+sr_fmt_is_plain(const char *s, size_t n)
+{
+	return !sr_fmt__any_may_escape((const unsigned char *)s, n);
 }
 
 /* The bytes the escape of the unit at s (n bytes left) takes; *take: input bytes it covers. */

@@ -22,15 +22,9 @@ put_timestamp(sr_fmt_buf *out, int64_t ts_ns, bool signal_safe)
 		sr_log__put_iso_seconds(out, sec);
 	else
 		sr_log__put_iso_seconds_cached(out, sec);
-	sr_fmt_buf_putc(out, '.');
-	char tail[8];
-	uint32_t us = (uint32_t)ns / 1000;  /* 0 to 999,999: three pairs of digits */
-	memcpy(tail, &sr_log__two_digits[us / 10000 * 2], 2);
-	memcpy(tail + 2, &sr_log__two_digits[us / 100 % 100 * 2], 2);
-	memcpy(tail + 4, &sr_log__two_digits[us % 100 * 2], 2);
-	tail[6] = 'Z';
-	tail[7] = ' ';
-	sr_fmt_buf_put(out, tail, 8);
+	char tail[SR_LOG_TEXT_SUBSECOND_LEN];
+	sr_log__text_subsecond(tail, (uint32_t)ns / 1000);
+	sr_fmt_buf_put(out, tail, sizeof tail);
 }
 
 /* Level names padded to five, as in Log4j's default pattern. */
@@ -80,6 +74,24 @@ put_line_number(char *d, int32_t line)
 	return d + n;
 }
 
+char *
+sr_log__text_head(char *d, int level, const char *thread, uint32_t tid, const char *category, size_t category_len)
+{
+	d = copy_to(d, level_text[level < 0 || level >= SR_LOG_LEVEL_COUNT ? SR_LOG_OFF : level], 6);
+	*d++ = '[';
+	size_t tl = strnlen(thread, 16);
+	if (tl > 0) {
+		d = copy_to(d, thread, tl);
+	} else {
+		sr_fmt_buf b = { d, 0, 16, 0 };
+		sr_log__put_uint(&b, tid, 1);
+		d += b.len;
+	}
+	d = copy_to(d, "] ", 2);
+	d = copy_to(d, category, category_len);
+	return copy_to(d, " - ", 3);
+}
+
 /* The head, "DATE LEVEL [THREAD] CATEGORY - ", when it fits for sure; false to take the checked path. */
 static bool
 put_head_fast(const sr_log_event *ev, sr_fmt_buf *out, const char *category, size_t category_len)
@@ -99,26 +111,9 @@ put_head_fast(const sr_log_event *ev, sr_fmt_buf *out, const char *category, siz
 		return false;  /* a new second: the checked path fills the cache */
 	char *start = out->data + out->len, *d = start;
 	d = copy_to(d, date, date_len);
-	*d++ = '.';
-	uint32_t us = (uint32_t)ns / 1000;
-	d = copy_to(d, &sr_log__two_digits[us / 10000 * 2], 2);
-	d = copy_to(d, &sr_log__two_digits[us / 100 % 100 * 2], 2);
-	d = copy_to(d, &sr_log__two_digits[us % 100 * 2], 2);
-	d = copy_to(d, "Z ", 2);
-	int level = ev->level;
-	d = copy_to(d, level_text[level < 0 || level >= SR_LOG_LEVEL_COUNT ? SR_LOG_OFF : level], 6);
-	*d++ = '[';
-	size_t tl = strnlen(ev->thread, 16);
-	if (tl > 0) {
-		d = copy_to(d, ev->thread, tl);
-	} else {
-		sr_fmt_buf b = { d, 0, 16, 0 };
-		sr_log__put_uint(&b, ev->tid, 1);
-		d += b.len;
-	}
-	d = copy_to(d, "] ", 2);
-	d = copy_to(d, category, category_len);
-	d = copy_to(d, " - ", 3);
+	sr_log__text_subsecond(d, (uint32_t)ns / 1000);
+	d += SR_LOG_TEXT_SUBSECOND_LEN;
+	d = sr_log__text_head(d, ev->level, ev->thread, ev->tid, category, category_len);
 	out->len += (size_t)(d - start);
 	out->want += (size_t)(d - start);
 	return true;
@@ -142,6 +137,15 @@ make_text_part(const sr_site *site, sr_log_site_part *part)
 	part->made |= SR_LOG_SITE_PART_TEXT;
 }
 
+sr_log_site_part *
+sr_log__text_site_part(sr_log_site_parts *parts, const sr_site *site)
+{
+	sr_log_site_part *part = sr_log__site_part(parts, site);
+	if ((part->made & SR_LOG_SITE_PART_TEXT) == 0)
+		make_text_part(site, part);
+	return (part->made & SR_LOG_SITE_PART_TEXT) != 0 ? part : NULL;
+}
+
 void
 sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
 {
@@ -154,11 +158,8 @@ sr_log__layout_text(const sr_log_event *ev, sr_fmt_buf *out)
 		sr_log__put_fields_logfmt(ev, out);
 		if (ev->site != NULL) {
 			/* The site's " (FILE:LINE)", made at its first record when the consumer keeps the parts. */
-			sr_log_site_part *part = ev->parts != NULL ? sr_log__site_part(ev->parts, ev->site) : NULL;
-			if (part != NULL && (part->made & SR_LOG_SITE_PART_TEXT) == 0)
-				make_text_part(ev->site, part);
-			if (part != NULL && (part->made & SR_LOG_SITE_PART_TEXT) != 0 &&
-			    out->cap - out->len >= SR_LOG_SITE_PART_TEXT_MAX) {
+			const sr_log_site_part *part = ev->parts != NULL ? sr_log__text_site_part(ev->parts, ev->site) : NULL;
+			if (part != NULL && out->cap - out->len >= SR_LOG_SITE_PART_TEXT_MAX) {
 				memcpy(out->data + out->len, part->text, SR_LOG_SITE_PART_TEXT_MAX);  /* whole: a fixed copy */
 				out->len += part->text_len;
 				out->want += part->text_len;

@@ -7,6 +7,8 @@
 
 #include <stdlib.h>
 
+_Static_assert(sizeof(sr_log_site_part) == 256, "a slot's index is a shift");
+
 sr_log_site_parts *
 sr_log__site_parts_new(void)
 {

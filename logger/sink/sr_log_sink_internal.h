@@ -77,6 +77,13 @@ struct sr_log_sinks {
 	 * its buffer (sr_log__sink_line_room). -1 otherwise.
 	 */
 	int direct_sink[SR_LOG_MAX_SINKS + 1];
+	/*
+	 * Per level: the one layout k whose lines the level's records make,
+	 * when direct_sink[k] takes them and nothing else takes the record (no
+	 * trace, no journald events); -1 otherwise.  The consumer's straight
+	 * path (sr_log_lane_internal.h) serves such a level.
+	 */
+	int sole_layout[SR_LOG_LEVEL_COUNT];
 	bool has_syslog;          /* a syslog sink frames with the event: callers render through fanout */
 	bool has_ctf;             /* a ctf sink takes events: callers hand them through fanout */
 	bool has_journald;        /* a journald sink sends the event's fields: callers render through fanout */
@@ -163,8 +170,34 @@ bool sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size);
  * sink. The line is then the sink's once sr_log__sink_line_taken says its
  * length: the bytes and the batch are those of a line copied there.
  */
-bool sr_log__sink_line_room(sr_log *log, int k, sr_fmt_buf *room);
-void sr_log__sink_line_taken(sr_log *log, int k, size_t len);
+static inline bool
+sr_log__sink_line_room(sr_log *log, int k, sr_fmt_buf *room)
+{
+	int i = log->sinks->direct_sink[k];
+	if (i < 0)
+		return false;
+	sr_log_sink *s = &log->sinks->s[i];
+	*room = (sr_fmt_buf){ s->buf + s->len, 0, log->opt.max_line, 0 };  /* len <= cap: max_line bytes are free */
+	return true;
+}
+/* A line past the sink's cap: written as a copy would have been (sr_log_sinks.c). */
+void sr_log__sink_line_past_cap(sr_log_sink *s, size_t len);
+static inline void
+sr_log__sink_line_taken(sr_log *log, int k, size_t len)
+{
+	sr_log_sink *s = &log->sinks->s[log->sinks->direct_sink[k]];
+	s->batch_messages++;
+	if (s->len + len <= s->cap)
+		s->len += len;
+	else
+		sr_log__sink_line_past_cap(s, len);
+}
+/* sinks->sole_layout of a record's level (one past the levels: as SR_LOG_OFF's). */
+static inline int
+sr_log__sinks_sole_layout(const sr_log *log, int level)
+{
+	return log->sinks->sole_layout[level >= 0 && level < SR_LOG_LEVEL_COUNT ? level : SR_LOG_OFF];
+}
 /*
  * Crash handler (no lock, no rotation, async-signal-safe): writes a line to
  * the file and descriptor sinks that take `level`; writes and empties what

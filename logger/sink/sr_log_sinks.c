@@ -240,28 +240,17 @@ choose_direct_sinks(sr_log *log)
 		s->buf = grown;
 		sinks->direct_sink[k] = taker;
 	}
-}
-
-bool
-sr_log__sink_line_room(sr_log *log, int k, sr_fmt_buf *room)
-{
-	int i = log->sinks->direct_sink[k];
-	if (i < 0)
-		return false;
-	sr_log_sink *s = &log->sinks->s[i];
-	*room = (sr_fmt_buf){ s->buf + s->len, 0, log->opt.max_line, 0 };  /* len <= cap: max_line bytes are free */
-	return true;
+	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
+		unsigned mask = sinks->layouts_for_level[l];
+		int k = mask != 0 && (mask & (mask - 1)) == 0 ? __builtin_ctz(mask) : -1;
+		sinks->sole_layout[l] = k >= 0 && sinks->direct_sink[k] >= 0 && !sinks->has_ctf &&
+		    !sinks->journald_events ? k : -1;
+	}
 }
 
 void
-sr_log__sink_line_taken(sr_log *log, int k, size_t len)
+sr_log__sink_line_past_cap(sr_log_sink *s, size_t len)
 {
-	sr_log_sink *s = &log->sinks->s[log->sinks->direct_sink[k]];
-	s->batch_messages++;
-	if (s->len + len <= s->cap) {
-		s->len += len;
-		return;
-	}
 	/*
 	 * Past cap: the writes a copy would have made (dispatch_buffered), the
 	 * lines before it first, then this one alone when it is bigger than

@@ -159,16 +159,26 @@ Test(log_clock, tsc_in_the_queue_and_sync_modes, .timeout = 30)
 	check_clock(&s);
 }
 
-Test(log_clock, tsc_conversion_is_continuous_at_a_refresh)
+/* A ring logger on the tsc clock and a null sink; NULL (the test passes) where the CPU has no invariant TSC. */
+static sr_log *
+open_tsc_logger(void)
 {
 	if (!tsc_available())
-		return;
+		return NULL;
 	sr_log_config c;
 	sr_sink_config s;
 	null_sink_config(&c, &s);
 	c.clock = SR_LOG_CLOCK_TSC;
 	sr_log *log = sr_log_open(&c, NULL);
 	cr_assert_not_null(log);
+	return log;
+}
+
+Test(log_clock, tsc_conversion_is_continuous_at_a_refresh)
+{
+	sr_log *log = open_tsc_logger();
+	if (log == NULL)
+		return;
 	/* Forced refreshes: the mapping just before a refresh point never exceeds the one after it. */
 	for (int k = 0; k < 50; k++) {
 		int64_t t = sr_tsc_read();
@@ -183,6 +193,39 @@ Test(log_clock, tsc_conversion_is_continuous_at_a_refresh)
 		int64_t now = realtime_ns();
 		cr_expect_leq(later > now ? later - now : now - later, 1000000);
 	}
+	sr_log_close(&log);
+}
+
+/*
+ * A reader's copy of the mapping (the consumer's) converts every reading as
+ * the clock does: readings of the current segment, of the one before (a
+ * record read before a refresh, rendered after it), far before and far
+ * after, across refreshes that the copy learns of by the version alone.
+ */
+Test(log_clock, tsc_through_a_copy_converts_as_the_clock_does)
+{
+	sr_log *log = open_tsc_logger();
+	if (log == NULL)
+		return;
+	sr_log_clock_copy copy = { 0 };
+	int64_t older[40];
+	int compared = 0;
+	for (int k = 0; k < 40; k++) {
+		older[k] = sr_tsc_read();
+		const int64_t offsets[] = { 0, -1, 1, -1000000, 1000000, -(INT64_C(1) << 40), INT64_C(1) << 40 };
+		for (size_t i = 0; i < sizeof offsets / sizeof *offsets; i++) {
+			int64_t t = older[k] + offsets[i];
+			cr_assert_eq(sr_log__clock_to_ns_copied(log, &copy, t), sr_log__clock_to_ns(log, t),
+			    "refresh %d, tsc %" PRId64, k, t);
+			compared++;
+		}
+		/* Readings taken before earlier refreshes: some in the segment before the current one, some older. */
+		for (int j = 0; j <= k; j++)
+			cr_assert_eq(sr_log__clock_to_ns_copied(log, &copy, older[j]), sr_log__clock_to_ns(log, older[j]),
+			    "refresh %d, the reading before refresh %d", k, j);
+		sr_log__clock_refresh(log, true);
+	}
+	cr_expect_eq(compared, 40 * 7);
 	sr_log_close(&log);
 }
 

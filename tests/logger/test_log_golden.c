@@ -99,6 +99,7 @@
 #include "sr_fmt_fields_internal.h"
 #include "sr_fmt_internal.h"
 #include "sr_log_event_internal.h"
+#include "sr_log_lane_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_layout_pattern_internal.h"
 #include "sr_log_record_internal.h"
@@ -290,6 +291,9 @@ golden_check(const char *name, const golden_text *got)
 /* The record and line limits the corpus is rendered with: the defaults (sr_log_config_default). */
 #define GOLDEN_MAX_RECORD 4096
 #define GOLDEN_MAX_LINE 65536
+#define MAIN_TAKEN_AT_LEAST 280
+#define LONG_TAKEN_AT_LEAST 84
+#define TIMES_TAKEN_AT_LEAST 150
 
 typedef struct golden_record {
 	char label[160];
@@ -1199,8 +1203,9 @@ build_datagram_corpus(void)
 
 /* ---- instants ---- */
 
+/* The instants, each record "tick N", or (preformatted) a lone "%s" of its name. */
 static golden_corpus *
-build_times_corpus(void)
+build_times_corpus_with(bool preformatted)
 {
 	golden_corpus *c = corpus_new();
 	c->cat = category("time");
@@ -1293,16 +1298,31 @@ build_times_corpus(void)
 	for (size_t i = 0; i < sizeof instants / sizeof *instants; i++) {
 		c->ts_ns = utc_ns(instants[i].y, instants[i].mo, instants[i].d, instants[i].h, instants[i].mi, instants[i].s,
 		    instants[i].ns);
-		add_printf(c, instants[i].why, "tick %d", (int)i);
+		if (preformatted)
+			add_printf(c, instants[i].why, "%s", instants[i].why);
+		else
+			add_printf(c, instants[i].why, "tick %d", (int)i);
 	}
 	/* The ends of int64 ns: 2262-04-11 and 1677-09-21. */
-	c->ts_ns = INT64_MAX;
-	add_printf(c, "INT64_MAX ns", "tick %d", -1);
-	c->ts_ns = INT64_MIN;
-	add_printf(c, "INT64_MIN ns", "tick %d", -2);
-	c->ts_ns = -1;
-	add_printf(c, "-1 ns", "tick %d", -3);
+	static const struct {
+		int64_t ns;
+		const char *why;
+	} ends[] = { { INT64_MAX, "INT64_MAX ns" }, { INT64_MIN, "INT64_MIN ns" }, { -1, "-1 ns" } };
+	for (int i = 0; i < 3; i++) {
+		c->ts_ns = ends[i].ns;
+		if (preformatted)
+			add_printf(c, ends[i].why, "%s", ends[i].why);
+		else
+			add_printf(c, ends[i].why, "tick %d", -1 - i);
+	}
 	return c;
+}
+
+/* The instants, each record "tick N". */
+static golden_corpus *
+build_times_corpus(void)
+{
+	return build_times_corpus_with(false);
 }
 
 #pragma GCC diagnostic pop
@@ -1703,6 +1723,65 @@ Test(log_golden, syslog_rfc3164)
 /* ---- dates ---- */
 
 /* Every instant in every layout and date conversion that prints one, in an order that tests the caches. */
+/*
+ * The consumer's straight path (sr_log_lane_internal.h) lays out the lines
+ * it takes itself: each must be the general path's line byte for byte.
+ * Every record of a corpus is offered to it, one lane and one parts table
+ * kept across them as a consumer keeps them (so that its caches of dates,
+ * heads and sites are hit and missed); it declines most (conversions,
+ * fields, bytes to escape, the logger's own text), and those it takes are
+ * compared.  Returns how many it took.
+ */
+static size_t
+check_straight_path(const golden_corpus *c, sr_log *log, size_t room, sr_log_lane *lane, sr_log_site_parts *parts)
+{
+	static char lane_buffer[GOLDEN_MAX_LINE + SR_FMT_LINE_RESERVE];
+	const golden_layout text = { "text", SR_LOG_LAYOUT_TEXT, NULL };
+	size_t taken = 0;
+	for (size_t i = 0; i < c->count; i++) {
+		const golden_record *r = &c->records[i];
+		if (r->text != NULL || r->backtrace)
+			continue;  /* the consumer's records only: no logger text, no backtrace's replay */
+		size_t n = sr_log__lane_text(lane, log, &r->h, r->body, r->body_len, parts, lane_buffer, room);
+		if (n == 0)
+			continue;
+		taken++;
+		sr_log_event ev;
+		golden_event(log, r, false, &ev);
+		size_t len = render_line(&text, &ev, room);
+		cr_assert(n == len && memcmp(lane_buffer, line_buffer, n) == 0,
+		    "record %zu (%s) at room %zu: the straight path wrote\n%.*s\nwhere the general path wrote\n%.*s", i,
+		    r->label, room, (int)(n < 600 ? n : 600), lane_buffer, (int)(len < 600 ? len : 600), line_buffer);
+	}
+	return taken;
+}
+
+Test(log_golden, straight_path_writes_the_general_lines)
+{
+	sr_log_lane *lane = sr_log__lane_new();
+	sr_log_site_parts *parts = sr_log__site_parts_new();
+	/* The instants again, each message formatted before the call ("%s"): the lines the straight path takes. */
+	golden_corpus *times_preformatted = build_times_corpus_with(true);
+	cr_assert(lane != NULL && parts != NULL);
+	size_t main_taken = 0, long_taken = 0, times_taken = 0;
+	for (int raw = 0; raw < 2; raw++) {
+		sr_log *log = raw ? golden_log_raw : golden_log;
+		main_taken += check_straight_path(corpus_main, log, GOLDEN_MAX_LINE, lane, parts);
+		main_taken += check_straight_path(corpus_main, log, 256, lane, parts);
+		long_taken += check_straight_path(corpus_long, log, GOLDEN_MAX_LINE, lane, parts);
+		long_taken += check_straight_path(corpus_long, log, 1024, lane, parts);
+		times_taken += check_straight_path(times_preformatted, log, GOLDEN_MAX_LINE, lane, parts);
+	}
+	/* Taken where they should be: the lone %s and plain-text records of each corpus, with escapes on and off. */
+	cr_log_info("straight path: %zu main, %zu long, %zu instants", main_taken, long_taken, times_taken);
+	cr_expect_geq(main_taken, MAIN_TAKEN_AT_LEAST, "main corpus: %zu lines taken", main_taken);
+	cr_expect_geq(long_taken, LONG_TAKEN_AT_LEAST, "long records: %zu lines taken", long_taken);
+	cr_expect_geq(times_taken, TIMES_TAKEN_AT_LEAST, "instants: %zu lines taken", times_taken);
+	corpus_free(times_preformatted);
+	sr_log__site_parts_free(parts);
+	sr_log__lane_free(lane);
+}
+
 Test(log_golden, timestamps)
 {
 	sr_log_pattern *plain = compile_pattern("%d");

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sr_log_lane_internal.h: the consumer's straight path for the common record
+ * (sr_log_lane.c, sr_log_lane_text.c; internal).
+ *
+ * Most records are a message whose format is a lone "%s" or plain text, with
+ * no key-value fields, from one of a few threads and categories.  The lane
+ * lays such a record out whole, straight into the sink's buffer, from what
+ * the consumer keeps between lines: its copy of the clock's segment, the
+ * date of the current second, each (category, level, thread)'s head
+ * "INFO  [main] net.http - ", each site's part " (file.c:42)".  Every other
+ * record (a conversion, a field, a byte the escape changes, a line that
+ * might be cut, a head too long for its cache) gets 0 and goes the general
+ * way (sr_log__render_event), which writes the same bytes: the golden corpus
+ * holds both to it.
+ */
+#ifndef SR_LOG_LANE_INTERNAL_H
+#define SR_LOG_LANE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sr_fmt_internal.h"
+#include "sr_log_clock_internal.h"
+#include "sr_log_record_internal.h"
+#include "sr_log_site_parts_internal.h"
+
+enum {
+	SR_LOG_LANE_HEADS = 64,            /* direct-mapped on (category, level, thread id) */
+	SR_LOG_LANE_HEAD_MAX = 96,         /* a longer head is laid out the general way */
+	SR_LOG_LANE_DATE_MAX = 32          /* "YYYY-MM-DDTHH:MM:SS", a year past 9999 longer */
+};
+
+/* A head as the text layout writes it for one category, level and thread (128 bytes: an index is a shift). */
+typedef struct sr_log_lane_head {
+	const sr_category *cat;
+	uint32_t tid;
+	uint8_t level;
+	uint8_t len;                       /* 0: empty */
+	char thread[16];                   /* the record's, NUL-padded */
+	char text[SR_LOG_LANE_HEAD_MAX];
+} __attribute__((aligned(128))) sr_log_lane_head;
+
+/* The consumer's; one thread uses it at a time. */
+typedef struct sr_log_lane {
+	sr_log_clock_copy clock;
+	int64_t second_ns;                 /* the first ns of the second date holds */
+	bool has_second;
+	uint8_t date_len;
+	char date[SR_LOG_LANE_DATE_MAX];
+	/* "000" to "999", each in 4 bytes (the fourth a spare the next store overwrites): sub-second digits. */
+	char three_digits[1000][4];
+	sr_log_lane_head heads[SR_LOG_LANE_HEADS];
+} sr_log_lane;
+
+/*
+ * ".123456Z " (SR_LOG_TEXT_SUBSECOND_LEN bytes) for ns, the nanoseconds
+ * within the second, at d, which has room for one more byte.
+ */
+static inline void
+sr_log__lane_subsecond(const sr_log_lane *lane, char *d, uint32_t ns)
+{
+	uint32_t us = ns / 1000;
+	uint32_t ms = us / 1000;
+	d[0] = '.';
+	memcpy(d + 1, lane->three_digits[ms], 4);
+	memcpy(d + 4, lane->three_digits[us - ms * 1000], 4);
+	memcpy(d + 7, "Z ", 2);
+}
+
+/* A lane (calloc'd: empty); NULL when out of memory, and the consumer goes the general way. */
+sr_log_lane *sr_log__lane_new(void);
+void sr_log__lane_free(sr_log_lane *lane);
+
+/*
+ * The text layout's whole line for record h (its body body_len bytes, of
+ * site part's site), '\n' included, at out, which has room for room bytes:
+ * its length, or 0 when the record is not one the lane lays out or the line
+ * might not fit in room (then out holds scraps and the general way writes
+ * it).  log: its clock and escape setting.
+ */
+size_t sr_log__lane_text(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, const unsigned char *body,
+    size_t body_len, sr_log_site_parts *parts, char *out, size_t room);
+
+/* ---- the lane's caches, for its layouts (hits inline, misses in sr_log_lane.c) ---- */
+
+/* Records what part's site's format is (SR_LOG_SITE_MESSAGE_*). */
+void sr_log__lane_plan_message(sr_log_site_part *part, const sr_site *site);
+/* Makes the head of h in e; false when it is too long to keep. */
+bool sr_log__lane_make_text_head(sr_log_lane_head *e, const sr_log_rec *h);
+/* Puts the date of the second of ts in lane->date; false for a second that began before INT64_MIN ns. */
+bool sr_log__lane_new_second(sr_log_lane *lane, int64_t ts);
+
+/* The message of h when its site's format is one the lane copies (*msg, *len); false otherwise. */
+static inline bool
+sr_log__lane_message(sr_log_site_part *part, const sr_site *site, const sr_log_rec *h,
+    const unsigned char *body, size_t body_len, const char **msg, size_t *len)
+{
+	if ((part->made & SR_LOG_SITE_PART_MESSAGE) == 0)
+		sr_log__lane_plan_message(part, site);
+	if (part->message == SR_LOG_SITE_MESSAGE_ONE_STRING) {
+		/*
+		 * The value area is the string's length alone (more values are
+		 * key-value fields); the string area, its bytes and NUL: as the
+		 * format walk reads them (sr_fmt__take_string), which renders any
+		 * other record ("(null)", "<bad record>").
+		 */
+		uint32_t n;
+		if (h->value_bytes != 4 || body_len < 4)
+			return false;
+		memcpy(&n, body, 4);
+		if (n == SR_FMT_NULL_STRING || (size_t)n + 5 > body_len || body[4 + (size_t)n] != '\0')
+			return false;
+		*msg = (const char *)body + 4;
+		*len = n;
+		return true;
+	}
+	if (part->message == SR_LOG_SITE_MESSAGE_PLAIN && h->value_bytes == 0) {
+		*msg = site->format;
+		*len = part->plain_len;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The time of h in ns since the epoch (*ts); lane->date then holds the date
+ * of its second, which began at lane->second_ns.  False for a time in the
+ * second before INT64_MIN ns, which the general way lays out.
+ */
+static inline bool
+sr_log__lane_time(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, int64_t *ts)
+{
+	*ts = sr_log__clock_to_ns_copied(log, &lane->clock, h->ts_ns);
+	/* Not before the second's start, then the distance unsigned: exact for times any distance apart. */
+	if (!lane->has_second || *ts < lane->second_ns ||
+	    (uint64_t)*ts - (uint64_t)lane->second_ns >= UINT64_C(1000000000))
+		return sr_log__lane_new_second(lane, *ts);
+	return true;
+}
+
+/* The text layout's head of h from the lane's cache (made on a miss); NULL when it is too long to keep. */
+static inline const sr_log_lane_head *
+sr_log__lane_text_head(sr_log_lane *lane, const sr_log_rec *h)
+{
+	/* Threads tell most lines apart: their ids mixed by a multiply, the top bits taken. */
+	uint32_t key = (h->tid ^ (uint32_t)((uintptr_t)h->cat >> 4) ^ h->level) * 0x9e3779b1u;
+	sr_log_lane_head *e = &lane->heads[key >> 26];
+	if (e->len != 0 && e->cat == h->cat && e->tid == h->tid && e->level == h->level &&
+	    memcmp(e->thread, h->thread, sizeof e->thread) == 0)
+		return e;
+	return sr_log__lane_make_text_head(e, h) ? e : NULL;
+}
+
+#endif /* SR_LOG_LANE_INTERNAL_H */
