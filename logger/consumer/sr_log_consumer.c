@@ -222,11 +222,21 @@ consume_in_lane(sr_log *log, const sr_log_rec *h, const unsigned char *body, siz
 {
 	int k = sr_log__sinks_sole_layout(log, h->level);
 	sr_fmt_buf room;
-	if (log->consumer->lane == NULL || k < 0 || log->sinks->layouts[k].layout != SR_LOG_LAYOUT_TEXT ||
-	    !sr_log__sink_line_room(log, k, &room))
+	if (log->consumer->lane == NULL || k < 0 || !sr_log__sink_line_room(log, k, &room))
 		return false;
-	size_t n = sr_log__lane_text(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data,
-	    room.cap);
+	size_t n;
+	switch (log->sinks->layouts[k].layout) {
+	case SR_LOG_LAYOUT_TEXT:
+		n = sr_log__lane_text(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data,
+		    room.cap);
+		break;
+	case SR_LOG_LAYOUT_JSON:
+		n = sr_log__lane_json(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data,
+		    room.cap);
+		break;
+	default:
+		return false;
+	}
 	if (n == 0)
 		return false;
 	sr_log__sink_line_taken(log, k, n);

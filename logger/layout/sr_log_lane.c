@@ -8,18 +8,20 @@
 #include "sr_fmt_escape_internal.h"
 #include "sr_log_date_internal.h"
 #include "sr_log_lane_internal.h"
+#include "sr_log_layout_json_internal.h"
 #include "sr_log_layout_text_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(sr_log_lane_head) == 128, "a head's index is a shift");
+_Static_assert(sizeof(sr_log_lane_head) == 256, "a head's index is a shift");
+_Static_assert(SR_LOG_LANE_HEAD_MAX <= UINT8_MAX, "a head's length is a byte");
 _Static_assert(SR_LOG_LANE_HEADS == 1 << (32 - 26), "the head index takes a key's top 6 bits");
 
 sr_log_lane *
 sr_log__lane_new(void)
 {
-	sr_log_lane *lane = aligned_alloc(128, sizeof(sr_log_lane));
+	sr_log_lane *lane = aligned_alloc(256, sizeof(sr_log_lane));
 	if (lane == NULL)
 		return NULL;
 	memset(lane, 0, sizeof *lane);
@@ -35,6 +37,12 @@ void
 sr_log__lane_free(sr_log_lane *lane)
 {
 	free(lane);
+}
+
+sr_log_site_part *
+sr_log__lane_site_part(sr_log_site_parts *parts, const sr_site *site, int layout)
+{
+	return layout == SR_LOG_LANE_JSON ? sr_log__json_site_part(parts, site) : sr_log__text_site_part(parts, site);
 }
 
 void
@@ -72,18 +80,33 @@ sr_log__lane_new_second(sr_log_lane *lane, int64_t ts)
 }
 
 bool
-sr_log__lane_make_text_head(sr_log_lane_head *e, const sr_log_rec *h)
+sr_log__lane_make_head(sr_log_lane_head *e, int layout, const sr_log_rec *h)
 {
 	const char *category = h->cat != NULL ? h->cat->name : NULL;
-	if (category == NULL || category[0] == '\0')
-		category = "root";
-	size_t category_len = strlen(category);
-	/* The head is at most 28 bytes and the category's (sr_log__text_head). */
 	e->len = 0;
-	if (category_len > SR_LOG_LANE_HEAD_MAX - 28)
-		return false;
-	char *end = sr_log__text_head(e->text, h->level, h->thread, h->tid, category, category_len);
-	e->len = (uint8_t)(end - e->text);
+	if (layout == SR_LOG_LANE_JSON) {
+		/*
+		 * The general way's head in a line with room for the lane's
+		 * (sr_log__lane_json), where nothing is cut: made in a buffer where
+		 * only a category far longer than a head is.
+		 */
+		char head[1024];
+		sr_fmt_buf b = { head, 0, sizeof head, 0 };
+		sr_log__json_head(&b, h->level, category, h->thread, h->tid, 0);
+		if (b.len > SR_LOG_LANE_HEAD_MAX)
+			return false;
+		memcpy(e->text, head, b.len);
+		e->len = (uint8_t)b.len;
+	} else {
+		if (category == NULL || category[0] == '\0')
+			category = "root";
+		size_t category_len = strlen(category);
+		/* The head is at most 28 bytes and the category's (sr_log__text_head). */
+		if (category_len > SR_LOG_LANE_HEAD_MAX - 28)
+			return false;
+		char *end = sr_log__text_head(e->text, h->level, h->thread, h->tid, category, category_len);
+		e->len = (uint8_t)(end - e->text);
+	}
 	e->cat = h->cat;
 	e->tid = h->tid;
 	e->level = h->level;

@@ -28,12 +28,14 @@
 #include "sr_log_site_parts_internal.h"
 
 enum {
-	SR_LOG_LANE_HEADS = 64,            /* direct-mapped on (category, level, thread id) */
-	SR_LOG_LANE_HEAD_MAX = 96,         /* a longer head is laid out the general way */
+	SR_LOG_LANE_HEADS = 64,            /* per layout, direct-mapped on (category, level, thread id) */
+	SR_LOG_LANE_HEAD_MAX = 224,        /* a longer head is laid out the general way */
+	SR_LOG_LANE_TEXT = 0,              /* the layouts the lane lays out: an index of its heads */
+	SR_LOG_LANE_JSON = 1,
 	SR_LOG_LANE_DATE_MAX = 32          /* "YYYY-MM-DDTHH:MM:SS", a year past 9999 longer */
 };
 
-/* A head as the text layout writes it for one category, level and thread (128 bytes: an index is a shift). */
+/* A head as a layout writes it for one category, level and thread (256 bytes: an index is a shift). */
 typedef struct sr_log_lane_head {
 	const sr_category *cat;
 	uint32_t tid;
@@ -41,7 +43,7 @@ typedef struct sr_log_lane_head {
 	uint8_t len;                       /* 0: empty */
 	char thread[16];                   /* the record's, NUL-padded */
 	char text[SR_LOG_LANE_HEAD_MAX];
-} __attribute__((aligned(128))) sr_log_lane_head;
+} __attribute__((aligned(256))) sr_log_lane_head;
 
 /* The consumer's; one thread uses it at a time. */
 typedef struct sr_log_lane {
@@ -52,12 +54,12 @@ typedef struct sr_log_lane {
 	char date[SR_LOG_LANE_DATE_MAX];
 	/* "000" to "999", each in 4 bytes (the fourth a spare the next store overwrites): sub-second digits. */
 	char three_digits[1000][4];
-	sr_log_lane_head heads[SR_LOG_LANE_HEADS];
+	sr_log_lane_head heads[2][SR_LOG_LANE_HEADS];  /* [SR_LOG_LANE_TEXT or _JSON] */
 } sr_log_lane;
 
 /*
- * ".123456Z " (SR_LOG_TEXT_SUBSECOND_LEN bytes) for ns, the nanoseconds
- * within the second, at d, which has room for one more byte.
+ * The text layout's ".123456Z " (SR_LOG_TEXT_SUBSECOND_LEN bytes) for ns,
+ * the nanoseconds within the second, at d, which has room for one more byte.
  */
 static inline void
 sr_log__lane_subsecond(const sr_log_lane *lane, char *d, uint32_t ns)
@@ -68,6 +70,18 @@ sr_log__lane_subsecond(const sr_log_lane *lane, char *d, uint32_t ns)
 	memcpy(d + 1, lane->three_digits[ms], 4);
 	memcpy(d + 4, lane->three_digits[us - ms * 1000], 4);
 	memcpy(d + 7, "Z ", 2);
+}
+
+/* The JSON layout's ".123456789" (10 bytes) for ns at d, which has room for one more byte. */
+static inline void
+sr_log__lane_nine_digits(const sr_log_lane *lane, char *d, uint32_t ns)
+{
+	uint32_t us = ns / 1000;
+	uint32_t ms = us / 1000;
+	d[0] = '.';
+	memcpy(d + 1, lane->three_digits[ms], 4);
+	memcpy(d + 4, lane->three_digits[us - ms * 1000], 4);
+	memcpy(d + 7, lane->three_digits[ns - us * 1000], 4);
 }
 
 /* A lane (calloc'd: empty); NULL when out of memory, and the consumer goes the general way. */
@@ -83,13 +97,16 @@ void sr_log__lane_free(sr_log_lane *lane);
  */
 size_t sr_log__lane_text(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, const unsigned char *body,
     size_t body_len, sr_log_site_parts *parts, char *out, size_t room);
+/* The same for the JSON layout's object. */
+size_t sr_log__lane_json(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, const unsigned char *body,
+    size_t body_len, sr_log_site_parts *parts, char *out, size_t room);
 
 /* ---- the lane's caches, for its layouts (hits inline, misses in sr_log_lane.c) ---- */
 
 /* Records what part's site's format is (SR_LOG_SITE_MESSAGE_*). */
 void sr_log__lane_plan_message(sr_log_site_part *part, const sr_site *site);
-/* Makes the head of h in e; false when it is too long to keep. */
-bool sr_log__lane_make_text_head(sr_log_lane_head *e, const sr_log_rec *h);
+/* Makes the head of h in e for layout (SR_LOG_LANE_TEXT or _JSON); false when it is too long to keep. */
+bool sr_log__lane_make_head(sr_log_lane_head *e, int layout, const sr_log_rec *h);
 /* Puts the date of the second of ts in lane->date; false for a second that began before INT64_MIN ns. */
 bool sr_log__lane_new_second(sr_log_lane *lane, int64_t ts);
 
@@ -141,17 +158,53 @@ sr_log__lane_time(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, int
 	return true;
 }
 
-/* The text layout's head of h from the lane's cache (made on a miss); NULL when it is too long to keep. */
+/*
+ * The head of h in layout (SR_LOG_LANE_TEXT or _JSON) from the lane's
+ * cache (made on a miss); NULL when it is too long to keep.
+ */
 static inline const sr_log_lane_head *
-sr_log__lane_text_head(sr_log_lane *lane, const sr_log_rec *h)
+sr_log__lane_head(sr_log_lane *lane, int layout, const sr_log_rec *h)
 {
 	/* Threads tell most lines apart: their ids mixed by a multiply, the top bits taken. */
 	uint32_t key = (h->tid ^ (uint32_t)((uintptr_t)h->cat >> 4) ^ h->level) * 0x9e3779b1u;
-	sr_log_lane_head *e = &lane->heads[key >> 26];
+	sr_log_lane_head *e = &lane->heads[layout][key >> 26];
 	if (e->len != 0 && e->cat == h->cat && e->tid == h->tid && e->level == h->level &&
 	    memcmp(e->thread, h->thread, sizeof e->thread) == 0)
 		return e;
-	return sr_log__lane_make_text_head(e, h) ? e : NULL;
+	return sr_log__lane_make_head(e, layout, h) ? e : NULL;
+}
+
+/* The site part of layout (SR_LOG_LANE_TEXT or _JSON), made (sr_log_layout_text.c, _json.c); NULL when too long. */
+sr_log_site_part *sr_log__lane_site_part(sr_log_site_parts *parts, const sr_site *site, int layout);
+
+/*
+ * What every layout's straight path starts with: h a whole message (one the
+ * caller cut is counted and marked the general way; errno is for %m
+ * alone) of a site whose part of layout is made and whose format the lane
+ * copies.  Its part, and its message in *msg and *len; NULL when the lane
+ * declines h.
+ */
+static inline sr_log_site_part *
+sr_log__lane_begin(const sr_log_rec *h, const unsigned char *body, size_t body_len, sr_log_site_parts *parts,
+    int layout, const char **msg, size_t *len)
+{
+	const sr_site *site = h->site;
+	if (site == NULL || parts == NULL || (h->kind & ~SR_REC_ERRNO) != SR_REC_MESSAGE)
+		return NULL;
+	sr_log_site_part *part = sr_log__site_part(parts, site);
+	unsigned made = layout == SR_LOG_LANE_JSON ? SR_LOG_SITE_PART_JSON : SR_LOG_SITE_PART_TEXT;
+	if ((part->made & made) == 0 && sr_log__lane_site_part(parts, site, layout) == NULL)
+		return NULL;
+	return sr_log__lane_message(part, site, h, body, body_len, msg, len) ? part : NULL;
+}
+
+/* Copies a head: its first 64 bytes, the most, fixed; then the rest when it is longer. */
+static inline void
+sr_log__lane_copy_head(char *d, const sr_log_lane_head *head)
+{
+	memcpy(d, head->text, 64);
+	if (head->len > 64)
+		memcpy(d + 64, head->text + 64, SR_LOG_LANE_HEAD_MAX - 64);
 }
 
 #endif /* SR_LOG_LANE_INTERNAL_H */

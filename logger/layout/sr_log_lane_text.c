@@ -14,18 +14,12 @@ size_t
 sr_log__lane_text(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, const unsigned char *body,
     size_t body_len, sr_log_site_parts *parts, char *out, size_t room)
 {
-	const sr_site *site = h->site;
-	/* A message whole (one the caller cut is counted and marked the general way); errno is for %m alone. */
-	if (site == NULL || parts == NULL || (h->kind & ~SR_REC_ERRNO) != SR_REC_MESSAGE)
-		return 0;
-	sr_log_site_part *part = sr_log__site_part(parts, site);
-	if ((part->made & SR_LOG_SITE_PART_TEXT) == 0 && sr_log__text_site_part(parts, site) == NULL)
-		return 0;  /* a file name too long for the part */
 	const char *msg;
 	size_t msg_len;
-	if (!sr_log__lane_message(part, site, h, body, body_len, &msg, &msg_len))
+	const sr_log_site_part *part = sr_log__lane_begin(h, body, body_len, parts, SR_LOG_LANE_TEXT, &msg, &msg_len);
+	if (part == NULL)
 		return 0;
-	const sr_log_lane_head *head = sr_log__lane_text_head(lane, h);
+	const sr_log_lane_head *head = sr_log__lane_head(lane, SR_LOG_LANE_TEXT, h);
 	/* Every copy below is of a fixed size at most these: the line fits, and is never cut. */
 	if (head == NULL || msg_len > room ||
 	    room - msg_len < SR_LOG_LANE_DATE_MAX + SR_LOG_TEXT_SUBSECOND_LEN + SR_LOG_LANE_HEAD_MAX +
@@ -39,9 +33,7 @@ sr_log__lane_text(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, con
 	d += lane->date_len;
 	sr_log__lane_subsecond(lane, d, (uint32_t)(ts - lane->second_ns));
 	d += SR_LOG_TEXT_SUBSECOND_LEN;
-	memcpy(d, head->text, 32);
-	if (head->len > 32)
-		memcpy(d + 32, head->text + 32, SR_LOG_LANE_HEAD_MAX - 32);
+	sr_log__lane_copy_head(d, head);
 	d += head->len;
 	if (log->opt.escape_controls) {
 		if (!sr_fmt_copy_if_plain(d, msg, msg_len))

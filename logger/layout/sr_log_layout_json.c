@@ -365,6 +365,45 @@ make_json_part(const sr_site *site, sr_log_site_part *part)
 }
 
 void
+sr_log__json_head(sr_fmt_buf *out, int level, const char *category, const char *thread, uint32_t tid,
+    size_t reserve)
+{
+	sr_fmt_buf_put(out, "Z\",\"level\":\"", 12);
+	const char *ln = sr_log__level_lower(level);
+	sr_fmt_buf_put(out, ln, strlen(ln));
+	sr_fmt_buf_putc(out, '"');
+	if (category == NULL || category[0] == '\0')
+		category = "root";
+	json_string_field(out, ",\"category\":\"", category, strlen(category), reserve + 60);
+	size_t tl = strnlen(thread, 16);
+	if (tl > 0) {
+		json_string_field(out, ",\"thread\":\"", thread, tl, reserve + 20);
+	} else {
+		sr_fmt_buf_put(out, ",\"thread\":\"", 11);
+		sr_log__put_uint(out, tid, 1);
+		sr_fmt_buf_putc(out, '"');
+	}
+	sr_fmt_buf_put(out, ",\"tid\":", 7);
+	sr_log__put_uint(out, tid, 1);
+	sr_fmt_buf_put(out, ",\"msg\":\"", 8);
+}
+
+sr_log_site_part *
+sr_log__json_site_part(sr_log_site_parts *parts, const sr_site *site)
+{
+	sr_log_site_part *part = sr_log__site_part(parts, site);
+	if ((part->made & SR_LOG_SITE_PART_JSON) == 0)
+		make_json_part(site, part);
+	return (part->made & SR_LOG_SITE_PART_JSON) != 0 ? part : NULL;
+}
+
+bool
+sr_log__json_is_plain(const char *s, size_t n)
+{
+	return json_plain((const unsigned char *)s, n);
+}
+
+void
 sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 {
 	(void)log;
@@ -378,10 +417,8 @@ sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 	json_fields(ev, &tail, 1 + (out->cap / 2 < JSON_FIELDS_MAX ? out->cap / 2 : JSON_FIELDS_MAX));
 	if (ev->site != NULL) {
 		/* The site's keys, made at its first record when the consumer keeps the parts. */
-		sr_log_site_part *part = ev->parts != NULL ? sr_log__site_part(ev->parts, ev->site) : NULL;
-		if (part != NULL && (part->made & SR_LOG_SITE_PART_JSON) == 0)
-			make_json_part(ev->site, part);
-		if (part != NULL && (part->made & SR_LOG_SITE_PART_JSON) != 0)
+		const sr_log_site_part *part = ev->parts != NULL ? sr_log__json_site_part(ev->parts, ev->site) : NULL;
+		if (part != NULL)
 			sr_fmt_buf_put(&tail, part->json, part->json_len);
 		else
 			put_site_keys(&tail, ev->site);
@@ -403,26 +440,7 @@ sr_log__layout_json(const sr_log *log, const sr_log_event *ev, sr_fmt_buf *out)
 		sr_log__put_iso_seconds_cached(out, sec);
 	sr_fmt_buf_putc(out, '.');
 	sr_log__put_nine_digits(out, (uint32_t)ns);
-	sr_fmt_buf_put(out, "Z\",\"level\":\"", 12);
-	int level = ev->level;
-	const char *ln = sr_log__level_lower(level);
-	sr_fmt_buf_put(out, ln, strlen(ln));
-	sr_fmt_buf_putc(out, '"');
-	const char *category = ev->category;
-	if (category == NULL || category[0] == '\0')
-		category = "root";
-	json_string_field(out, ",\"category\":\"", category, strlen(category), reserve + 60);
-	size_t tl = strnlen(ev->thread, 16);
-	if (tl > 0) {
-		json_string_field(out, ",\"thread\":\"", ev->thread, tl, reserve + 20);
-	} else {
-		sr_fmt_buf_put(out, ",\"thread\":\"", 11);
-		sr_log__put_uint(out, ev->tid, 1);
-		sr_fmt_buf_putc(out, '"');
-	}
-	sr_fmt_buf_put(out, ",\"tid\":", 7);
-	sr_log__put_uint(out, ev->tid, 1);
-	sr_fmt_buf_put(out, ",\"msg\":\"", 8);
+	sr_log__json_head(out, ev->level, ev->category, ev->thread, ev->tid, reserve);
 	bool cut = json_message(ev, out, tail.len);
 	size_t missing = out->want - out->len;
 	if (cut)

@@ -291,9 +291,9 @@ golden_check(const char *name, const golden_text *got)
 /* The record and line limits the corpus is rendered with: the defaults (sr_log_config_default). */
 #define GOLDEN_MAX_RECORD 4096
 #define GOLDEN_MAX_LINE 65536
-#define MAIN_TAKEN_AT_LEAST 280
-#define LONG_TAKEN_AT_LEAST 84
-#define TIMES_TAKEN_AT_LEAST 150
+/* The lines of each corpus the straight path takes (main, long, instants): fewer means it declines more. */
+#define TEXT_TAKEN_AT_LEAST 384, 88, 150
+#define JSON_TAKEN_AT_LEAST 10, 70, 150
 
 typedef struct golden_record {
 	char label[160];
@@ -1733,25 +1733,28 @@ Test(log_golden, syslog_rfc3164)
  * compared.  Returns how many it took.
  */
 static size_t
-check_straight_path(const golden_corpus *c, sr_log *log, size_t room, sr_log_lane *lane, sr_log_site_parts *parts)
+check_straight_path(const golden_corpus *c, sr_log *log, sr_log_layout layout, size_t room, sr_log_lane *lane,
+    sr_log_site_parts *parts)
 {
 	static char lane_buffer[GOLDEN_MAX_LINE + SR_FMT_LINE_RESERVE];
-	const golden_layout text = { "text", SR_LOG_LAYOUT_TEXT, NULL };
+	const golden_layout gl = { layout == SR_LOG_LAYOUT_JSON ? "json" : "text", layout, NULL };
 	size_t taken = 0;
 	for (size_t i = 0; i < c->count; i++) {
 		const golden_record *r = &c->records[i];
 		if (r->text != NULL || r->backtrace)
 			continue;  /* the consumer's records only: no logger text, no backtrace's replay */
-		size_t n = sr_log__lane_text(lane, log, &r->h, r->body, r->body_len, parts, lane_buffer, room);
+		size_t n = layout == SR_LOG_LAYOUT_JSON ?
+		    sr_log__lane_json(lane, log, &r->h, r->body, r->body_len, parts, lane_buffer, room) :
+		    sr_log__lane_text(lane, log, &r->h, r->body, r->body_len, parts, lane_buffer, room);
 		if (n == 0)
 			continue;
 		taken++;
 		sr_log_event ev;
 		golden_event(log, r, false, &ev);
-		size_t len = render_line(&text, &ev, room);
+		size_t len = render_line(&gl, &ev, room);
 		cr_assert(n == len && memcmp(lane_buffer, line_buffer, n) == 0,
-		    "record %zu (%s) at room %zu: the straight path wrote\n%.*s\nwhere the general path wrote\n%.*s", i,
-		    r->label, room, (int)(n < 600 ? n : 600), lane_buffer, (int)(len < 600 ? len : 600), line_buffer);
+		    "record %zu (%s), %s at room %zu: the straight path wrote\n%.*s\nwhere the general path wrote\n%.*s", i,
+		    r->label, gl.name, room, (int)(n < 600 ? n : 600), lane_buffer, (int)(len < 600 ? len : 600), line_buffer);
 	}
 	return taken;
 }
@@ -1763,20 +1766,28 @@ Test(log_golden, straight_path_writes_the_general_lines)
 	/* The instants again, each message formatted before the call ("%s"): the lines the straight path takes. */
 	golden_corpus *times_preformatted = build_times_corpus_with(true);
 	cr_assert(lane != NULL && parts != NULL);
-	size_t main_taken = 0, long_taken = 0, times_taken = 0;
-	for (int raw = 0; raw < 2; raw++) {
-		sr_log *log = raw ? golden_log_raw : golden_log;
-		main_taken += check_straight_path(corpus_main, log, GOLDEN_MAX_LINE, lane, parts);
-		main_taken += check_straight_path(corpus_main, log, 256, lane, parts);
-		long_taken += check_straight_path(corpus_long, log, GOLDEN_MAX_LINE, lane, parts);
-		long_taken += check_straight_path(corpus_long, log, 1024, lane, parts);
-		times_taken += check_straight_path(times_preformatted, log, GOLDEN_MAX_LINE, lane, parts);
+	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
+	size_t taken[2][3] = { { 0 } };  /* [text, json][main, long, instants] */
+	for (int k = 0; k < 2; k++) {
+		for (int raw = 0; raw < 2; raw++) {
+			sr_log *log = raw ? golden_log_raw : golden_log;
+			taken[k][0] += check_straight_path(corpus_main, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
+			taken[k][0] += check_straight_path(corpus_main, log, layouts[k], 1024, lane, parts);
+			taken[k][1] += check_straight_path(corpus_long, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
+			taken[k][1] += check_straight_path(corpus_long, log, layouts[k], 1500, lane, parts);
+			taken[k][2] += check_straight_path(times_preformatted, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
+		}
 	}
 	/* Taken where they should be: the lone %s and plain-text records of each corpus, with escapes on and off. */
-	cr_log_info("straight path: %zu main, %zu long, %zu instants", main_taken, long_taken, times_taken);
-	cr_expect_geq(main_taken, MAIN_TAKEN_AT_LEAST, "main corpus: %zu lines taken", main_taken);
-	cr_expect_geq(long_taken, LONG_TAKEN_AT_LEAST, "long records: %zu lines taken", long_taken);
-	cr_expect_geq(times_taken, TIMES_TAKEN_AT_LEAST, "instants: %zu lines taken", times_taken);
+	static const size_t at_least[2][3] = { { TEXT_TAKEN_AT_LEAST }, { JSON_TAKEN_AT_LEAST } };
+	static const char *const corpus_names[3] = { "main corpus", "long records", "instants" };
+	for (int k = 0; k < 2; k++) {
+		cr_log_info("straight path, %s: %zu main, %zu long, %zu instants", k ? "json" : "text", taken[k][0],
+		    taken[k][1], taken[k][2]);
+		for (int c = 0; c < 3; c++)
+			cr_expect_geq(taken[k][c], at_least[k][c], "%s, %s: %zu lines taken", k ? "json" : "text",
+			    corpus_names[c], taken[k][c]);
+	}
 	corpus_free(times_preformatted);
 	sr_log__site_parts_free(parts);
 	sr_log__lane_free(lane);
