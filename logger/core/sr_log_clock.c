@@ -235,9 +235,11 @@ sr_log__clock_copy_fill(const sr_log *log, sr_log_clock_copy *copy)
 		/* orders the field loads before the re-check; pairs with publish's release fence */
 		sr_atomic_fence_acquire();
 		if (v == sr_atomic_load_relaxed_i64(&c->version) && (v & 1) == 0) {
-			for (int w = 0; w < 2; w++)
+			for (int w = 0; w < 2; w++) {
 				copy->seg[w] = (segment){ seg[w][0], seg[w][1], seg[w][2], bits_double(seg[w][3]),
 				    bits_double(seg[w][4]) };
+				copy->at_end[w] = sr_log__clock_at_end(&copy->seg[w]);
+			}
 			copy->version = v;
 			copy->version_of = &c->version;
 			return true;

@@ -45,14 +45,27 @@ sr_log__clock_round(double v)
 	return (int64_t)(v >= 0 ? v + 0.5 : v - 0.5);
 }
 
-/* The mapping of segment s at tsc x (x may precede it: extrapolated). */
+/* The mapping of segment s at its end, tsc1: where the measured rate takes over. */
 static inline int64_t
-sr_log__clock_map(const sr_log_clock_segment *s, int64_t x)
+sr_log__clock_at_end(const sr_log_clock_segment *s)
+{
+	return s->ns0 + sr_log__clock_round((double)(s->tsc1 - s->tsc0) * s->slewed);
+}
+
+/* The mapping of segment s at tsc x (x may precede it: extrapolated); at1 is sr_log__clock_at_end(s). */
+static inline int64_t
+sr_log__clock_map_ended(const sr_log_clock_segment *s, int64_t at1, int64_t x)
 {
 	if (x <= s->tsc1)
 		return s->ns0 + sr_log__clock_round((double)(x - s->tsc0) * s->slewed);
-	int64_t at1 = s->ns0 + sr_log__clock_round((double)(s->tsc1 - s->tsc0) * s->slewed);
 	return at1 + sr_log__clock_round((double)(x - s->tsc1) * s->rate);
+}
+
+/* The mapping of segment s at tsc x. */
+static inline int64_t
+sr_log__clock_map(const sr_log_clock_segment *s, int64_t x)
+{
+	return sr_log__clock_map_ended(s, x <= s->tsc1 ? 0 : sr_log__clock_at_end(s), x);
 }
 
 /*
@@ -65,6 +78,7 @@ typedef struct sr_log_clock_copy {
 	const sr_atomic_i64 *version_of;  /* the clock's version; NULL: empty */
 	int64_t version;                  /* even: the one seg was read under */
 	sr_log_clock_segment seg[2];      /* as the clock's: [1] the current, [0] the one before */
+	int64_t at_end[2];                /* sr_log__clock_at_end of each, made once */
 } sr_log_clock_copy;
 /* Fills copy from the clock under its sequence lock; false when there is no tsc clock or no stable read. */
 bool sr_log__clock_copy_fill(const sr_log *log, sr_log_clock_copy *copy);
@@ -84,7 +98,8 @@ sr_log__clock_to_ns_copied(const sr_log *log, sr_log_clock_copy *copy, int64_t r
 	    !sr_log__clock_copy_fill(log, copy))
 		return sr_log__clock_to_ns(log, raw);
 	/* The segment sr_log__clock_to_ns takes: the current one, or the one before for an older reading. */
-	return sr_log__clock_map(&copy->seg[raw >= copy->seg[1].tsc0 ? 1 : 0], raw);
+	int which = raw >= copy->seg[1].tsc0 ? 1 : 0;
+	return sr_log__clock_map_ended(&copy->seg[which], copy->at_end[which], raw);
 }
 
 /*

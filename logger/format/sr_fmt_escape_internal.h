@@ -59,6 +59,18 @@ sr_fmt__flags_may_escape(__m128i v)
 #endif
 
 /*
+ * Whether this CPU runs the wide copies (sr_fmt_copy_if_plain_wide and the
+ * JSON layout's): 32-byte blocks, on x86-64 with AVX2.  Asked once, by
+ * whoever keeps the answer (the consumer's lane).
+ */
+bool sr_fmt_wide_copy_available(void);
+/*
+ * sr_fmt_copy_if_plain for n >= 32, 32 bytes a step; only where
+ * sr_fmt_wide_copy_available says so (elsewhere it is never called).
+ */
+bool sr_fmt_copy_if_plain_wide(char *d, const char *s, size_t n);
+
+/*
  * Copies the n bytes of s to d when none of them is one that
  * sr_fmt_escape_controls would change, so that the copy is what the escape
  * would leave; false otherwise, d then holds some of them.  d has room for

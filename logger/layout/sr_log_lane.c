@@ -25,6 +25,7 @@ sr_log__lane_new(void)
 	if (lane == NULL)
 		return NULL;
 	memset(lane, 0, sizeof *lane);
+	lane->wide = sr_fmt_wide_copy_available();
 	for (int i = 0; i < 1000; i++) {
 		lane->three_digits[i][0] = (char)('0' + i / 100);
 		lane->three_digits[i][1] = (char)('0' + i / 10 % 10);

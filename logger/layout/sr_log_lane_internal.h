@@ -32,7 +32,9 @@ enum {
 	SR_LOG_LANE_HEAD_MAX = 224,        /* a longer head is laid out the general way */
 	SR_LOG_LANE_TEXT = 0,              /* the layouts the lane lays out: an index of its heads */
 	SR_LOG_LANE_JSON = 1,
-	SR_LOG_LANE_DATE_MAX = 32          /* "YYYY-MM-DDTHH:MM:SS", a year past 9999 longer */
+	SR_LOG_LANE_DATE_MAX = 32,         /* "YYYY-MM-DDTHH:MM:SS", a year past 9999 longer */
+	/* A message this long and longer is copied by the wide copy, shorter ones inline (its call costs more there). */
+	SR_LOG_LANE_WIDE_FROM = 128
 };
 
 /* A head as a layout writes it for one category, level and thread (256 bytes: an index is a shift). */
@@ -51,6 +53,7 @@ typedef struct sr_log_lane {
 	int64_t second_ns;                 /* the first ns of the second date holds */
 	bool has_second;
 	uint8_t date_len;
+	bool wide;                         /* sr_fmt_wide_copy_available: long messages copied so */
 	char date[SR_LOG_LANE_DATE_MAX];
 	/* "000" to "999", each in 4 bytes (the fourth a spare the next store overwrites): sub-second digits. */
 	char three_digits[1000][4];
@@ -198,13 +201,16 @@ sr_log__lane_begin(const sr_log_rec *h, const unsigned char *body, size_t body_l
 	return sr_log__lane_message(part, site, h, body, body_len, msg, len) ? part : NULL;
 }
 
-/* Copies a head: its first 64 bytes, the most, fixed; then the rest when it is longer. */
+/* Copies a head in fixed steps of 64 bytes (a text head takes one, a JSON head two). */
 static inline void
 sr_log__lane_copy_head(char *d, const sr_log_lane_head *head)
 {
 	memcpy(d, head->text, 64);
-	if (head->len > 64)
-		memcpy(d + 64, head->text + 64, SR_LOG_LANE_HEAD_MAX - 64);
+	if (head->len > 64) {
+		memcpy(d + 64, head->text + 64, 64);
+		if (head->len > 128)
+			memcpy(d + 128, head->text + 128, SR_LOG_LANE_HEAD_MAX - 128);
+	}
 }
 
 #endif /* SR_LOG_LANE_INTERNAL_H */

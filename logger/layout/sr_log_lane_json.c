@@ -41,7 +41,9 @@ sr_log__lane_json(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, con
 	d += 10;
 	sr_log__lane_copy_head(d, head);
 	d += head->len;
-	if (!sr_log__json_copy_if_plain(d, msg, msg_len))
+	bool copied = lane->wide && msg_len >= SR_LOG_LANE_WIDE_FROM ?
+	    sr_log__json_copy_if_plain_wide(d, msg, msg_len) : sr_log__json_copy_if_plain(d, msg, msg_len);
+	if (!copied)
 		return 0;
 	d += msg_len;
 	*d++ = '"';

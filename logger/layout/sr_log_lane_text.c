@@ -36,7 +36,9 @@ sr_log__lane_text(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, con
 	sr_log__lane_copy_head(d, head);
 	d += head->len;
 	if (log->opt.escape_controls) {
-		if (!sr_fmt_copy_if_plain(d, msg, msg_len))
+		bool copied = lane->wide && msg_len >= SR_LOG_LANE_WIDE_FROM ?
+		    sr_fmt_copy_if_plain_wide(d, msg, msg_len) : sr_fmt_copy_if_plain(d, msg, msg_len);
+		if (!copied)
 			return 0;
 	} else {
 		memcpy(d, msg, msg_len);

@@ -51,6 +51,9 @@ sr_log__json_flags(__m128i v)
 }
 #endif
 
+/* sr_log__json_copy_if_plain for n >= 32, 32 bytes a step; only where sr_fmt_wide_copy_available says so. */
+bool sr_log__json_copy_if_plain_wide(char *d, const char *s, size_t n);
+
 /*
  * Copies the n bytes of s to d when sr_log__json_is_plain says they stay as
  * they are (the JSON layout's escape would copy them whole); false
