@@ -221,22 +221,15 @@ static bool
 consume_in_lane(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
 {
 	int k = sr_log__sinks_sole_layout(log, h->level);
+	if (k < 0 || log->consumer->lane == NULL)
+		return false;
+	sr_log_layout layout = log->sinks->layouts[k].layout;
 	sr_fmt_buf room;
-	if (log->consumer->lane == NULL || k < 0 || !sr_log__sink_line_room(log, k, &room))
+	if ((layout != SR_LOG_LAYOUT_TEXT && layout != SR_LOG_LAYOUT_JSON) || !sr_log__sink_line_room(log, k, &room))
 		return false;
-	size_t n;
-	switch (log->sinks->layouts[k].layout) {
-	case SR_LOG_LAYOUT_TEXT:
-		n = sr_log__lane_text(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data,
-		    room.cap);
-		break;
-	case SR_LOG_LAYOUT_JSON:
-		n = sr_log__lane_json(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data,
-		    room.cap);
-		break;
-	default:
-		return false;
-	}
+	size_t n = layout == SR_LOG_LAYOUT_TEXT ?
+	    sr_log__lane_text(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data, room.cap) :
+	    sr_log__lane_json(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data, room.cap);
 	if (n == 0)
 		return false;
 	sr_log__sink_line_taken(log, k, n);
