@@ -202,7 +202,6 @@ sr_log__end_of_batch_behind(sr_log *log)
 	end_batch(log, true);
 }
 
-/* Formats one record and hands its line to the sinks (consumer only). */
 /* The site's count for the catalogue (sr_log_sites_list). */
 static inline void
 count_emitted(const sr_log_rec *h)
@@ -217,7 +216,7 @@ count_emitted(const sr_log_rec *h)
  * buffer of the one sink its level's lines go to; false: the general way
  * lays it out (nothing of it was taken).
  */
-static bool
+static inline __attribute__((always_inline)) bool
 consume_in_lane(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
 {
 	int k = sr_log__sinks_sole_layout(log, h->level);
@@ -238,8 +237,9 @@ consume_in_lane(sr_log *log, const sr_log_rec *h, const unsigned char *body, siz
 	return true;
 }
 
-void
-sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
+/* The record the general way (lane_tried: the straight path declined it already). */
+static __attribute__((noinline)) void
+consume_general(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len, bool lane_tried)
 {
 	int kind = h->kind & SR_REC_KIND_MASK;
 	if (kind == SR_REC_DUMP)
@@ -260,7 +260,7 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 		log->consumer->batch_format_errors++;
 	if (h->kind & SR_REC_TRUNCATED)
 		log->consumer->batch_truncated_records++;
-	if (kind == SR_REC_MESSAGE && consume_in_lane(log, h, body, body_len))
+	if (kind == SR_REC_MESSAGE && !lane_tried && consume_in_lane(log, h, body, body_len))
 		return;
 	sr_log_event ev;
 	sr_log__event_of_record(log, h, body, body_len, false, false, &ev);
@@ -271,6 +271,25 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 		log->consumer->batch_truncated_lines++;
 	log->consumer->batch_written++;
 	count_emitted(h);
+}
+
+/* Formats one record and hands its line to the sinks (consumer only). */
+void
+sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
+{
+	/*
+	 * The common record first, with nothing before it to do: a message
+	 * (not cut, not kept for a backtrace) on the straight path.
+	 */
+	bool lane_tried = false;
+	if ((h->kind & ~SR_REC_ERRNO) == SR_REC_MESSAGE && log->opt.bt_size <= 0) {
+		if (consume_in_lane(log, h, body, body_len)) {
+			log->consumer->batch_accepted++;
+			return;
+		}
+		lane_tried = true;
+	}
+	consume_general(log, h, body, body_len, lane_tried);
 }
 
 void

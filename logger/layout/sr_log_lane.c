@@ -2,8 +2,8 @@
 /*
  * sr_log_lane.c: what the consumer's straight path keeps between lines
  * (sr_log_lane_internal.h): the date of the current second, the heads of
- * the text layout by category, level and thread, and what each site's
- * format is.
+ * the text and JSON layouts by category, level and thread, and what each
+ * site's format is.
  */
 #include "sr_fmt_escape_internal.h"
 #include "sr_log_date_internal.h"
@@ -84,18 +84,17 @@ bool
 sr_log__lane_make_head(sr_log_lane_head *e, int layout, const sr_log_rec *h)
 {
 	const char *category = h->cat != NULL ? h->cat->name : NULL;
-	e->len = 0;
 	if (layout == SR_LOG_LANE_JSON) {
 		/*
 		 * The general way's head in a line with room for the lane's
 		 * (sr_log__lane_json), where nothing is cut: made in a buffer where
-		 * only a category far longer than a head is.
+		 * only a category far longer than a head is cut.
 		 */
 		char head[1024];
 		sr_fmt_buf b = { head, 0, sizeof head, 0 };
 		sr_log__json_head(&b, h->level, category, h->thread, h->tid, 0);
 		if (b.len > SR_LOG_LANE_HEAD_MAX)
-			return false;
+			return false;  /* the entry keeps the head it has */
 		memcpy(e->text, head, b.len);
 		e->len = (uint8_t)b.len;
 	} else {
@@ -104,7 +103,7 @@ sr_log__lane_make_head(sr_log_lane_head *e, int layout, const sr_log_rec *h)
 		size_t category_len = strlen(category);
 		/* The head is at most 28 bytes and the category's (sr_log__text_head). */
 		if (category_len > SR_LOG_LANE_HEAD_MAX - 28)
-			return false;
+			return false;  /* the entry keeps the head it has */
 		char *end = sr_log__text_head(e->text, h->level, h->thread, h->tid, category, category_len);
 		e->len = (uint8_t)(end - e->text);
 	}

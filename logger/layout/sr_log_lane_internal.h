@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_lane_internal.h: the consumer's straight path for the common record
- * (sr_log_lane.c, sr_log_lane_text.c; internal).
+ * (sr_log_lane.c, sr_log_lane_text.c, sr_log_lane_json.c; internal).
  *
  * Most records are a message whose format is a lone "%s" or plain text, with
  * no key-value fields, from one of a few threads and categories.  The lane
- * lays such a record out whole, straight into the sink's buffer, from what
- * the consumer keeps between lines: its copy of the clock's segment, the
- * date of the current second, each (category, level, thread)'s head
- * "INFO  [main] net.http - ", each site's part " (file.c:42)".  Every other
+ * lays such a record out whole in the text or JSON layout, straight into
+ * the sink's buffer, from what the consumer keeps between lines: its copy
+ * of the clock's segments, the date of the current second, each (category,
+ * level, thread)'s head (the text layout's "INFO  [main] net.http - ", the
+ * JSON layout's keys from the time's Z to "msg"), each site's part (" (file.c:42)",
+ * the JSON layout's file, line and function keys).  Every other
  * record (a conversion, a field, a byte the escape changes, a line that
  * might be cut, a head too long for its cache) gets 0 and goes the general
  * way (sr_log__render_event), which writes the same bytes: the golden corpus
@@ -131,7 +133,7 @@ sr_log__lane_message(sr_log_site_part *part, const sr_site *site, const sr_log_r
 		if (h->value_bytes != 4 || body_len < 4)
 			return false;
 		memcpy(&n, body, 4);
-		if (n == SR_FMT_NULL_STRING || (size_t)n + 5 > body_len || body[4 + (size_t)n] != '\0')
+		if (n == SR_FMT_NULL_STRING || body_len < 5 || n > body_len - 5 || body[4 + (size_t)n] != '\0')
 			return false;
 		*msg = (const char *)body + 4;
 		*len = n;

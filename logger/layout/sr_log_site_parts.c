@@ -20,3 +20,14 @@ sr_log__site_parts_free(sr_log_site_parts *parts)
 {
 	free(parts);
 }
+
+void
+sr_log__site_part_claim(sr_log_site_part *p, const sr_site *site)
+{
+	p->site = site;
+	p->format = site->format;
+	p->file = site->file;
+	p->function = site->function;
+	p->line = site->line;
+	p->made = 0;
+}

@@ -53,20 +53,17 @@ typedef struct sr_log_site_parts {
 sr_log_site_parts *sr_log__site_parts_new(void);
 void sr_log__site_parts_free(sr_log_site_parts *parts);
 
+/* Makes slot p site's, empty (out of line: the hit, inline, prepares nothing for it). */
+void sr_log__site_part_claim(sr_log_site_part *p, const sr_site *site);
+
 /* The slot of site, emptied first when it held another site (or one at the same address before). */
 static inline sr_log_site_part *
 sr_log__site_part(sr_log_site_parts *parts, const sr_site *site)
 {
 	sr_log_site_part *p = &parts->slot[((uintptr_t)site >> 6) % SR_LOG_SITE_PARTS_SLOTS];
 	if (p->site != site || p->format != site->format || p->file != site->file || p->function != site->function ||
-	    p->line != site->line) {
-		p->site = site;
-		p->format = site->format;
-		p->file = site->file;
-		p->function = site->function;
-		p->line = site->line;
-		p->made = 0;
-	}
+	    p->line != site->line)
+		sr_log__site_part_claim(p, site);
 	return p;
 }
 

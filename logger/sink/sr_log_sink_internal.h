@@ -165,10 +165,13 @@ void sr_log__sinks_stats(const sr_log *log, sr_log_counters *st);
 bool sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size);
 /*
  * The consumer's room for one line of layout k straight in the buffer of
- * the one sink that takes it (sinks->direct_sink[k]), flushed first when a
- * line of max_line bytes might not fit; false when layout k has no such
- * sink. The line is then the sink's once sr_log__sink_line_taken says its
- * length: the bytes and the batch are those of a line copied there.
+ * the one sink that takes it (sinks->direct_sink[k]): max_line bytes past
+ * the buffer's len (never more than its cap), and the line reserve after
+ * them for sr_log__end_line's marker and '\n' (the buffer was grown by
+ * both at open); false when layout k has no such sink.  The line is then
+ * the sink's once sr_log__sink_line_taken says its length, which writes
+ * what a copy would have written when the line ends past cap: the bytes
+ * and the batch are those of a line copied there.
  */
 static inline bool
 sr_log__sink_line_room(sr_log *log, int k, sr_fmt_buf *room)

@@ -232,9 +232,13 @@ choose_direct_sinks(sr_log *log)
 		sinks->direct_sink[k] = -1;
 		if (takers != 1 || !buffers_whole_lines(&sinks->s[taker]))
 			continue;
-		/* Room for a whole line past cap: a line laid out at any len <= cap fits. */
+		/*
+		 * Room for a whole line past cap, and the reserve after it where a
+		 * cut line's marker and every line's '\n' go (sr_log__end_line): a
+		 * line laid out at any len <= cap fits.
+		 */
 		sr_log_sink *s = &sinks->s[taker];
-		char *grown = realloc(s->buf, s->cap + log->opt.max_line);
+		char *grown = realloc(s->buf, s->cap + log->opt.max_line + SR_FMT_LINE_RESERVE);
 		if (grown == NULL)
 			continue;  /* the lines are copied, as for any sink */
 		s->buf = grown;

@@ -304,3 +304,152 @@ Test(log_sinks, two_file_sinks_on_one_layout_get_the_same_lines, .timeout = 30)
 	}
 	free(expected);
 }
+
+/*
+ * Cut lines laid in a file sink's buffer when it is nearly full: the cut
+ * marker and the newline go past the line's room, into a reserve the
+ * buffer has (under ASan a write past it is an error).  Every line reaches
+ * the file, the long ones cut at the line limit with the marker.
+ */
+Test(log_sinks, cut_lines_laid_in_a_nearly_full_buffer_stay_inside_it, .timeout = 30)
+{
+	char path[64];
+	tl_temp_path(path, sizeof path, "cut");
+	sr_sink_config s = sr_sink_file(path);
+	s.buffer_bytes = 4 * 1037;
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	c.sinks = &s;
+	c.sink_count = 1;
+	c.max_line_bytes = 1024;
+	c.max_message_bytes = 8192;
+	sr_log *log = tl_open(&c);
+	cr_expect_eq(log->sinks->direct_sink[0], 0, "one buffering file sink: lines are laid in its buffer");
+	sr_category *root = sr_log_root(log);
+	static char big[5001];
+	memset(big, 'a', 5000);
+	enum { ROUNDS = 60 };
+	/* Cut lines alone first: four fill the buffer to its cap exactly (1,037 bytes each), the fifth starts there. */
+	for (int i = 0; i < ROUNDS / 2; i++)
+		SR_INFO(root, "x%s", big);
+	for (int i = 0; i < ROUNDS / 2; i++) {
+		/* Then short lines of several lengths between them, so that the cut lines end at other offsets. */
+		SR_INFO(root, "short %.*s", i % 37, big);
+		SR_INFO(root, "x%s", big);
+	}
+	cr_assert_eq(sr_log_close(&log), SR_OK);
+	size_t len = 0;
+	char *got = tl_read_file(path, &len);
+	cr_assert_not_null(got);
+	size_t lines = 0, cut = 0;
+	for (char *p = got, *nl; p < got + len; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(got + len - p));
+		cr_assert_not_null(nl, "the file ends with a whole line");
+		lines++;
+		static const char marker[] = " " SR_FMT_TRUNCATION_MARKER;
+		size_t n = (size_t)(nl - p);
+		if (n >= sizeof marker - 1 && memcmp(nl - (sizeof marker - 1), marker, sizeof marker - 1) == 0) {
+			cut++;
+			cr_expect_eq(n, 1024 + sizeof marker - 1, "a cut line is the limit's bytes and the marker");
+		}
+	}
+	cr_expect_eq(lines, ROUNDS + ROUNDS / 2);
+	cr_expect_eq(cut, ROUNDS, "every long line cut, no short one");
+	free(got);
+	unlink(path);
+}
+
+/* The lines of one logger's file, split; each a NUL-terminated string in the returned buffer. */
+static size_t
+split_lines(char *text, size_t len, char **lines, size_t max)
+{
+	size_t n = 0;
+	for (char *p = text, *nl; p < text + len && n < max; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(text + len - p));
+		if (nl == NULL)
+			break;
+		*nl = '\0';
+		lines[n++] = p;
+	}
+	return n;
+}
+
+/*
+ * The consumer's straight path serves a level whose lines go to one file
+ * sink in the text or JSON layout, and only then: its lines and the
+ * general path's follow each other in the call's order, each whole, and
+ * the logger's counts are those of the general path.  With a second sink
+ * of another layout, both files get every line.
+ */
+Test(log_sinks, the_straight_path_serves_a_sole_text_or_json_sink, .timeout = 30)
+{
+	enum { CALLS = 300 };
+	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
+	for (int both = 0; both < 2; both++) {
+		for (int k = 0; k < 2; k++) {
+			char path[2][64];
+			sr_sink_config s[2];
+			for (int i = 0; i < 2; i++) {
+				tl_temp_path(path[i], sizeof path[i], "lane");
+				s[i] = sr_sink_file(path[i]);
+				s[i].layout = layouts[(k + i) % 2];
+			}
+			sr_log_config c;
+			sr_log_config_default(&c);
+			c.ignore_environment = true;
+			c.sinks = s;
+			c.sink_count = both ? 2 : 1;
+			sr_log *log = tl_open(&c);
+			int sole = sr_log__sinks_sole_layout(log, SR_LOG_INFO);
+			cr_expect_eq(sole >= 0, !both, "%s: a level with %s has %s", both ? "two sinks" : "one sink",
+			    both ? "two layouts" : "one layout", sole >= 0 ? "a sole layout" : "none");
+			sr_category *cat = sr_log_category_get(log, "lane.test", NULL);
+			cr_assert_not_null(cat);
+			for (int i = 0; i < CALLS; i++) {
+				char msg[32];
+				snprintf(msg, sizeof msg, "preformatted %d", i);
+				if (i % 3 == 0)
+					SR_INFO(cat, "%s", msg);            /* the straight path's */
+				else if (i % 3 == 1)
+					SR_INFO(cat, "converted %d", i);    /* the general path's */
+				else
+					SR_INFO(cat, "plain text");         /* the straight path's */
+			}
+			sr_log_flush(log);
+			sr_log_counters st;
+			sr_log_stats(log, &st);
+			cr_expect_eq(st.accepted, (uint64_t)CALLS);
+			cr_expect_eq(st.written, (uint64_t)CALLS);
+			cr_expect_eq(st.sinks[0].messages, (uint64_t)CALLS);
+			cr_assert_eq(sr_log_close(&log), SR_OK);
+			for (int f = 0; f < (both ? 2 : 1); f++) {
+				size_t len = 0;
+				char *got = tl_read_file(path[f], &len);
+				cr_assert_not_null(got);
+				static char *lines[CALLS + 1];
+				size_t n = split_lines(got, len, lines, CALLS + 1);
+				cr_assert_eq(n, (size_t)CALLS, "%s: %zu lines", path[f], n);
+				bool json = layouts[(k + f) % 2] == SR_LOG_LAYOUT_JSON;
+				for (int i = 0; i < CALLS; i++) {
+					char want[64];
+					if (i % 3 == 0)
+						snprintf(want, sizeof want, json ? "\"msg\":\"preformatted %d\"" : " - preformatted %d (", i);
+					else if (i % 3 == 1)
+						snprintf(want, sizeof want, json ? "\"msg\":\"converted %d\"" : " - converted %d (", i);
+					else
+						snprintf(want, sizeof want, json ? "\"msg\":\"plain text\"" : " - plain text (");
+					cr_expect(strstr(lines[i], want) != NULL, "%s line %d: '%s' lacks '%s'", path[f], i, lines[i],
+					    want);
+					cr_expect(json ? strstr(lines[i], "\"category\":\"lane.test\"") != NULL :
+					    strstr(lines[i], "INFO  [") != NULL && strstr(lines[i], "] lane.test - ") != NULL,
+					    "%s line %d: '%s'", path[f], i, lines[i]);
+				}
+				free(got);
+				unlink(path[f]);
+			}
+			if (!both)
+				unlink(path[1]);
+		}
+	}
+}
