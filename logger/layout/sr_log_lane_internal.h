@@ -59,6 +59,7 @@ typedef struct sr_log_lane {
 	char date[SR_LOG_LANE_DATE_MAX];
 	/* "000" to "999", each in 4 bytes (the fourth a spare the next store overwrites): sub-second digits. */
 	char three_digits[1000][4];
+	const sr_log_lane_head *last[2];   /* the head each layout served last: most records are its again */
 	sr_log_lane_head heads[2][SR_LOG_LANE_HEADS];  /* [SR_LOG_LANE_TEXT or _JSON] */
 } sr_log_lane;
 
@@ -167,16 +168,27 @@ sr_log__lane_time(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, int
  * The head of h in layout (SR_LOG_LANE_TEXT or _JSON) from the lane's
  * cache (made on a miss); NULL when it is too long to keep.
  */
+static inline bool
+sr_log__lane_head_is(const sr_log_lane_head *e, const sr_log_rec *h)
+{
+	return e->len != 0 && e->cat == h->cat && e->tid == h->tid && e->level == h->level &&
+	    memcmp(e->thread, h->thread, sizeof e->thread) == 0;
+}
+
 static inline const sr_log_lane_head *
 sr_log__lane_head(sr_log_lane *lane, int layout, const sr_log_rec *h)
 {
+	/* The head served last, checked whole: a burst's records are mostly one thread's and one category's. */
+	const sr_log_lane_head *last = lane->last[layout];
+	if (last != NULL && sr_log__lane_head_is(last, h))
+		return last;
 	/* Threads tell most lines apart: their ids mixed by a multiply, the top bits taken. */
 	uint32_t key = (h->tid ^ (uint32_t)((uintptr_t)h->cat >> 4) ^ h->level) * 0x9e3779b1u;
 	sr_log_lane_head *e = &lane->heads[layout][key >> 26];
-	if (e->len != 0 && e->cat == h->cat && e->tid == h->tid && e->level == h->level &&
-	    memcmp(e->thread, h->thread, sizeof e->thread) == 0)
-		return e;
-	return sr_log__lane_make_head(e, layout, h) ? e : NULL;
+	if (!sr_log__lane_head_is(e, h) && !sr_log__lane_make_head(e, layout, h))
+		return NULL;
+	lane->last[layout] = e;
+	return e;
 }
 
 /* The site part of layout (SR_LOG_LANE_TEXT or _JSON), made (sr_log_layout_text.c, _json.c); NULL when too long. */

@@ -1318,6 +1318,36 @@ build_times_corpus_with(bool preformatted)
 	return c;
 }
 
+/*
+ * Preformatted records ("%s") whose heads differ from the one before in one
+ * thing at a time (level, thread name, thread id, category), then back:
+ * what the straight path's cache of heads must tell apart.
+ */
+static golden_corpus *
+build_heads_corpus(void)
+{
+	golden_corpus *c = corpus_new();
+	sr_category *cats[4] = { category("app"), category("net.http.server"), sr_log_root(golden_log), NULL };
+	static const char *const threads[4] = { "main", "", "fifteen-bytes-x", "sixteen-bytes-xy" };
+	static const uint32_t tids[2] = { 4242, 7 };
+	for (int round = 0; round < 2; round++) {
+		for (int k = 0; k < 4; k++) {
+			c->cat = cats[k];
+			for (int t = 0; t < 4; t++) {
+				c->thread = threads[t];
+				for (int id = 0; id < 2; id++) {
+					c->tid = tids[id];
+					for (int level = SR_LOG_TRACE; level <= SR_LOG_FATAL; level++) {
+						c->level = level;
+						add_printf(c, "a head", "%s", "the same message");
+					}
+				}
+			}
+		}
+	}
+	return c;
+}
+
 /* The instants, each record "tick N". */
 static golden_corpus *
 build_times_corpus(void)
@@ -1765,9 +1795,11 @@ Test(log_golden, straight_path_writes_the_general_lines)
 	sr_log_site_parts *parts = sr_log__site_parts_new();
 	/* The instants again, each message formatted before the call ("%s"): the lines the straight path takes. */
 	golden_corpus *times_preformatted = build_times_corpus_with(true);
+	golden_corpus *heads = build_heads_corpus();
 	cr_assert(lane != NULL && parts != NULL);
 	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
 	size_t taken[2][3] = { { 0 } };  /* [text, json][main, long, instants] */
+	size_t heads_taken[2] = { 0 };
 	bool wide = lane->wide;
 	for (int k = 0; k < 2; k++) {
 		/* With the wide copies where the CPU has them, then without (the long records take both). */
@@ -1779,6 +1811,7 @@ Test(log_golden, straight_path_writes_the_general_lines)
 			taken[k][1] += check_straight_path(corpus_long, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
 			taken[k][1] += check_straight_path(corpus_long, log, layouts[k], 1500, lane, parts);
 			taken[k][2] += check_straight_path(times_preformatted, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
+			heads_taken[k] += check_straight_path(heads, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
 		}
 	}
 	/* Taken where they should be: the lone %s and plain-text records of each corpus, with escapes on and off. */
@@ -1791,6 +1824,11 @@ Test(log_golden, straight_path_writes_the_general_lines)
 			cr_expect_geq(taken[k][c], at_least[k][c], "%s, %s: %zu lines taken", k ? "json" : "text",
 			    corpus_names[c], taken[k][c]);
 	}
+	/* Every head's record: 2 rounds x 4 categories x 4 threads x 2 ids x 6 levels, with escapes on and off. */
+	for (int k = 0; k < 2; k++)
+		cr_expect_eq(heads_taken[k], 2u * 2 * 4 * 4 * 2 * 6, "%s: %zu of the heads' records taken", k ? "json" : "text",
+		    heads_taken[k]);
+	corpus_free(heads);
 	corpus_free(times_preformatted);
 	sr_log__site_parts_free(parts);
 	sr_log__lane_free(lane);
