@@ -237,9 +237,9 @@ consume_in_lane(sr_log *log, const sr_log_rec *h, const unsigned char *body, siz
 	return true;
 }
 
-/* The record the general way (lane_tried: the straight path declined it already). */
+/* The record the general way, after sr_log__consume_record offered it to the straight path where it could. */
 static __attribute__((noinline)) void
-consume_general(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len, bool lane_tried)
+consume_general(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
 {
 	int kind = h->kind & SR_REC_KIND_MASK;
 	if (kind == SR_REC_DUMP)
@@ -260,7 +260,8 @@ consume_general(sr_log *log, const sr_log_rec *h, const unsigned char *body, siz
 		log->consumer->batch_format_errors++;
 	if (h->kind & SR_REC_TRUNCATED)
 		log->consumer->batch_truncated_records++;
-	if (kind == SR_REC_MESSAGE && !lane_tried && consume_in_lane(log, h, body, body_len))
+	/* With a backtrace the straight path comes after it (without one it was offered the record already). */
+	if (kind == SR_REC_MESSAGE && log->opt.bt_size > 0 && consume_in_lane(log, h, body, body_len))
 		return;
 	sr_log_event ev;
 	sr_log__event_of_record(log, h, body, body_len, false, false, &ev);
@@ -281,15 +282,12 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 	 * The common record first, with nothing before it to do: a message
 	 * (not cut, not kept for a backtrace) on the straight path.
 	 */
-	bool lane_tried = false;
-	if ((h->kind & ~SR_REC_ERRNO) == SR_REC_MESSAGE && log->opt.bt_size <= 0) {
-		if (consume_in_lane(log, h, body, body_len)) {
-			log->consumer->batch_accepted++;
-			return;
-		}
-		lane_tried = true;
+	if ((h->kind & ~SR_REC_ERRNO) == SR_REC_MESSAGE && log->opt.bt_size <= 0 &&
+	    consume_in_lane(log, h, body, body_len)) {
+		log->consumer->batch_accepted++;
+		return;
 	}
-	consume_general(log, h, body, body_len, lane_tried);
+	consume_general(log, h, body, body_len);
 }
 
 void

@@ -125,13 +125,6 @@ publish(sr_log_clock_state *c, const segment *s)
 	sr_atomic_store_release_i64(&c->version, v + 2);
 }
 
-/* The mapping of one segment at tsc x (x may precede it: extrapolated). */
-static int64_t
-map(const segment *s, int64_t x)
-{
-	return sr_log__clock_map(s, x);
-}
-
 int
 sr_log__clock_open(sr_log *log, sr_log_clock kind, sr_error *err)
 {
@@ -216,7 +209,7 @@ sr_log__clock_to_ns(const sr_log *log, int64_t raw)
 			break;
 		sr_atomic_pause();
 	}
-	return map(&s, raw);
+	return sr_log__clock_map(&s, raw);
 }
 
 bool
@@ -272,7 +265,7 @@ int64_t
 sr_log__clock_map_segment(const int64_t seg[5], int64_t raw)
 {
 	segment s = { seg[0], seg[1], seg[2], bits_double(seg[3]), bits_double(seg[4]) };
-	return map(&s, raw);
+	return sr_log__clock_map(&s, raw);
 }
 
 void
