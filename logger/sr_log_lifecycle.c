@@ -247,6 +247,7 @@ open_parts(sr_log *log, const sr_log_resolved *r, sr_error *err)
 		return err != NULL ? err->code : SR_ENOMEM;
 	if (sr_log__sinks_open(log, c->sinks, c->sink_count, err) != SR_OK)
 		return err != NULL ? err->code : SR_ESYS;
+	sr_log__consumer_sinks_opened(log);
 	/* Before the categories (each goes into the directory's catalogue) and the rings. */
 	if (c->ring_dir != NULL && sr_log__ring_files_open(log, c->ring_dir, err) != SR_OK)
 		return err != NULL ? err->code : SR_ESYS;

@@ -8,9 +8,10 @@
  */
 #include "sr_log_backtrace_internal.h"
 #include "sr_log_clock_internal.h"
+#include "sr_fmt_escape_internal.h"
 #include "sr_log_consumer_internal.h"
+#include "sr_log_consumer_lane_internal.h"
 #include "sr_log_event_internal.h"
-#include "sr_log_lane_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
 #include "sr_log_fanout_internal.h"
@@ -27,6 +28,9 @@ struct sr_log_consumer {
 	char *line;               /* opt.max_line + SR_FMT_LINE_RESERVE */
 	sr_log_site_parts *parts; /* what each call site's lines share, made once (NULL: made each time) */
 	sr_log_lane *lane;        /* the straight path's caches (NULL: every record goes the general way) */
+	/* The straight path's build this CPU runs best; NULL without lane or a sink it serves. */
+	sr_log_lane_consume_fn *lane_consume;
+	sr_log_lane_consume_fn *lane_first;    /* lane_consume, offered a record first; NULL with a backtrace */
 	uint64_t batch_accepted, batch_written, batch_format_errors;
 	uint64_t batch_truncated_records, batch_truncated_lines;
 	int64_t max_occupancy_seen;
@@ -41,10 +45,43 @@ sr_log__consumer_open(sr_log *log, sr_error *err)
 		log->consumer->line = malloc(log->opt.max_line + SR_FMT_LINE_RESERVE);
 		log->consumer->parts = sr_log__site_parts_new();  /* a speed-up: without it, lines are the same */
 		log->consumer->lane = sr_log__lane_new();          /* likewise */
+		if (log->consumer->lane != NULL && log->consumer->parts != NULL) {
+			const sr_log_lane_build *builds;
+			size_t count = sr_log__lane_builds(&builds);
+			log->consumer->lane_consume = builds[count - 1].consume;  /* sr_log__consumer_sinks_opened decides */
+		}
 	}
 	if (log->consumer == NULL || log->consumer->line == NULL)
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the logger's line buffer");
 	return SR_OK;
+}
+
+void
+sr_log__consumer_sinks_opened(sr_log *log)
+{
+	struct sr_log_consumer *c = log->consumer;
+	bool served = false;
+	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
+		const struct sr_log_sole_sink *sole = sr_log__sinks_sole(log, l);
+		served |= sole->sink != NULL && (sole->layout == SR_LOG_LAYOUT_TEXT || sole->layout == SR_LOG_LAYOUT_JSON);
+	}
+	if (!served)
+		c->lane_consume = NULL;
+	/* With a backtrace, its work comes before the straight path (consume_general). */
+	c->lane_first = log->opt.bt_size > 0 ? NULL : c->lane_consume;
+}
+
+size_t
+sr_log__lane_builds(const sr_log_lane_build **builds)
+{
+	static const sr_log_lane_build all[] = {
+		{ "plain", sr_log__consume_in_lane_plain, sr_log__lane_line_plain },
+#if defined(SEQRING_LANE_AVX2)
+		{ "avx2", sr_log__consume_in_lane_avx2, sr_log__lane_line_avx2 },
+#endif
+	};
+	*builds = all;
+	return sizeof all / sizeof all[0] > 1 && sr_fmt_cpu_runs_avx2() ? 2 : 1;
 }
 
 void
@@ -206,34 +243,23 @@ sr_log__end_of_batch_behind(sr_log *log)
 static inline void
 count_emitted(const sr_log_rec *h)
 {
-	/* A load and a store, no locked add: loggers' consumers rarely share a site at the same instant; exact with one logger. */
 	if (h->site != NULL)
-		sr_atomic_store_relaxed_i64(&h->site->emitted, sr_atomic_load_relaxed_i64(&h->site->emitted) + 1);
+		sr_log__consumer_count_emitted(h->site);
 }
 
 /*
- * A record laid out on the straight path (sr_log_lane_internal.h), in the
- * buffer of the one sink its level's lines go to; false: the general way
- * lays it out (nothing of it was taken).
+ * A record, a whole message, laid out on the straight path
+ * (sr_log_consumer_lane_internal.h) in the buffer of the one sink its
+ * level's lines go to, and counted written; false: the general way lays it
+ * out (nothing of it was taken).
  */
 static inline __attribute__((always_inline)) bool
 consume_in_lane(sr_log *log, const sr_log_rec *h, const unsigned char *body, size_t body_len)
 {
-	int k = sr_log__sinks_sole_layout(log, h->level);
-	if (k < 0 || log->consumer->lane == NULL)
+	struct sr_log_consumer *c = log->consumer;
+	if (c->lane_consume == NULL || !c->lane_consume(log, c->lane, c->parts, h, body, body_len))
 		return false;
-	sr_log_layout layout = log->sinks->layouts[k].layout;
-	sr_fmt_buf room;
-	if ((layout != SR_LOG_LAYOUT_TEXT && layout != SR_LOG_LAYOUT_JSON) || !sr_log__sink_line_room(log, k, &room))
-		return false;
-	size_t n = layout == SR_LOG_LAYOUT_TEXT ?
-	    sr_log__lane_text(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data, room.cap) :
-	    sr_log__lane_json(log->consumer->lane, log, h, body, body_len, log->consumer->parts, room.data, room.cap);
-	if (n == 0)
-		return false;
-	sr_log__sink_line_taken(log, k, n);
-	log->consumer->batch_written++;
-	count_emitted(h);
+	c->batch_written++;
 	return true;
 }
 
@@ -261,7 +287,7 @@ consume_general(sr_log *log, const sr_log_rec *h, const unsigned char *body, siz
 	if (h->kind & SR_REC_TRUNCATED)
 		log->consumer->batch_truncated_records++;
 	/* With a backtrace the straight path comes after it (without one it was offered the record already). */
-	if (kind == SR_REC_MESSAGE && log->opt.bt_size > 0 && consume_in_lane(log, h, body, body_len))
+	if ((h->kind & ~SR_REC_ERRNO) == SR_REC_MESSAGE && log->opt.bt_size > 0 && consume_in_lane(log, h, body, body_len))
 		return;
 	sr_log_event ev;
 	sr_log__event_of_record(log, h, body, body_len, false, false, &ev);
@@ -282,9 +308,11 @@ sr_log__consume_record(sr_log *log, const sr_log_rec *h, const unsigned char *bo
 	 * The common record first, with nothing before it to do: a message
 	 * (not cut, not kept for a backtrace) on the straight path.
 	 */
-	if ((h->kind & ~SR_REC_ERRNO) == SR_REC_MESSAGE && log->opt.bt_size <= 0 &&
-	    consume_in_lane(log, h, body, body_len)) {
-		log->consumer->batch_accepted++;
+	struct sr_log_consumer *c = log->consumer;
+	if ((h->kind & ~SR_REC_ERRNO) == SR_REC_MESSAGE && c->lane_first != NULL &&
+	    c->lane_first(log, c->lane, c->parts, h, body, body_len)) {
+		c->batch_accepted++;
+		c->batch_written++;
 		return;
 	}
 	consume_general(log, h, body, body_len);

@@ -15,6 +15,8 @@
 #include "sr_log_internal.h"
 
 int sr_log__consumer_open(sr_log *log, sr_error *err);
+/* After the sinks opened: whether the straight path serves any level's sink (else it is never offered a record). */
+void sr_log__consumer_sinks_opened(sr_log *log);
 void sr_log__consumer_free(sr_log *log);
 /* On a consumer thread, once: names it, marks it, blocks SIGPIPE on it. */
 void sr_log__consumer_thread_setup(sr_log *log);

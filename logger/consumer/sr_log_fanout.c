@@ -44,13 +44,13 @@ sr_log__fanout(sr_log *log, const sr_log_event *ev, int level, int how, char *li
 		if ((mask & 1u) == 0)
 			continue;
 		const sr_log_layout_choice *lc = &log->sinks->layouts[k];
-		sr_fmt_buf b = { line, 0, log->opt.max_line, 0 };
 		/* The consumer's line for one buffering sink: laid out in its buffer, not copied there. */
-		bool direct = how == SR_DISPATCH_BUFFERED && sr_log__sink_line_room(log, k, &b);
+		sr_log_sink *direct = how == SR_DISPATCH_BUFFERED ? sr_log__sinks_direct(log, k) : NULL;
+		sr_fmt_buf b = direct != NULL ? sr_log__sink_line_room(log, direct) : (sr_fmt_buf){ line, 0, log->opt.max_line, 0 };
 		sr_log__render_event(lc, ev, &b);
 		cut |= sr_log__end_line(lc->layout, &b);
-		if (direct)
-			sr_log__sink_line_taken(log, k, b.len);
+		if (direct != NULL)
+			sr_log__sink_line_taken(direct, b.len);
 		else
 			sr_log__dispatch_to(log, k, how, ev, level, b.data, b.len);
 	}

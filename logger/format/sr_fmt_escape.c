@@ -65,67 +65,16 @@ sr_fmt__any_may_escape(const unsigned char *s, size_t n)
 	return false;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SR_FMT_WIDE_COPY 1
-#include <immintrin.h>
-#endif
-
 bool
-sr_fmt_wide_copy_available(void)
+sr_fmt_cpu_runs_avx2(void)
 {
-#if defined(SR_FMT_WIDE_COPY)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx2") != 0;
 #else
 	return false;
 #endif
 }
-
-#if defined(SR_FMT_WIDE_COPY)
-/* The flags of sr_fmt__flags_may_escape, 32 bytes at once. */
-__attribute__((target("avx2"))) static inline __m256i
-flags_may_escape_wide(__m256i v)
-{
-	return _mm256_subs_epi8(_mm256_add_epi8(v, _mm256_set1_epi8(1)), _mm256_set1_epi8(0x21));
-}
-
-__attribute__((target("avx2"))) bool
-sr_fmt_copy_if_plain_wide(char *d, const char *src, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	size_t i = 0;
-	for (; i + 64 <= n; i += 64) {
-		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-		if (_mm256_movemask_epi8(_mm256_or_si256(flags_may_escape_wide(a), flags_may_escape_wide(b))) != 0 &&
-		    sr_fmt__any_may_escape(s + i, 64))
-			return false;
-		_mm256_storeu_si256((__m256i *)(void *)(d + i), a);
-		_mm256_storeu_si256((__m256i *)(void *)(d + i + 32), b);
-	}
-	if (i + 32 <= n) {
-		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-		if (_mm256_movemask_epi8(flags_may_escape_wide(a)) != 0 && sr_fmt__any_may_escape(s + i, 32))
-			return false;
-		_mm256_storeu_si256((__m256i *)(void *)(d + i), a);
-		i += 32;
-	}
-	if (i < n) {
-		/* The last bytes as the block that ends the text, overlapping the one before (n >= 32). */
-		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + n - 32));
-		if (_mm256_movemask_epi8(flags_may_escape_wide(a)) != 0 && sr_fmt__any_may_escape(s + n - 32, 32))
-			return false;
-		_mm256_storeu_si256((__m256i *)(void *)(d + n - 32), a);
-	}
-	return true;
-}
-#else
-bool
-sr_fmt_copy_if_plain_wide(char *d, const char *s, size_t n)
-{
-	return sr_fmt_copy_if_plain(d, s, n);
-}
-#endif
 
 bool
 sr_fmt_is_plain(const char *s, size_t n)

@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -59,29 +61,100 @@ sr_fmt__flags_may_escape(__m128i v)
 #endif
 
 /*
- * Whether this CPU runs the wide copies (sr_fmt_copy_if_plain_wide and the
- * JSON layout's): 32-byte blocks, on x86-64 with AVX2.  Asked once, by
- * whoever keeps the answer (the consumer's lane).
+ * Whether this CPU runs code built for AVX2 (the consumer's straight path
+ * has such a build, whose copies go 32 bytes a step).  x86-64 only; asked
+ * once, by whoever keeps the answer.
  */
-bool sr_fmt_wide_copy_available(void);
+bool sr_fmt_cpu_runs_avx2(void);
+
+#if defined(__AVX2__)
 /*
- * sr_fmt_copy_if_plain for n >= 32, 32 bytes a step; only where
- * sr_fmt_wide_copy_available says so (elsewhere it is never called).
+ * 32 copies of a byte, for a vector operand read from memory (a broadcast
+ * from a register takes two instructions where it is made).
  */
-bool sr_fmt_copy_if_plain_wide(char *d, const char *s, size_t n);
+#define SR_FMT__BYTES32(b) { b, b, b, b, b, b, b, b, b, b, b, b, b, b, b, b, \
+		b, b, b, b, b, b, b, b, b, b, b, b, b, b, b, b }
+#define SR_FMT__LOAD32(a) _mm256_load_si256((const __m256i *)(const void *)(a))
+
+/* sr_fmt__flags_may_escape for 32 bytes. */
+static inline __m256i
+sr_fmt__flags_may_escape_wide(__m256i v)
+{
+	static _Alignas(32) const char one[32] = SR_FMT__BYTES32(1), bound[32] = SR_FMT__BYTES32(0x21);
+	return _mm256_subs_epi8(_mm256_add_epi8(v, SR_FMT__LOAD32(one)), SR_FMT__LOAD32(bound));
+}
+
+/*
+ * Copies the n >= 32 bytes of s to d, 32 bytes a step (in code built for
+ * AVX2), unless a byte is one flags marks (its sign bit) and recheck, given
+ * the block, says so too (NULL: a marked byte is enough); false then, d
+ * holding some of them.  64 bytes a step, and the last 65 to 128 (or, up to
+ * 64 in all, the first and last 32) in one, as blocks overlapping the ones
+ * before.  flags and recheck are constants where it is inlined.
+ */
+static inline __attribute__((always_inline)) bool
+sr_fmt__copy_unflagged_wide(char *d, const unsigned char *s, size_t n, __m256i (*flags)(__m256i),
+    bool (*recheck)(const unsigned char *, size_t))
+{
+	if (n <= 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)s);
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + n - 32));
+		if (_mm256_movemask_epi8(_mm256_or_si256(flags(a), flags(b))) != 0 && (recheck == NULL || recheck(s, n)))
+			return false;
+		_mm256_storeu_si256((__m256i *)(void *)d, a);
+		_mm256_storeu_si256((__m256i *)(void *)(d + n - 32), b);
+		return true;
+	}
+	size_t i = 0;
+	for (; i + 128 < n; i += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+		if (_mm256_movemask_epi8(_mm256_or_si256(flags(a), flags(b))) != 0 && (recheck == NULL || recheck(s + i, 64)))
+			return false;
+		_mm256_storeu_si256((__m256i *)(void *)(d + i), a);
+		_mm256_storeu_si256((__m256i *)(void *)(d + i + 32), b);
+	}
+	/* The last 65 to 128 bytes: 64 and the 64 that end the text, overlapping them. */
+	const unsigned char *t = s + n - 64;
+	__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+	__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+	__m256i c = _mm256_loadu_si256((const __m256i *)(const void *)t);
+	__m256i e = _mm256_loadu_si256((const __m256i *)(const void *)(t + 32));
+	if (_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(flags(a), flags(b)), _mm256_or_si256(flags(c),
+	    flags(e)))) != 0 && (recheck == NULL || recheck(s + i, n - i)))
+		return false;
+	_mm256_storeu_si256((__m256i *)(void *)(d + i), a);
+	_mm256_storeu_si256((__m256i *)(void *)(d + i + 32), b);
+	_mm256_storeu_si256((__m256i *)(void *)(d + n - 64), c);
+	_mm256_storeu_si256((__m256i *)(void *)(d + n - 32), e);
+	return true;
+}
+
+/* sr_fmt_copy_if_plain for n >= 32 (in code built for AVX2). */
+static inline __attribute__((always_inline)) bool
+sr_fmt__copy_if_plain_wide(char *d, const unsigned char *s, size_t n)
+{
+	return sr_fmt__copy_unflagged_wide(d, s, n, sr_fmt__flags_may_escape_wide, sr_fmt__any_may_escape);
+}
+#endif
 
 /*
  * Copies the n bytes of s to d when none of them is one that
  * sr_fmt_escape_controls would change, so that the copy is what the escape
  * would leave; false otherwise, d then holds some of them.  d has room for
  * n bytes; s is read no further than its n.  Inline: the consumer's
- * straight path copies every message through it.
+ * straight path copies every message through it; in code built for AVX2,
+ * 32 bytes a step from 32 bytes on.
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 sr_fmt_copy_if_plain(char *d, const char *src, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t i = 0;
+#if defined(__AVX2__)
+	if (n >= 32)
+		return sr_fmt__copy_if_plain_wide(d, s, n);
+#endif
 #if defined(__SSE2__)
 	if (n >= 16) {
 		/*

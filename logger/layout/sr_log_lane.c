@@ -25,11 +25,15 @@ sr_log__lane_new(void)
 	if (lane == NULL)
 		return NULL;
 	memset(lane, 0, sizeof *lane);
-	lane->wide = sr_fmt_wide_copy_available();
 	for (int i = 0; i < 1000; i++) {
 		lane->three_digits[i][0] = (char)('0' + i / 100);
 		lane->three_digits[i][1] = (char)('0' + i / 10 % 10);
 		lane->three_digits[i][2] = (char)('0' + i % 10);
+	}
+	/* A second from the start (the epoch's), so that a time is only ever checked against one. */
+	if (!sr_log__lane_new_second(lane, 0)) {
+		free(lane);
+		return NULL;
 	}
 	return lane;
 }
@@ -40,10 +44,17 @@ sr_log__lane_free(sr_log_lane *lane)
 	free(lane);
 }
 
-sr_log_site_part *
-sr_log__lane_site_part(sr_log_site_parts *parts, const sr_site *site, int layout)
+bool
+sr_log__lane_make_part(sr_log_site_parts *parts, sr_log_site_part *part, const sr_site *site, int layout)
 {
-	return layout == SR_LOG_LANE_JSON ? sr_log__json_site_part(parts, site) : sr_log__text_site_part(parts, site);
+	if ((part->made & SR_LOG_SITE_PART_MESSAGE) == 0)
+		sr_log__lane_plan_message(part, site);
+	unsigned made = layout == SR_LOG_LANE_JSON ? SR_LOG_SITE_PART_JSON : SR_LOG_SITE_PART_TEXT;
+	if ((part->made & made) != 0)
+		return true;
+	/* Made in the slot sr_log__site_part gave part: the same site's. */
+	return (layout == SR_LOG_LANE_JSON ? sr_log__json_site_part(parts, site) : sr_log__text_site_part(parts, site)) ==
+	    part;
 }
 
 void
@@ -69,14 +80,12 @@ sr_log__lane_new_second(sr_log_lane *lane, int64_t ts)
 	int64_t sec;
 	int32_t ns;
 	sr_log__split_ns(ts, &sec, &ns);
-	lane->has_second = false;
 	if (ts < INT64_MIN + ns)
-		return false;  /* the second began before the first int64 ns: no start to keep */
+		return false;  /* the second began before the first int64 ns: no start to keep (the last one stays) */
 	sr_fmt_buf b = { lane->date, 0, sizeof lane->date, 0 };
 	sr_log__put_iso_seconds(&b, sec);
 	lane->date_len = (uint8_t)b.len;
 	lane->second_ns = ts - ns;
-	lane->has_second = true;
 	return true;
 }
 
@@ -87,7 +96,7 @@ sr_log__lane_make_head(sr_log_lane_head *e, int layout, const sr_log_rec *h)
 	if (layout == SR_LOG_LANE_JSON) {
 		/*
 		 * The general way's head in a line with room for the lane's
-		 * (sr_log__lane_json), where nothing is cut: made in a buffer where
+		 * (sr_log__lane_json_line), where nothing is cut: made in a buffer where
 		 * only a category far longer than a head is cut.
 		 */
 		char head[1024];

@@ -159,55 +159,6 @@ json_plain(const unsigned char *s, size_t n)
 	return word_plain(v);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
-/* The flags of sr_log__json_flags, 32 bytes at once. */
-__attribute__((target("avx2"))) static inline __m256i
-json_flags_wide(__m256i v)
-{
-	__m256i special = _mm256_subs_epi8(_mm256_add_epi8(v, _mm256_set1_epi8(1)), _mm256_set1_epi8(0x21));
-	return _mm256_or_si256(special, _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
-	    _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))));
-}
-
-__attribute__((target("avx2"))) bool
-sr_log__json_copy_if_plain_wide(char *d, const char *src, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	size_t i = 0;
-	for (; i + 64 <= n; i += 64) {
-		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-		if (_mm256_movemask_epi8(_mm256_or_si256(json_flags_wide(a), json_flags_wide(b))) != 0)
-			return false;
-		_mm256_storeu_si256((__m256i *)(void *)(d + i), a);
-		_mm256_storeu_si256((__m256i *)(void *)(d + i + 32), b);
-	}
-	if (i + 32 <= n) {
-		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-		if (_mm256_movemask_epi8(json_flags_wide(a)) != 0)
-			return false;
-		_mm256_storeu_si256((__m256i *)(void *)(d + i), a);
-		i += 32;
-	}
-	if (i < n) {
-		/* The last bytes as the block that ends the text, overlapping the one before (n >= 32). */
-		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + n - 32));
-		if (_mm256_movemask_epi8(json_flags_wide(a)) != 0)
-			return false;
-		_mm256_storeu_si256((__m256i *)(void *)(d + n - 32), a);
-	}
-	return true;
-}
-#else
-bool
-sr_log__json_copy_if_plain_wide(char *d, const char *s, size_t n)
-{
-	return sr_log__json_copy_if_plain(d, s, n);
-}
-#endif
-
 /*
  * Walks the escaped form of s: the input bytes whose escapes fit in room
  * (returned) and their escaped size (*esc_bytes), appended to out unless

@@ -10,10 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+#include "sr_fmt_escape_internal.h"
 #include "sr_log_event_internal.h"
 
 /* One JSON object; a message too long for the line is cut inside "msg" (log: unused, NULL). */
@@ -51,19 +54,39 @@ sr_log__json_flags(__m128i v)
 }
 #endif
 
-/* sr_log__json_copy_if_plain for n >= 32, 32 bytes a step; only where sr_fmt_wide_copy_available says so. */
-bool sr_log__json_copy_if_plain_wide(char *d, const char *s, size_t n);
+#if defined(__AVX2__)
+/* sr_log__json_flags for 32 bytes. */
+static inline __m256i
+sr_log__json_flags_wide(__m256i v)
+{
+	static _Alignas(32) const char quote[32] = SR_FMT__BYTES32('"'), backslash[32] = SR_FMT__BYTES32('\\');
+	return _mm256_or_si256(sr_fmt__flags_may_escape_wide(v), _mm256_or_si256(
+	    _mm256_cmpeq_epi8(v, SR_FMT__LOAD32(quote)), _mm256_cmpeq_epi8(v, SR_FMT__LOAD32(backslash))));
+}
+
+/* sr_log__json_copy_if_plain for n >= 32 (in code built for AVX2): its flags are exact. */
+static inline __attribute__((always_inline)) bool
+sr_log__json_copy_if_plain_wide(char *d, const unsigned char *s, size_t n)
+{
+	return sr_fmt__copy_unflagged_wide(d, s, n, sr_log__json_flags_wide, NULL);
+}
+#endif
 
 /*
  * Copies the n bytes of s to d when sr_log__json_is_plain says they stay as
  * they are (the JSON layout's escape would copy them whole); false
  * otherwise, d then holds some of them.  d has room for n bytes; s is read
  * no further than its n.  Inline: the consumer's straight path copies every
- * JSON message through it.
+ * JSON message through it; in code built for AVX2, 32 bytes a step from 32
+ * bytes on.
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 sr_log__json_copy_if_plain(char *d, const char *src, size_t n)
 {
+#if defined(__AVX2__)
+	if (n >= 32)
+		return sr_log__json_copy_if_plain_wide(d, (const unsigned char *)src, n);
+#endif
 #if defined(__SSE2__)
 	if (n >= 16) {
 		const unsigned char *s = (const unsigned char *)src;

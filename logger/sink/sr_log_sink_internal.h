@@ -74,16 +74,20 @@ struct sr_log_sinks {
 	 * Per layout: the one sink that takes its lines, when that sink is a
 	 * file or descriptor that only buffers them (no colour, no rotation,
 	 * room for a whole line): the consumer lays such lines straight into
-	 * its buffer (sr_log__sink_line_room). -1 otherwise.
+	 * its buffer (sr_log__sinks_direct, sr_log__sink_line_room). -1 otherwise.
 	 */
 	int direct_sink[SR_LOG_MAX_SINKS + 1];
 	/*
-	 * Per level: the one layout k whose lines the level's records make,
-	 * when direct_sink[k] takes them and nothing else takes the record (no
-	 * trace, no journald events); -1 otherwise.  The consumer's straight
-	 * path (sr_log_lane_internal.h) serves such a level.
+	 * Per level: when the level's records make lines of one layout k alone,
+	 * direct_sink[k] takes them and nothing else takes the record (no
+	 * trace, no journald events), that sink and k's layout; a NULL sink
+	 * otherwise.  The consumer's straight path (sr_log_lane_internal.h)
+	 * serves such a level (sr_log__sinks_sole).
 	 */
-	int sole_layout[SR_LOG_LEVEL_COUNT];
+	struct sr_log_sole_sink {
+		struct sr_log_sink *sink;
+		sr_log_layout layout;
+	} sole[SR_LOG_LEVEL_COUNT];
 	bool has_syslog;          /* a syslog sink frames with the event: callers render through fanout */
 	bool has_ctf;             /* a ctf sink takes events: callers hand them through fanout */
 	bool has_journald;        /* a journald sink sends the event's fields: callers render through fanout */
@@ -164,42 +168,43 @@ void sr_log__sinks_stats(const sr_log *log, sr_log_counters *st);
 /* Describes sink i's configuration ("file /var/log/app.log level=trace ..."); false past the last. */
 bool sr_log__sinks_describe(const sr_log *log, int i, char *buf, size_t size);
 /*
- * The consumer's room for one line of layout k straight in the buffer of
- * the one sink that takes it (sinks->direct_sink[k]): max_line bytes past
- * the buffer's len (never more than its cap), and the line reserve after
- * them for sr_log__end_line's marker and '\n' (the buffer was grown by
- * both at open); false when layout k has no such sink.  The line is then
- * the sink's once sr_log__sink_line_taken says its length, which writes
- * what a copy would have written when the line ends past cap: the bytes
- * and the batch are those of a line copied there.
+ * The consumer's room for one line straight in the buffer of sink s, one
+ * that takes a layout's lines alone (sinks->direct_sink[k]): max_line bytes
+ * past the buffer's len (never more than its cap), and the line reserve
+ * after them for sr_log__end_line's marker and '\n' (the buffer was grown
+ * by both at open).  The line is then the sink's once
+ * sr_log__sink_line_taken says its length, which writes what a copy would
+ * have written when the line ends past cap: the bytes and the batch are
+ * those of a line copied there.
  */
-static inline bool
-sr_log__sink_line_room(sr_log *log, int k, sr_fmt_buf *room)
+static inline sr_fmt_buf
+sr_log__sink_line_room(const sr_log *log, sr_log_sink *s)
 {
-	int i = log->sinks->direct_sink[k];
-	if (i < 0)
-		return false;
-	sr_log_sink *s = &log->sinks->s[i];
-	*room = (sr_fmt_buf){ s->buf + s->len, 0, log->opt.max_line, 0 };  /* len <= cap: max_line bytes are free */
-	return true;
+	return (sr_fmt_buf){ s->buf + s->len, 0, log->opt.max_line, 0 };  /* len <= cap: max_line bytes are free */
 }
 /* A line past the sink's cap: written as a copy would have been (sr_log_sinks.c). */
 void sr_log__sink_line_past_cap(sr_log_sink *s, size_t len);
 static inline void
-sr_log__sink_line_taken(sr_log *log, int k, size_t len)
+sr_log__sink_line_taken(sr_log_sink *s, size_t len)
 {
-	sr_log_sink *s = &log->sinks->s[log->sinks->direct_sink[k]];
 	s->batch_messages++;
 	if (s->len + len <= s->cap)
 		s->len += len;
 	else
 		sr_log__sink_line_past_cap(s, len);
 }
-/* sinks->sole_layout of a record's level (one past the levels: as SR_LOG_OFF's). */
-static inline int
-sr_log__sinks_sole_layout(const sr_log *log, int level)
+/* The sink of layout k's lines alone (sinks->direct_sink[k]), or NULL. */
+static inline sr_log_sink *
+sr_log__sinks_direct(const sr_log *log, int k)
 {
-	return log->sinks->sole_layout[level >= 0 && level < SR_LOG_LEVEL_COUNT ? level : SR_LOG_OFF];
+	int i = log->sinks->direct_sink[k];
+	return i < 0 ? NULL : &log->sinks->s[i];
+}
+/* sinks->sole of a record's level (one past the levels: as SR_LOG_OFF's). */
+static inline const struct sr_log_sole_sink *
+sr_log__sinks_sole(const sr_log *log, int level)
+{
+	return &log->sinks->sole[level >= 0 && level < SR_LOG_LEVEL_COUNT ? level : SR_LOG_OFF];
 }
 /*
  * Crash handler (no lock, no rotation, async-signal-safe): writes a line to

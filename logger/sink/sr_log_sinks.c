@@ -247,8 +247,9 @@ choose_direct_sinks(sr_log *log)
 	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
 		unsigned mask = sinks->layouts_for_level[l];
 		int k = mask != 0 && (mask & (mask - 1)) == 0 ? __builtin_ctz(mask) : -1;
-		sinks->sole_layout[l] = k >= 0 && sinks->direct_sink[k] >= 0 && !sinks->has_ctf &&
-		    !sinks->journald_events ? k : -1;
+		bool sole = k >= 0 && sinks->direct_sink[k] >= 0 && !sinks->has_ctf && !sinks->journald_events;
+		sinks->sole[l].sink = sole ? &sinks->s[sinks->direct_sink[k]] : NULL;
+		sinks->sole[l].layout = sole ? sinks->layouts[k].layout : SR_LOG_LAYOUT_TEXT;
 	}
 }
 

@@ -99,7 +99,7 @@
 #include "sr_fmt_fields_internal.h"
 #include "sr_fmt_internal.h"
 #include "sr_log_event_internal.h"
-#include "sr_log_lane_internal.h"
+#include "sr_log_consumer_lane_internal.h"
 #include "sr_log_layout_internal.h"
 #include "sr_log_layout_pattern_internal.h"
 #include "sr_log_record_internal.h"
@@ -1763,8 +1763,8 @@ Test(log_golden, syslog_rfc3164)
  * compared.  Returns how many it took.
  */
 static size_t
-check_straight_path(const golden_corpus *c, sr_log *log, sr_log_layout layout, size_t room, sr_log_lane *lane,
-    sr_log_site_parts *parts)
+check_straight_path(const golden_corpus *c, sr_log *log, sr_log_layout layout, size_t room,
+    const sr_log_lane_build *build, sr_log_lane *lane, sr_log_site_parts *parts)
 {
 	static char lane_buffer[GOLDEN_MAX_LINE + SR_FMT_LINE_RESERVE];
 	const golden_layout gl = { layout == SR_LOG_LAYOUT_JSON ? "json" : "text", layout, NULL };
@@ -1773,9 +1773,7 @@ check_straight_path(const golden_corpus *c, sr_log *log, sr_log_layout layout, s
 		const golden_record *r = &c->records[i];
 		if (r->text != NULL || r->backtrace)
 			continue;  /* the consumer's records only: no logger text, no backtrace's replay */
-		size_t n = layout == SR_LOG_LAYOUT_JSON ?
-		    sr_log__lane_json(lane, log, &r->h, r->body, r->body_len, parts, lane_buffer, room) :
-		    sr_log__lane_text(lane, log, &r->h, r->body, r->body_len, parts, lane_buffer, room);
+		size_t n = build->line(lane, log, layout, &r->h, r->body, r->body_len, parts, lane_buffer, room);
 		if (n == 0)
 			continue;
 		taken++;
@@ -1783,8 +1781,8 @@ check_straight_path(const golden_corpus *c, sr_log *log, sr_log_layout layout, s
 		golden_event(log, r, false, &ev);
 		size_t len = render_line(&gl, &ev, room);
 		cr_assert(n == len && memcmp(lane_buffer, line_buffer, n) == 0,
-		    "record %zu (%s), %s at room %zu: the straight path wrote\n%.*s\nwhere the general path wrote\n%.*s", i,
-		    r->label, gl.name, room, (int)(n < 600 ? n : 600), lane_buffer, (int)(len < 600 ? len : 600), line_buffer);
+		    "record %zu (%s), %s at room %zu, %s build: the straight path wrote\n%.*s\nwhere the general path wrote\n%.*s", i,
+		    r->label, gl.name, room, build->name, (int)(n < 600 ? n : 600), lane_buffer, (int)(len < 600 ? len : 600), line_buffer);
 	}
 	return taken;
 }
@@ -1798,38 +1796,127 @@ Test(log_golden, straight_path_writes_the_general_lines)
 	golden_corpus *heads = build_heads_corpus();
 	cr_assert(lane != NULL && parts != NULL);
 	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
-	size_t taken[2][3] = { { 0 } };  /* [text, json][main, long, instants] */
-	size_t heads_taken[2] = { 0 };
-	bool wide = lane->wide;
-	for (int k = 0; k < 2; k++) {
-		/* With the wide copies where the CPU has them, then without (the long records take both). */
-		for (int raw = 0; raw < 2; raw++) {
-			lane->wide = wide && raw == 0;
-			sr_log *log = raw ? golden_log_raw : golden_log;
-			taken[k][0] += check_straight_path(corpus_main, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
-			taken[k][0] += check_straight_path(corpus_main, log, layouts[k], 1024, lane, parts);
-			taken[k][1] += check_straight_path(corpus_long, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
-			taken[k][1] += check_straight_path(corpus_long, log, layouts[k], 1500, lane, parts);
-			taken[k][2] += check_straight_path(times_preformatted, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
-			heads_taken[k] += check_straight_path(heads, log, layouts[k], GOLDEN_MAX_LINE, lane, parts);
-		}
-	}
-	/* Taken where they should be: the lone %s and plain-text records of each corpus, with escapes on and off. */
+	/* Every build of the straight path this CPU runs: the plain one, and the AVX2 one where it has AVX2. */
+	const sr_log_lane_build *builds;
+	size_t build_count = sr_log__lane_builds(&builds);
+	cr_assert(build_count >= 1 && strcmp(builds[0].name, "plain") == 0);
+	cr_log_info("straight path builds run here: %zu (the last: %s)", build_count, builds[build_count - 1].name);
 	static const size_t at_least[2][3] = { { TEXT_TAKEN_AT_LEAST }, { JSON_TAKEN_AT_LEAST } };
 	static const char *const corpus_names[3] = { "main corpus", "long records", "instants" };
-	for (int k = 0; k < 2; k++) {
-		cr_log_info("straight path, %s: %zu main, %zu long, %zu instants", k ? "json" : "text", taken[k][0],
-		    taken[k][1], taken[k][2]);
-		for (int c = 0; c < 3; c++)
-			cr_expect_geq(taken[k][c], at_least[k][c], "%s, %s: %zu lines taken", k ? "json" : "text",
-			    corpus_names[c], taken[k][c]);
+	for (size_t b = 0; b < build_count; b++) {
+		const sr_log_lane_build *build = &builds[b];
+		size_t taken[2][3] = { { 0 } };  /* [text, json][main, long, instants] */
+		size_t heads_taken[2] = { 0 };
+		for (int k = 0; k < 2; k++) {
+			/* With escapes on, then off. */
+			for (int raw = 0; raw < 2; raw++) {
+				sr_log *log = raw ? golden_log_raw : golden_log;
+				taken[k][0] += check_straight_path(corpus_main, log, layouts[k], GOLDEN_MAX_LINE, build, lane, parts);
+				taken[k][0] += check_straight_path(corpus_main, log, layouts[k], 1024, build, lane, parts);
+				taken[k][1] += check_straight_path(corpus_long, log, layouts[k], GOLDEN_MAX_LINE, build, lane, parts);
+				taken[k][1] += check_straight_path(corpus_long, log, layouts[k], 1500, build, lane, parts);
+				taken[k][2] += check_straight_path(times_preformatted, log, layouts[k], GOLDEN_MAX_LINE, build, lane,
+				    parts);
+				heads_taken[k] += check_straight_path(heads, log, layouts[k], GOLDEN_MAX_LINE, build, lane, parts);
+			}
+		}
+		/* Taken where they should be: the lone %s and plain-text records of each corpus, with escapes on and off. */
+		for (int k = 0; k < 2; k++) {
+			cr_log_info("straight path, %s build, %s: %zu main, %zu long, %zu instants", build->name,
+			    k ? "json" : "text", taken[k][0], taken[k][1], taken[k][2]);
+			for (int c = 0; c < 3; c++)
+				cr_expect_geq(taken[k][c], at_least[k][c], "%s build, %s, %s: %zu lines taken", build->name,
+				    k ? "json" : "text", corpus_names[c], taken[k][c]);
+		}
+		/* Every head's record: 2 rounds x 4 categories x 4 threads x 2 ids x 6 levels, with escapes on and off. */
+		for (int k = 0; k < 2; k++)
+			cr_expect_eq(heads_taken[k], 2u * 2 * 4 * 4 * 2 * 6, "%s build, %s: %zu of the heads' records taken",
+			    build->name, k ? "json" : "text", heads_taken[k]);
 	}
-	/* Every head's record: 2 rounds x 4 categories x 4 threads x 2 ids x 6 levels, with escapes on and off. */
-	for (int k = 0; k < 2; k++)
-		cr_expect_eq(heads_taken[k], 2u * 2 * 4 * 4 * 2 * 6, "%s: %zu of the heads' records taken", k ? "json" : "text",
-		    heads_taken[k]);
 	corpus_free(heads);
 	corpus_free(times_preformatted);
+	sr_log__site_parts_free(parts);
+	sr_log__lane_free(lane);
+}
+
+/* xorshift64*: the same messages on every run. */
+static uint64_t
+random_next(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * UINT64_C(0x2545f4914f6cdd1d);
+}
+
+/*
+ * A message of n bytes (no NUL), mostly lowercase letters; about one in
+ * `rare` bytes is one the text or JSON escape changes or keeps, or a UTF-8
+ * sequence, whole or not: at any place in the blocks of either build's copy.
+ */
+static void
+random_message(uint64_t *state, char *msg, size_t n, unsigned rare)
+{
+	static const char *const specials[] = { "\n", "\t", "\x01", "\x1f", "\x7f", "\"", "\\", "\xc2\x85",
+		"\xc2\xa0", "\xe2\x82\xac", "\xff", "\xc2", " ", "~", "{" };
+	size_t i = 0;
+	while (i < n) {
+		uint64_t r = random_next(state);
+		const char *sp = specials[(r >> 8) % (sizeof specials / sizeof specials[0])];
+		size_t len = strlen(sp);
+		if (r % rare == 0 && i + len <= n) {
+			memcpy(msg + i, sp, len);
+			i += len;
+		} else {
+			msg[i++] = (char)('a' + (r >> 16) % 26);
+		}
+	}
+	msg[n] = '\0';
+}
+
+/*
+ * The straight path's every build against the general path for messages
+ * of every length to 700 bytes, plain and with bytes to escape at any
+ * place: each line it takes is the general path's, byte for byte.
+ */
+Test(log_golden, straight_path_writes_the_general_lines_for_random_messages)
+{
+	sr_log_lane *lane = sr_log__lane_new();
+	sr_log_site_parts *parts = sr_log__site_parts_new();
+	cr_assert(lane != NULL && parts != NULL);
+	const sr_log_lane_build *builds;
+	size_t build_count = sr_log__lane_builds(&builds);
+	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
+	enum { ROUNDS = 20, PER_ROUND = 600, LONGEST = 700 };
+	static char messages[PER_ROUND][LONGEST + 1];
+	uint64_t state = UINT64_C(0x9e3779b97f4a7c15);
+	size_t offered = 0, taken[2] = { 0 };
+	for (int round = 0; round < ROUNDS; round++) {
+		golden_corpus *c = corpus_new();
+		c->ts_ns = utc_ns(2024, 2, 29, 23, 59, 59, 0) + round * INT64_C(7000000);
+		c->tick_ns = 1234567;
+		for (size_t i = 0; i < PER_ROUND; i++) {
+			/* Lengths around the blocks' edges (16, 32, 64, 128) most, any to LONGEST too. */
+			uint64_t r = random_next(&state);
+			size_t n = r % 4 == 0 ? (size_t)(r >> 8) % (LONGEST + 1) : (size_t)(r >> 8) % 140;
+			/* Half plain (taken), half with about one byte in 40 special (declined where the escape changes it). */
+			random_message(&state, messages[i], n, i % 2 == 0 ? 1000000u : 40u);
+			add_printf(c, "a random message", "%s", messages[i]);
+		}
+		for (size_t b = 0; b < build_count; b++)
+			for (int k = 0; k < 2; k++)
+				for (int raw = 0; raw < 2; raw++) {
+					taken[k] += check_straight_path(c, raw ? golden_log_raw : golden_log, layouts[k],
+					    GOLDEN_MAX_LINE, &builds[b], lane, parts);
+					offered += c->count;
+				}
+		corpus_free(c);
+	}
+	cr_log_info("random messages: %zu offered, %zu taken in text, %zu in JSON", offered, taken[0], taken[1]);
+	/* The plain half at least, in every build, with escapes on and off. */
+	for (int k = 0; k < 2; k++)
+		cr_expect_geq(taken[k], build_count * 2 * ROUNDS * PER_ROUND / 2, "%s: %zu random messages taken",
+		    k ? "json" : "text", taken[k]);
 	sr_log__site_parts_free(parts);
 	sr_log__lane_free(lane);
 }

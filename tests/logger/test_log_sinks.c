@@ -401,9 +401,9 @@ Test(log_sinks, the_straight_path_serves_a_sole_text_or_json_sink, .timeout = 30
 			c.sinks = s;
 			c.sink_count = both ? 2 : 1;
 			sr_log *log = tl_open(&c);
-			int sole = sr_log__sinks_sole_layout(log, SR_LOG_INFO);
-			cr_expect_eq(sole >= 0, !both, "%s: a level with %s has %s", both ? "two sinks" : "one sink",
-			    both ? "two layouts" : "one layout", sole >= 0 ? "a sole layout" : "none");
+			bool sole = sr_log__sinks_sole(log, SR_LOG_INFO)->sink != NULL;
+			cr_expect_eq(sole, !both, "%s: a level with %s has %s", both ? "two sinks" : "one sink",
+			    both ? "two layouts" : "one layout", sole ? "a sole sink" : "none");
 			sr_category *cat = sr_log_category_get(log, "lane.test", NULL);
 			cr_assert_not_null(cat);
 			for (int i = 0; i < CALLS; i++) {
