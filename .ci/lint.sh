@@ -49,4 +49,15 @@ if [ -n "$findings" ]; then
   echo "lint: clang-tidy reported $(wc -l <<<"$findings") finding(s)" >&2
   exit 1
 fi
+# The consumer's straight path built for AVX2 (an empty unit above, without the build's flag).
+avx2=(logger/consumer/sr_log_consumer_lane_avx2.c)
+echo "lint: clang-tidy on ${avx2[*]} as built for AVX2"
+out="$(clang-tidy --quiet -checks="$checks" "${avx2[@]}" -- -std=c11 -mavx2 -DSEQRING_LANE_AVX2=1 "${defines[@]}" \
+  "${includes[@]}" 2>&1 || true)"
+findings="$(grep -E '(warning|error):' <<<"$out" || true)"
+if [ -n "$findings" ]; then
+  echo "$out"
+  echo "lint: clang-tidy reported $(wc -l <<<"$findings") finding(s) in the AVX2 build" >&2
+  exit 1
+fi
 echo "lint: clean"

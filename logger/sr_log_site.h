@@ -266,7 +266,13 @@ extern sr_site *const __start_sr_log_sites[] __attribute__((weak, visibility("hi
 extern sr_site *const __stop_sr_log_sites[] __attribute__((weak, visibility("hidden")));
 SR_API void sr_log__sites_register(sr_site *const *begin, sr_site *const *end);
 SR_API void sr_log__sites_unregister(sr_site *const *begin, sr_site *const *end);
-/* Both bounds are NULL in a module without sites (weak, undefined): the registry ignores it. */
+/*
+ * Both bounds are NULL in a module without sites (weak, undefined): the
+ * registry ignores it.  SR_LOG__NO_MODULE_HOOKS: the library's one unit
+ * built for a CPU feature leaves the hooks to the others (they run at load,
+ * before any check of the CPU).
+ */
+#if !defined(SR_LOG__NO_MODULE_HOOKS)
 static void __attribute__((constructor, used))
 sr_log__sites_register_module(void)
 {
@@ -277,6 +283,7 @@ sr_log__sites_unregister_module(void)
 {
 	sr_log__sites_unregister(__start_sr_log_sites, __stop_sr_log_sites);
 }
+#endif
 #else
 #define SR_SITE__CATALOGUE(site_)
 #endif

@@ -71,6 +71,18 @@ sr_log__consumer_sinks_opened(sr_log *log)
 	c->lane_first = log->opt.bt_size > 0 ? NULL : c->lane_consume;
 }
 
+bool
+sr_log__consumer_use_lane_build(sr_log *log, size_t build)
+{
+	struct sr_log_consumer *c = log->consumer;
+	const sr_log_lane_build *builds;
+	if (build >= sr_log__lane_builds(&builds) || c->lane_consume == NULL)
+		return false;
+	c->lane_consume = builds[build].consume;
+	c->lane_first = log->opt.bt_size > 0 ? NULL : c->lane_consume;
+	return true;
+}
+
 size_t
 sr_log__lane_builds(const sr_log_lane_build **builds)
 {

@@ -17,6 +17,13 @@
 int sr_log__consumer_open(sr_log *log, sr_error *err);
 /* After the sinks opened: whether the straight path serves any level's sink (else it is never offered a record). */
 void sr_log__consumer_sinks_opened(sr_log *log);
+/*
+ * Makes the consumer lay its straight path's lines with the build of
+ * sr_log__lane_builds at index `build` instead of the fastest (tests: every
+ * build this CPU runs).  Before the first record; false for an index past the
+ * builds, or when the straight path serves no sink.
+ */
+bool sr_log__consumer_use_lane_build(sr_log *log, size_t build);
 void sr_log__consumer_free(sr_log *log);
 /* On a consumer thread, once: names it, marks it, blocks SIGPIPE on it. */
 void sr_log__consumer_thread_setup(sr_log *log);

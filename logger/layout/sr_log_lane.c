@@ -52,7 +52,10 @@ sr_log__lane_make_part(sr_log_site_parts *parts, sr_log_site_part *part, const s
 	unsigned made = layout == SR_LOG_LANE_JSON ? SR_LOG_SITE_PART_JSON : SR_LOG_SITE_PART_TEXT;
 	if ((part->made & made) != 0)
 		return true;
-	/* Made in the slot sr_log__site_part gave part: the same site's. */
+	/*
+	 * Made in the slot sr_log__site_part gave part, which names site now (it
+	 * is not claimed again): the maker returns part, or NULL for a part too long.
+	 */
 	return (layout == SR_LOG_LANE_JSON ? sr_log__json_site_part(parts, site) : sr_log__text_site_part(parts, site)) ==
 	    part;
 }

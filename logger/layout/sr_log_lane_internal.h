@@ -151,10 +151,7 @@ sr_log__lane_time(sr_log_lane *lane, const sr_log *log, const sr_log_rec *h, int
 	return true;
 }
 
-/*
- * The head of h in layout (SR_LOG_LANE_TEXT or _JSON) from the lane's
- * cache (made on a miss); NULL when it is too long to keep.
- */
+/* Whether head e is the one of h's category, level and thread (e made). */
 static inline bool
 sr_log__lane_head_of(const sr_log_lane_head *e, const sr_log_rec *h)
 {
@@ -162,12 +159,17 @@ sr_log__lane_head_of(const sr_log_lane_head *e, const sr_log_rec *h)
 	    memcmp(e->thread, h->thread, sizeof e->thread) == 0;
 }
 
+/* The same for a cache entry, which may be empty. */
 static inline bool
 sr_log__lane_head_is(const sr_log_lane_head *e, const sr_log_rec *h)
 {
 	return e->len != 0 && sr_log__lane_head_of(e, h);
 }
 
+/*
+ * The head of h in layout (SR_LOG_LANE_TEXT or _JSON) from the lane's
+ * cache (made on a miss); NULL when it is too long to keep.
+ */
 static inline const sr_log_lane_head *
 sr_log__lane_head(sr_log_lane *lane, int layout, const sr_log_rec *h)
 {

@@ -1762,29 +1762,71 @@ Test(log_golden, syslog_rfc3164)
  * fields, bytes to escape, the logger's own text), and those it takes are
  * compared.  Returns how many it took.
  */
+/*
+ * The line the straight path lays for r in a buffer of exactly room bytes
+ * (malloc'd: ASan sees a byte written past it) into lane_out; its length, 0
+ * when declined.
+ */
+static char lane_out[GOLDEN_MAX_LINE];
+
 static size_t
-check_straight_path(const golden_corpus *c, sr_log *log, sr_log_layout layout, size_t room,
-    const sr_log_lane_build *build, sr_log_lane *lane, sr_log_site_parts *parts)
+lane_line_at(const sr_log_lane_build *build, sr_log_lane *lane, sr_log *log, sr_log_layout layout,
+    const golden_record *r, sr_log_site_parts *parts, size_t room)
 {
-	static char lane_buffer[GOLDEN_MAX_LINE + SR_FMT_LINE_RESERVE];
+	char *buffer = malloc(room);
+	cr_assert_not_null(buffer);
+	size_t n = build->line(lane, log, layout, &r->h, r->body, r->body_len, parts, buffer, room);
+	cr_assert_leq(n, room, "the straight path says it wrote %zu bytes in a room of %zu", n, room);
+	memcpy(lane_out, buffer, n);
+	free(buffer);
+	return n;
+}
+
+static size_t
+check_straight_path_at_edge(const golden_corpus *c, sr_log *log, sr_log_layout layout, size_t room,
+    const sr_log_lane_build *build, sr_log_lane *lane, sr_log_site_parts *parts, bool edge)
+{
 	const golden_layout gl = { layout == SR_LOG_LAYOUT_JSON ? "json" : "text", layout, NULL };
 	size_t taken = 0;
 	for (size_t i = 0; i < c->count; i++) {
 		const golden_record *r = &c->records[i];
 		if (r->text != NULL || r->backtrace)
 			continue;  /* the consumer's records only: no logger text, no backtrace's replay */
-		size_t n = build->line(lane, log, layout, &r->h, r->body, r->body_len, parts, lane_buffer, room);
+		size_t at = room;
+		size_t n = lane_line_at(build, lane, log, layout, r, parts, at);
 		if (n == 0)
 			continue;
+		if (edge) {
+			/* The least room it takes the record in (a smaller one it declines), found by halving. */
+			size_t low = n, high = room;
+			while (low < high) {
+				size_t mid = low + (high - low) / 2;
+				if (lane_line_at(build, lane, log, layout, r, parts, mid) != 0)
+					high = mid;
+				else
+					low = mid + 1;
+			}
+			at = high;
+			n = lane_line_at(build, lane, log, layout, r, parts, at);
+			cr_assert_neq(n, 0, "record %zu (%s): taken at room %zu, then declined there", i, r->label, at);
+		}
 		taken++;
 		sr_log_event ev;
 		golden_event(log, r, false, &ev);
-		size_t len = render_line(&gl, &ev, room);
-		cr_assert(n == len && memcmp(lane_buffer, line_buffer, n) == 0,
-		    "record %zu (%s), %s at room %zu, %s build: the straight path wrote\n%.*s\nwhere the general path wrote\n%.*s", i,
-		    r->label, gl.name, room, build->name, (int)(n < 600 ? n : 600), lane_buffer, (int)(len < 600 ? len : 600), line_buffer);
+		size_t len = render_line(&gl, &ev, at);
+		cr_assert(n == len && memcmp(lane_out, line_buffer, n) == 0,
+		    "record %zu (%s), %s at room %zu, %s build: the straight path wrote\n%.*s\nwhere the general path "
+		    "wrote\n%.*s", i, r->label, gl.name, at, build->name, (int)(n < 600 ? n : 600), lane_out,
+		    (int)(len < 600 ? len : 600), line_buffer);
 	}
 	return taken;
+}
+
+static size_t
+check_straight_path(const golden_corpus *c, sr_log *log, sr_log_layout layout, size_t room,
+    const sr_log_lane_build *build, sr_log_lane *lane, sr_log_site_parts *parts)
+{
+	return check_straight_path_at_edge(c, log, layout, room, build, lane, parts, false);
 }
 
 Test(log_golden, straight_path_writes_the_general_lines)
@@ -1906,8 +1948,9 @@ Test(log_golden, straight_path_writes_the_general_lines_for_random_messages)
 		for (size_t b = 0; b < build_count; b++)
 			for (int k = 0; k < 2; k++)
 				for (int raw = 0; raw < 2; raw++) {
-					taken[k] += check_straight_path(c, raw ? golden_log_raw : golden_log, layouts[k],
-					    GOLDEN_MAX_LINE, &builds[b], lane, parts);
+					/* Each line it takes, again in the least room it takes it in. */
+					taken[k] += check_straight_path_at_edge(c, raw ? golden_log_raw : golden_log, layouts[k],
+					    GOLDEN_MAX_LINE, &builds[b], lane, parts, true);
 					offered += c->count;
 				}
 		corpus_free(c);
@@ -1917,6 +1960,69 @@ Test(log_golden, straight_path_writes_the_general_lines_for_random_messages)
 	for (int k = 0; k < 2; k++)
 		cr_expect_geq(taken[k], build_count * 2 * ROUNDS * PER_ROUND / 2, "%s: %zu random messages taken",
 		    k ? "json" : "text", taken[k]);
+	sr_log__site_parts_free(parts);
+	sr_log__lane_free(lane);
+}
+
+/*
+ * One byte or sequence in a run of 'a's, at every place of every length to
+ * 300: each edge of the copies' 16-, 32- and 64-byte blocks.  In text with
+ * escapes on, the lane takes the line exactly when the escape keeps the
+ * message as it is ('"', '\\', a whole UTF-8 character); with escapes off, always.
+ * In JSON it never takes one: each is escaped or checked the general way.
+ * Every line it takes is the general path's.
+ */
+Test(log_golden, straight_path_takes_a_message_by_each_byte_at_each_place)
+{
+	static const struct {
+		const char *bytes;
+		bool text_plain;            /* the text layout's escape keeps it */
+	} specials[] = { { "\x01", false }, { "\xc2\x85", false }, { "\xe2\x82\xac", true }, { "\"", true },
+		{ "\\", true }, { "\xc2", false } };
+	enum { SPECIALS = sizeof specials / sizeof specials[0], LONGEST = 300, PER_CORPUS = 600 };
+	sr_log_lane *lane = sr_log__lane_new();
+	sr_log_site_parts *parts = sr_log__site_parts_new();
+	cr_assert(lane != NULL && parts != NULL);
+	const sr_log_lane_build *builds;
+	size_t build_count = sr_log__lane_builds(&builds);
+	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
+	static char messages[PER_CORPUS][LONGEST + 4];
+	size_t want_text_plain = 0, records = 0;
+	size_t taken[2][2] = { { 0 } };  /* [text, json][escapes on, off] */
+	size_t n = 1, at = 0;
+	while (n <= LONGEST) {
+		golden_corpus *c = corpus_new();
+		c->ts_ns = utc_ns(2024, 2, 29, 23, 59, 59, 0) + (int64_t)records * 1000;
+		c->tick_ns = 1000;
+		for (size_t i = 0; i < PER_CORPUS && n <= LONGEST; i++) {
+			size_t kind = (n + at) % SPECIALS;
+			size_t len = strlen(specials[kind].bytes);
+			memset(messages[i], 'a', n);
+			memcpy(messages[i] + at, specials[kind].bytes, len);  /* n + len - 1 bytes at most */
+			size_t total = at + len > n ? at + len : n;
+			messages[i][total] = '\0';
+			add_printf(c, "a byte at one place", "%s", messages[i]);
+			want_text_plain += specials[kind].text_plain;
+			records++;
+			if (++at == n) {
+				at = 0;
+				n++;
+			}
+		}
+		for (size_t b = 0; b < build_count; b++)
+			for (int k = 0; k < 2; k++)
+				for (int raw = 0; raw < 2; raw++)
+					taken[k][raw] += check_straight_path(c, raw ? golden_log_raw : golden_log, layouts[k],
+					    GOLDEN_MAX_LINE, &builds[b], lane, parts);
+		corpus_free(c);
+	}
+	cr_log_info("a byte at each place: %zu records; text took %zu and %zu, JSON %zu and %zu", records,
+	    taken[0][0], taken[0][1], taken[1][0], taken[1][1]);
+	cr_expect_eq(taken[0][0], build_count * want_text_plain, "text, escapes on: %zu taken, %zu builds x %zu plain",
+	    taken[0][0], build_count, want_text_plain);
+	cr_expect_eq(taken[0][1], build_count * records, "text, escapes off: %zu taken of %zu builds x %zu", taken[0][1],
+	    build_count, records);
+	cr_expect_eq(taken[1][0] + taken[1][1], 0u, "JSON: %zu taken", taken[1][0] + taken[1][1]);
 	sr_log__site_parts_free(parts);
 	sr_log__lane_free(lane);
 }

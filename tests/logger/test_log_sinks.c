@@ -13,6 +13,8 @@
 #include <inttypes.h>
 #include <signal.h>
 
+#include "sr_log_consumer_internal.h"
+#include "sr_log_consumer_lane_internal.h"
 #include "sr_log_sink_internal.h"
 
 static bool
@@ -386,8 +388,13 @@ Test(log_sinks, the_straight_path_serves_a_sole_text_or_json_sink, .timeout = 30
 {
 	enum { CALLS = 300 };
 	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
-	for (int both = 0; both < 2; both++) {
-		for (int k = 0; k < 2; k++) {
+	/* Every build of the straight path this CPU runs, each laying lines into the sink's buffer. */
+	const sr_log_lane_build *builds;
+	size_t build_count = sr_log__lane_builds(&builds);
+	for (size_t b = 0; b < build_count * 2 * 2; b++) {
+		size_t build = b / 4;
+		int both = (int)(b / 2 % 2), k = (int)(b % 2);
+		{
 			char path[2][64];
 			sr_sink_config s[2];
 			for (int i = 0; i < 2; i++) {
@@ -404,6 +411,9 @@ Test(log_sinks, the_straight_path_serves_a_sole_text_or_json_sink, .timeout = 30
 			bool sole = sr_log__sinks_sole(log, SR_LOG_INFO)->sink != NULL;
 			cr_expect_eq(sole, !both, "%s: a level with %s has %s", both ? "two sinks" : "one sink",
 			    both ? "two layouts" : "one layout", sole ? "a sole sink" : "none");
+			/* Served alone by one sink: the build is used; with two layouts there is nothing to serve. */
+			cr_expect_eq(sr_log__consumer_use_lane_build(log, build), !both, "%s build, %s", builds[build].name,
+			    both ? "two sinks" : "one sink");
 			sr_category *cat = sr_log_category_get(log, "lane.test", NULL);
 			cr_assert_not_null(cat);
 			for (int i = 0; i < CALLS; i++) {
