@@ -1881,6 +1881,32 @@ Test(log_golden, straight_path_writes_the_general_lines)
 	sr_log__lane_free(lane);
 }
 
+/* A consumer's straight-path caches for a test, and the builds of it this CPU runs. */
+typedef struct lane_state {
+	sr_log_lane *lane;
+	sr_log_site_parts *parts;
+	const sr_log_lane_build *builds;
+	size_t build_count;
+} lane_state;
+
+static const sr_log_layout lane_layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
+
+static lane_state
+lane_state_new(void)
+{
+	lane_state st = { sr_log__lane_new(), sr_log__site_parts_new(), NULL, 0 };
+	cr_assert(st.lane != NULL && st.parts != NULL);
+	st.build_count = sr_log__lane_builds(&st.builds);
+	return st;
+}
+
+static void
+lane_state_free(lane_state *st)
+{
+	sr_log__site_parts_free(st->parts);
+	sr_log__lane_free(st->lane);
+}
+
 /* xorshift64*: the same messages on every run. */
 static uint64_t
 random_next(uint64_t *state)
@@ -1923,12 +1949,7 @@ random_message(uint64_t *state, char *msg, size_t n, unsigned rare)
  */
 Test(log_golden, straight_path_writes_the_general_lines_for_random_messages)
 {
-	sr_log_lane *lane = sr_log__lane_new();
-	sr_log_site_parts *parts = sr_log__site_parts_new();
-	cr_assert(lane != NULL && parts != NULL);
-	const sr_log_lane_build *builds;
-	size_t build_count = sr_log__lane_builds(&builds);
-	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
+	lane_state st = lane_state_new();
 	enum { ROUNDS = 20, PER_ROUND = 600, LONGEST = 700 };
 	static char messages[PER_ROUND][LONGEST + 1];
 	uint64_t state = UINT64_C(0x9e3779b97f4a7c15);
@@ -1945,12 +1966,12 @@ Test(log_golden, straight_path_writes_the_general_lines_for_random_messages)
 			random_message(&state, messages[i], n, i % 2 == 0 ? 1000000u : 40u);
 			add_printf(c, "a random message", "%s", messages[i]);
 		}
-		for (size_t b = 0; b < build_count; b++)
+		for (size_t b = 0; b < st.build_count; b++)
 			for (int k = 0; k < 2; k++)
 				for (int raw = 0; raw < 2; raw++) {
 					/* Each line it takes, again in the least room it takes it in. */
-					taken[k] += check_straight_path_at_edge(c, raw ? golden_log_raw : golden_log, layouts[k],
-					    GOLDEN_MAX_LINE, &builds[b], lane, parts, true);
+					taken[k] += check_straight_path_at_edge(c, raw ? golden_log_raw : golden_log, lane_layouts[k],
+					    GOLDEN_MAX_LINE, &st.builds[b], st.lane, st.parts, true);
 					offered += c->count;
 				}
 		corpus_free(c);
@@ -1958,10 +1979,9 @@ Test(log_golden, straight_path_writes_the_general_lines_for_random_messages)
 	cr_log_info("random messages: %zu offered, %zu taken in text, %zu in JSON", offered, taken[0], taken[1]);
 	/* The plain half at least, in every build, with escapes on and off. */
 	for (int k = 0; k < 2; k++)
-		cr_expect_geq(taken[k], build_count * 2 * ROUNDS * PER_ROUND / 2, "%s: %zu random messages taken",
+		cr_expect_geq(taken[k], st.build_count * 2 * ROUNDS * PER_ROUND / 2, "%s: %zu random messages taken",
 		    k ? "json" : "text", taken[k]);
-	sr_log__site_parts_free(parts);
-	sr_log__lane_free(lane);
+	lane_state_free(&st);
 }
 
 /*
@@ -1980,12 +2000,7 @@ Test(log_golden, straight_path_takes_a_message_by_each_byte_at_each_place)
 	} specials[] = { { "\x01", false }, { "\xc2\x85", false }, { "\xe2\x82\xac", true }, { "\"", true },
 		{ "\\", true }, { "\xc2", false } };
 	enum { SPECIALS = sizeof specials / sizeof specials[0], LONGEST = 300, PER_CORPUS = 600 };
-	sr_log_lane *lane = sr_log__lane_new();
-	sr_log_site_parts *parts = sr_log__site_parts_new();
-	cr_assert(lane != NULL && parts != NULL);
-	const sr_log_lane_build *builds;
-	size_t build_count = sr_log__lane_builds(&builds);
-	static const sr_log_layout layouts[] = { SR_LOG_LAYOUT_TEXT, SR_LOG_LAYOUT_JSON };
+	lane_state st = lane_state_new();
 	static char messages[PER_CORPUS][LONGEST + 4];
 	size_t want_text_plain = 0, records = 0;
 	size_t taken[2][2] = { { 0 } };  /* [text, json][escapes on, off] */
@@ -2009,22 +2024,21 @@ Test(log_golden, straight_path_takes_a_message_by_each_byte_at_each_place)
 				n++;
 			}
 		}
-		for (size_t b = 0; b < build_count; b++)
+		for (size_t b = 0; b < st.build_count; b++)
 			for (int k = 0; k < 2; k++)
 				for (int raw = 0; raw < 2; raw++)
-					taken[k][raw] += check_straight_path(c, raw ? golden_log_raw : golden_log, layouts[k],
-					    GOLDEN_MAX_LINE, &builds[b], lane, parts);
+					taken[k][raw] += check_straight_path(c, raw ? golden_log_raw : golden_log, lane_layouts[k],
+					    GOLDEN_MAX_LINE, &st.builds[b], st.lane, st.parts);
 		corpus_free(c);
 	}
 	cr_log_info("a byte at each place: %zu records; text took %zu and %zu, JSON %zu and %zu", records,
 	    taken[0][0], taken[0][1], taken[1][0], taken[1][1]);
-	cr_expect_eq(taken[0][0], build_count * want_text_plain, "text, escapes on: %zu taken, %zu builds x %zu plain",
-	    taken[0][0], build_count, want_text_plain);
-	cr_expect_eq(taken[0][1], build_count * records, "text, escapes off: %zu taken of %zu builds x %zu", taken[0][1],
-	    build_count, records);
+	cr_expect_eq(taken[0][0], st.build_count * want_text_plain, "text, escapes on: %zu taken, %zu builds x %zu plain",
+	    taken[0][0], st.build_count, want_text_plain);
+	cr_expect_eq(taken[0][1], st.build_count * records, "text, escapes off: %zu taken of %zu builds x %zu", taken[0][1],
+	    st.build_count, records);
 	cr_expect_eq(taken[1][0] + taken[1][1], 0u, "JSON: %zu taken", taken[1][0] + taken[1][1]);
-	sr_log__site_parts_free(parts);
-	sr_log__lane_free(lane);
+	lane_state_free(&st);
 }
 
 Test(log_golden, timestamps)
