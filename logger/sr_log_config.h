@@ -349,7 +349,9 @@ typedef struct sr_sink_config {
 	int pipe_bytes;
 	/**
 	 * FILE, FD: bytes buffered before a write, 256 B to 64 MiB.  Default
-	 * 64 KiB.  Lines are written at the end of each batch, or when full.
+	 * 1 MiB (sr_sink_file, sr_sink_fd: a batch's lines in one write; the
+	 * other constructors, 64 KiB).  Lines are written at the end of each
+	 * batch, or when full.
 	 * When the sink is the only one on its layout (and neither coloured nor
 	 * rotating), the consumer lays each line straight into this buffer,
 	 * which then takes max_line_bytes more memory; its writes are the same.

@@ -107,6 +107,48 @@ Test(log_sinks, sync_mode_and_levels)
 	tl_capture_free(&json);
 }
 
+/*
+ * A file's or descriptor's buffer holds a batch of ordinary lines by
+ * default, so that a batch takes one write(2); the other sinks keep 64 KiB
+ * (datagrams, packets, callbacks).  2,000 lines of about 130 bytes, logged
+ * in sync mode without immediate flushes, reach the file in one write.
+ */
+Test(log_sinks, a_file_or_descriptor_buffers_a_batch_by_default)
+{
+	enum { MiB = 1024 * 1024, KiB64 = 64 * 1024, LINES = 2000 };
+	cr_expect_eq(sr_sink_file("app.log").buffer_bytes, (size_t)MiB);
+	cr_expect_eq(sr_sink_rotating("app.log", MiB, 3).buffer_bytes, (size_t)MiB);
+	cr_expect_eq(sr_sink_fd(2).buffer_bytes, (size_t)MiB);
+	cr_expect_eq(sr_sink_ctf("trace").buffer_bytes, (size_t)KiB64);
+	cr_expect_eq(sr_sink_syslog(SR_SYSLOG_LOCAL, NULL).buffer_bytes, (size_t)KiB64);
+	cr_expect_eq(sr_sink_journald(NULL).buffer_bytes, (size_t)KiB64);
+	cr_expect_eq(sr_sink_callback(tl_capture_write, NULL).buffer_bytes, (size_t)KiB64);
+	cr_expect_eq(sr_sink_null().buffer_bytes, (size_t)KiB64);
+
+	char path[64];
+	tl_temp_path(path, sizeof path, "batch");
+	sr_sink_config s = sr_sink_file(path);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	c.sinks = &s;
+	c.sink_count = 1;
+	c.mode = SR_LOG_MODE_SYNC;
+	c.immediate_flush = false;
+	sr_log *log = tl_open(&c);
+	sr_category *cat = sr_log_category(log, "batch");
+	for (int i = 0; i < LINES; i++)
+		SR_INFO(cat, "%s %04d", "a line of an ordinary length, about a hundred bytes with its head and site", i);
+	sr_log_flush(log);
+	sr_log_counters st = tl_stats(log);
+	cr_expect_eq(st.sinks[0].messages, (uint64_t)LINES);
+	cr_expect_gt(st.sinks[0].bytes, (uint64_t)LINES * 100, "%" PRIu64 " bytes", st.sinks[0].bytes);
+	cr_expect_eq(st.sinks[0].writes, 1, "%" PRIu64 " writes for %" PRIu64 " bytes", st.sinks[0].writes,
+	    st.sinks[0].bytes);
+	sr_log_close(&log);
+	unlink(path);
+}
+
 Test(log_sinks, environment_sets_each_sinks_layout)
 {
 	char path[128], path2[128];
