@@ -56,6 +56,14 @@ sr_log__consumer_open(sr_log *log, sr_error *err)
 	return SR_OK;
 }
 
+/* The straight path's build the consumer offers records to (NULL: none); with a backtrace, its work comes first. */
+static void
+use_lane(sr_log *log, sr_log_lane_consume_fn *consume)
+{
+	log->consumer->lane_consume = consume;
+	log->consumer->lane_first = log->opt.bt_size > 0 ? NULL : consume;
+}
+
 void
 sr_log__consumer_sinks_opened(sr_log *log)
 {
@@ -65,10 +73,7 @@ sr_log__consumer_sinks_opened(sr_log *log)
 		const struct sr_log_sole_sink *sole = sr_log__sinks_sole(log, l);
 		served |= sole->sink != NULL && (sole->layout == SR_LOG_LAYOUT_TEXT || sole->layout == SR_LOG_LAYOUT_JSON);
 	}
-	if (!served)
-		c->lane_consume = NULL;
-	/* With a backtrace, its work comes before the straight path (consume_general). */
-	c->lane_first = log->opt.bt_size > 0 ? NULL : c->lane_consume;
+	use_lane(log, served ? c->lane_consume : NULL);
 }
 
 bool
@@ -78,8 +83,7 @@ sr_log__consumer_use_lane_build(sr_log *log, size_t build)
 	const sr_log_lane_build *builds;
 	if (build >= sr_log__lane_builds(&builds) || c->lane_consume == NULL)
 		return false;
-	c->lane_consume = builds[build].consume;
-	c->lane_first = log->opt.bt_size > 0 ? NULL : c->lane_consume;
+	use_lane(log, builds[build].consume);
 	return true;
 }
 
