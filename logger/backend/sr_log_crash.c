@@ -97,12 +97,9 @@ sr_log__crash_ring_init(sr_log_crash_ring *cr, sr_ring *ring, sr_sequencer *seq,
 	cr->file = NULL;               /* anonymous memory; a ring in a file sets it */
 }
 
-void
-sr_log__crash_checkpoint(sr_log_crash *c)
+_Noreturn void
+sr_log__crash_park(sr_log_crash *c)
 {
-	/* Relaxed: a hint polled per record; the park below is what the handler waits for. */
-	if (__builtin_expect(sr_atomic_load_relaxed_i32(&c->state) != SR_LOG_CRASH_TAKEOVER, 1))
-		return;
 	/*
 	 * pairs with the handler's load-acquire of parked: our writes to the
 	 * sinks' buffers and handled_seq are visible to it.
@@ -285,7 +282,7 @@ flush_one_log(sr_log *log)
 	sr_atomic_store_relaxed_i32(&c->state, SR_LOG_CRASH_TAKEOVER);
 	if (!self && alive) {
 		int64_t deadline = sr_monotonic_ns() + PARK_NS;
-		/* pairs with the store-release in sr_log__crash_checkpoint */
+		/* pairs with the store-release in sr_log__crash_park */
 		while (!sr_atomic_load_acquire_i32(&c->parked) && sr_monotonic_ns() < deadline)
 			nap();
 	}

@@ -14,8 +14,20 @@
 /* A ring's crash view: nothing handled yet (handled_seq is the ring's start). */
 void sr_log__crash_ring_init(sr_log_crash_ring *cr, sr_ring *ring, sr_sequencer *seq,
     const sr_sequence *progress);
-/* Consumer check point: parks the thread for good when a crash handler took over. */
-void sr_log__crash_checkpoint(sr_log_crash *c);
+/* Parks the consumer for good: a crash handler took over (sr_log__crash_checkpoint). */
+_Noreturn void sr_log__crash_park(sr_log_crash *c);
+
+/*
+ * Consumer check point: parks the thread for good when a crash handler took
+ * over.  Inline, as it runs once a record: a relaxed load and a branch.
+ */
+static inline void
+sr_log__crash_checkpoint(sr_log_crash *c)
+{
+	/* Relaxed: a hint polled per record; the park is what the handler waits for. */
+	if (__builtin_expect(sr_atomic_load_relaxed_i32(&c->state) == SR_LOG_CRASH_TAKEOVER, 0))
+		sr_log__crash_park(c);
+}
 /*
  * After a ring was taken off the list: true when no crash handler can be
  * reading it (the caller may free it), false while one runs (leave it: the

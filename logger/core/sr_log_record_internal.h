@@ -73,6 +73,8 @@ SR_LOG__SAME_FIELD(site)
 SR_LOG__SAME_FIELD(cat)
 SR_LOG__SAME_FIELD(thread)
 _Static_assert(sizeof(sr_log_rec) == sizeof(sr_log__shared_rec), "inline header: size");
+_Static_assert(sizeof(sr_log_rec) == 4 + 2 + 1 + 1 + 4 + 4 + 8 + 2 * sizeof(void *) + 16,
+    "sr_log_rec has no padding: a read that sets every field leaves no byte unset");
 #undef SR_LOG__SAME_FIELD
 
 /* Whose records a thread's ring holds: the consumer's view (SR_REC_THREAD_NAME updates it). */
@@ -200,15 +202,17 @@ sr_log__thread_record_read(const sr_ring *ring, int64_t sequence, size_t max_rec
 	if (t.size < hs || t.size > max)
 		return 0;
 	const unsigned char *rec = sr_log__record_bytes(ring, sequence, t.size, scratch);
-	memset(h, 0, sizeof *h);
+	/* Every field is set below (the header has no padding): no memset, once a record. */
 	h->size = (uint32_t)(t.size - hs + sizeof *h);
 	h->value_bytes = t.value_bytes;
-	h->kind = (uint8_t)(*home ? (t.kind & ~(SR_REC_ERRNO | SR_REC_KIND_MASK)) | SR_REC_MESSAGE :
-	    t.kind & ~SR_REC_ERRNO);
+	/* A home-category message is a message whose category is the site's. */
+	uint8_t kind = (uint8_t)(t.kind & ~SR_REC_ERRNO);
+	h->kind = *home ? (uint8_t)((kind & ~SR_REC_KIND_MASK) | SR_REC_MESSAGE) : kind;
 	h->level = t.level;
 	h->ts_ns = t.ts_ns;
 	h->site = t.site;
 	h->cat = *home ? NULL : t.cat;
+	h->errno_value = 0;
 	if (t.kind & SR_REC_ERRNO)
 		memcpy(&h->errno_value, rec + base, sizeof h->errno_value);
 	*body = rec + hs;
