@@ -47,6 +47,13 @@ typedef struct sr_log_sink {
 	size_t rot_name_size;
 	sr_atomic_i64 rotations;
 	sr_atomic_i64 reopens;    /* FILE: sr_log_reopen or the reopen signal reopened it */
+	/*
+	 * FILE on a regular file: a write of SR_LOG_SINK_RESERVE_MIN bytes or
+	 * more first reserves its range (sr_log_sink_write.c); false once the
+	 * file system refused.  Under `lock`; set again by each open.
+	 */
+	bool reserves;
+	uint64_t reserved_bytes;  /* what the reservations covered (the tests' evidence) */
 	bool color;               /* FD on a terminal (or color always): the level is coloured */
 	/* Counters (relaxed; several writers use add). */
 	sr_atomic_i64 messages, bytes, writes, errors, lost_bytes, lost_messages;
@@ -264,6 +271,12 @@ void sr_log__sink_add(sr_atomic_i64 *counter, int64_t delta);
 void sr_log__sink_report_once(sr_log_sink *s, const char *what);
 /* Writes bytes as they are; false when the write failed (counted).  s->lock held. */
 bool sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written);
+/*
+ * A file sink's write of this many bytes or more (a busy consumer's batch)
+ * first reserves its range of the file; smaller ones are not worth the
+ * system call (sr_log_sink_write.c).
+ */
+#define SR_LOG_SINK_RESERVE_MIN ((size_t)256 * 1024)
 /* True for a file sink with a size limit or daily rotation. */
 bool sr_log__sink_rotates(const sr_log_sink *s);
 /* Opens (creates) the sink's file and learns its size and day.  s->lock held or at open. */

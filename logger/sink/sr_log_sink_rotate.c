@@ -57,7 +57,10 @@ sr_log__sink_open_file(sr_log_sink *s)
 		return errno;
 	s->fd = fd;
 	struct stat st;
-	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+	bool stat_ok = fstat(fd, &st) == 0;
+	/* Only a regular file's ranges can be reserved (sr_log_sink_write.c). */
+	s->reserves = stat_ok && S_ISREG(st.st_mode);
+	if (stat_ok && st.st_size > 0) {
 		s->file_bytes = (uint64_t)st.st_size;
 		s->file_day = utc_day(st.st_mtime);
 	} else {

@@ -10,8 +10,11 @@
  */
 #include "test_log_support.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include "sr_log_consumer_internal.h"
 #include "sr_log_consumer_lane_internal.h"
@@ -107,6 +110,21 @@ Test(log_sinks, sync_mode_and_levels)
 	tl_capture_free(&json);
 }
 
+/* A sync-mode logger writing path's file sink with its default buffer, flushed only when asked. */
+static sr_log *
+open_buffered_sync_file(const char *path)
+{
+	sr_sink_config sink = sr_sink_file(path);
+	sr_log_config c;
+	sr_log_config_default(&c);
+	c.ignore_environment = true;
+	c.sinks = &sink;
+	c.sink_count = 1;
+	c.mode = SR_LOG_MODE_SYNC;
+	c.immediate_flush = false;
+	return tl_open(&c);
+}
+
 /*
  * A file's or descriptor's buffer holds a batch of ordinary lines by
  * default, so that a batch takes one write(2); the other sinks keep 64 KiB
@@ -127,15 +145,7 @@ Test(log_sinks, a_file_or_descriptor_buffers_a_batch_by_default)
 
 	char path[64];
 	tl_temp_path(path, sizeof path, "batch");
-	sr_sink_config s = sr_sink_file(path);
-	sr_log_config c;
-	sr_log_config_default(&c);
-	c.ignore_environment = true;
-	c.sinks = &s;
-	c.sink_count = 1;
-	c.mode = SR_LOG_MODE_SYNC;
-	c.immediate_flush = false;
-	sr_log *log = tl_open(&c);
+	sr_log *log = open_buffered_sync_file(path);
 	sr_category *cat = sr_log_category(log, "batch");
 	for (int i = 0; i < LINES; i++)
 		SR_INFO(cat, "%s %04d", "a line of an ordinary length, about a hundred bytes with its head and site", i);
@@ -146,6 +156,66 @@ Test(log_sinks, a_file_or_descriptor_buffers_a_batch_by_default)
 	cr_expect_eq(st.sinks[0].writes, 1, "%" PRIu64 " writes for %" PRIu64 " bytes", st.sinks[0].writes,
 	    st.sinks[0].bytes);
 	sr_log_close(&log);
+	unlink(path);
+}
+
+/* Whether the file system under /tmp reserves a range past a file's end (fallocate). */
+static bool
+temp_files_take_reservations(void)
+{
+	char path[64];
+	tl_temp_path(path, sizeof path, "reserve-probe");
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	bool ok = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4096) == 0;
+	close(fd);
+	unlink(path);
+	return ok;
+}
+
+/*
+ * A file sink's big write (a batch of SR_LOG_SINK_RESERVE_MIN bytes or
+ * more) first reserves exactly its range of the file, with the file's size
+ * kept: the file holds the lines alone, and no block stays reserved past its
+ * end.  A small write reserves nothing.
+ */
+Test(log_sinks, a_big_write_to_a_file_reserves_its_range_and_no_more)
+{
+	if (!temp_files_take_reservations())
+		cr_skip_test("the file system under /tmp reserves no ranges (fallocate)");
+	enum { BIG = 6000, SMALL = 100 };
+	char path[64];
+	tl_temp_path(path, sizeof path, "reserve");
+	sr_log *log = open_buffered_sync_file(path);
+	sr_category *cat = sr_log_category(log, "reserve");
+	const sr_log_sink *s = &log->sinks->s[0];
+	for (int i = 0; i < BIG; i++)
+		SR_INFO(cat, "%s %05d", "a line of an ordinary length, about a hundred bytes with its head and site", i);
+	sr_log_flush(log);
+	uint64_t big_bytes = tl_stats(log).sinks[0].bytes;
+	cr_assert_geq(big_bytes, (uint64_t)SR_LOG_SINK_RESERVE_MIN, "%" PRIu64 " bytes: not a big write", big_bytes);
+	cr_expect_eq(tl_stats(log).sinks[0].writes, 1);
+	cr_expect_eq(s->reserved_bytes, big_bytes, "reserved %" PRIu64 " bytes for a write of %" PRIu64,
+	    s->reserved_bytes, big_bytes);
+	uint64_t reserved = s->reserved_bytes;
+	for (int i = 0; i < SMALL; i++)
+		SR_INFO(cat, "small %d", i);
+	sr_log_flush(log);
+	cr_expect_eq(s->reserved_bytes, reserved, "a small write reserved %" PRIu64 " bytes more",
+	    s->reserved_bytes - reserved);
+	uint64_t bytes = tl_stats(log).sinks[0].bytes;
+	sr_log_close(&log);
+
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq((uint64_t)st.st_size, bytes, "the file's size is its lines' bytes");
+	uint64_t blocks_bytes = (uint64_t)st.st_blocks * 512, whole_pages = (bytes + 4095) / 4096 * 4096;
+	cr_expect_leq(blocks_bytes, whole_pages + 4096, "%" PRIu64 " bytes of blocks for %" PRIu64 " bytes of lines",
+	    blocks_bytes, bytes);
+	cr_expect_eq(tl_count_lines(path, NULL), BIG + SMALL);
+	cr_expect_eq(tl_count_lines(path, "a line of an ordinary length"), BIG);
+	cr_expect_eq(tl_count_lines(path, " 05999"), 1);
+	cr_expect_eq(tl_count_lines(path, "small 99"), 1);
 	unlink(path);
 }
 
