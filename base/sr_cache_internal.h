@@ -13,7 +13,9 @@
  * which the prefetcher does hide.  docs/caller-path.md has the measurement.
  *
  * Where the instruction is missing (other CPUs, old x86, valgrind, which
- * hides it) sr_cache__can_evict says so and the consumer does nothing.
+ * hides it) sr_cache__can_evict says so and the consumer does nothing; a
+ * consumer whose rings are bigger than the caches gains nothing from it
+ * (sr_cache__evict_limit).
  */
 #ifndef SR_CACHE_INTERNAL_H
 #define SR_CACHE_INTERNAL_H
@@ -25,6 +27,17 @@
 
 /* Whether this CPU has CLFLUSHOPT (CPUID leaf 7, EBX bit 23); false on other CPUs. */
 bool sr_cache__can_evict(void);
+
+/*
+ * The most bytes of rings a consumer may read in a lap and still gain by
+ * evicting the lines it has read: under that, a producer coming back a lap
+ * later would find its lines in the consumer's caches; over it, they are
+ * back in memory by then, and evicting them would only cost the consumer the
+ * instructions and the write-backs (docs/caller-path.md has both
+ * measurements).  Half the last-level cache, 8 MiB where its size is
+ * unknown; 0 where this CPU cannot evict.
+ */
+size_t sr_cache__evict_limit(void);
 
 /*
  * Evicts the cache lines of [p, p + bytes) from every cache, written back

@@ -29,6 +29,18 @@
 /* ---------------------------------------------------------------------------------------- */
 /* The rings                                                                                */
 
+/*
+ * Whether the consumer evicts the lines it read: only while all the rings
+ * together fit under the limit, as a producer's next lap comes after the
+ * consumer has read every other ring's records too.
+ */
+static void
+choose_eviction(sr_log_threads *t)
+{
+	size_t ring_bytes = (size_t)t->slots * SR_LOG__THREAD_SLOT;
+	t->evict = (size_t)t->count * ring_bytes < t->evict_limit;
+}
+
 /* Rereads the list of rings into t->rings when it changed (new rings, freed ones). */
 static void
 refresh_rings(sr_log_threads *t)
@@ -66,6 +78,7 @@ refresh_rings(sr_log_threads *t)
 	t->count = n;
 	t->seen_changes = sr_atomic_load_relaxed_i64(&t->changes);
 	pthread_mutex_unlock(&t->lock);
+	choose_eviction(t);
 }
 
 /* The timestamp of the record at p's next sequence (the header never crosses the array's end). */
@@ -318,6 +331,7 @@ reclaim_finished(sr_log_threads *t, bool may_unmap)
 			t->rings[kept++] = p;
 	}
 	t->count = kept;
+	choose_eviction(t);
 	/* reclaim() changed the list: the next refresh rereads it (already without them). */
 }
 

@@ -179,7 +179,12 @@ typedef struct sr_log_threads {
 	sr_log_thread_ring **heap;       /* the pass's heads, earliest first */
 	int count, cap, heap_len;
 	unsigned char *scratch;       /* a record copied out when it wraps */
-	bool evict;                   /* hand each record's lines back once read (sr_cache_internal.h) */
+	/*
+	 * Hand each record's lines back once read (sr_cache_internal.h): while
+	 * the rings' bytes are under evict_limit (0: this CPU cannot).
+	 */
+	bool evict;
+	size_t evict_limit;
 
 	sr_log_crash crash;
 } sr_log_threads;

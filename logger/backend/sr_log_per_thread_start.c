@@ -44,7 +44,8 @@ sr_log__threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config 
 		return sr_error_set(err, SR_ENOMEM, "cannot allocate the consumer's record buffer");
 	t->seen_changes = -1;
 	sr_sequence_init(&t->flushes_done, 0);
-	t->evict = sr_cache__can_evict();
+	t->evict_limit = sr_cache__evict_limit();
+	t->evict = false;  /* no ring yet: set as rings come and go (sr_log_per_thread_consumer.c) */
 	/* pairs with the crash handler's load-acquire; before the thread exists */
 	sr_atomic_store_release_i32(&t->running, 1);
 	e = pthread_create(&t->thread, NULL, sr_log__threads_consumer_main, log);

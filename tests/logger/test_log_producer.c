@@ -11,12 +11,15 @@
  * timestamp order across threads, exact when every record is published
  * before the next is stamped, and within the stated bound otherwise; a call
  * after a long quiet wakes the consumer's deep park; the caller's try_claim
- * and commit.
+ * and commit; the consumer evicts the lines it read only from rings that
+ * fit the caches.
  *
  * The logger suites' helpers (tests/support/test_log_support.h) and a few of
  * its own: the per-thread order check, a slow capture, the rings' count.
  */
 #include "test_log_support.h"
+
+#include "sr_cache_internal.h"
 
 #include <criterion/logging.h>
 
@@ -1524,3 +1527,18 @@ Test(log_producer, percent_m_in_a_threads_ring_prints_the_callers_errno)
 	tl_capture_free(&cl.cap);
 }
 #pragma GCC diagnostic pop
+
+/*
+ * The consumer hands the lines it read back to memory (so that a producer's
+ * next lap does not wait for them) only while its rings together fit the
+ * caches: 1 MiB of rings (any last-level cache of 2 MiB or more) yes, 1 GiB no, their
+ * lines being back in memory a lap later anyway.
+ */
+Test(log_producer, only_rings_that_fit_the_caches_have_their_read_lines_evicted)
+{
+	if (!sr_cache__can_evict())
+		cr_skip_test("this CPU cannot evict a line without ordering (CLFLUSHOPT)");
+	size_t limit = sr_cache__evict_limit();
+	cr_expect_geq(limit, (size_t)1 << 20, "evicting stops at %zu bytes of rings", limit);
+	cr_expect_lt(limit, (size_t)1 << 30, "evicting stops at %zu bytes of rings", limit);
+}
