@@ -192,7 +192,8 @@ fi
 
 # --- the consumer's instructions per line -----------------------------------
 # perf/consumer logs N records of one %s message into a ring that holds them all; callgrind
-# counts sr_log__consume_record (the record, read, laid out and appended to the sink's buffer)
+# counts sr_log__consume_record (the record, its header once read, laid out and appended to the
+# sink's buffer)
 # and the whole pass (run_pass: also taking the record from its ring, the merge of the rings,
 # the batch's end and the sink's write, less the system call itself)
 if command -v valgrind >/dev/null 2>&1; then

@@ -206,7 +206,8 @@ reserve_range(sr_log_sink *s, size_t n)
 		return;
 	}
 	int e = errno;
-	if (end < 0 || e == EOPNOTSUPP || e == ENOSYS || e == EINVAL || e == ENODEV || e == ESPIPE)
+	/* A regular file (sr_log__sink_open_file): these say its file system cannot reserve. */
+	if (end < 0 || e == EOPNOTSUPP || e == ENOSYS || e == EINVAL)
 		s->reserves = false;
 #else
 	(void)n;

@@ -12,7 +12,7 @@
  * perf/run_bench.sh runs it under
  *   valgrind --tool=callgrind --toggle-collect='sr_log__consume_record'
  * and divides the instructions by N, the consumer's instructions per line
- * from the record's header, read, to the line in the sink's buffer; and again
+ * from the record's header, once read, to the line in the sink's buffer; and again
  * with --toggle-collect='run_pass', the whole pass: the record taken from its
  * ring as well, the merge of the rings, the batch's end and the sink's write
  * (the kernel's work in write(2) is not counted).  Instructions are exact and
