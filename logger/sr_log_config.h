@@ -380,6 +380,20 @@ typedef struct sr_sink_config {
 	 */
 	int write_timeout_ms;
 	/**
+	 * FILE: write behind the consumer.  When the consumer is behind (its
+	 * batch cut short by its bound), a thread of the sink's own writes the
+	 * full buffer while the consumer lays out the next batch's lines in a
+	 * second one (buffer_bytes more memory), so that laying out and the
+	 * kernel's copy overlap.  Every other write waits for it first: the
+	 * file holds the lines in the same order, rotation and counters are
+	 * unchanged, and sr_log_flush returns with every line in the file.
+	 * Only with mode ring and producer per_thread (the default), on a
+	 * regular file, without a ring directory, in a process that may run on
+	 * two CPUs or more; otherwise the consumer writes, as when false.
+	 * Default true (sr_sink_file).
+	 */
+	bool write_behind;
+	/**
 	 * How this sink lays out a message: SR_LOG_LAYOUT_LOGGER (the
 	 * constructors' default: the logger's layout), or TEXT, MESSAGE,
 	 * PATTERN (with `pattern`) or JSON.  Each record is rendered once per

@@ -268,7 +268,8 @@ flush_one_log(sr_log *log)
 		int64_t deadline = sr_monotonic_ns() + DRAIN_NS;
 		while (!targets_reached(c) && sr_monotonic_ns() < deadline)
 			nap();
-		if (targets_reached(c)) {
+		/* The targets' lines may still be with a file sink's writer: out once it is idle. */
+		if (targets_reached(c) && sr_log__sinks_behind_wait_raw(log, deadline)) {
 			/* Written by the consumer; the logger carries on if the process does. */
 			sr_atomic_store_release_i32(&c->state, SR_LOG_CRASH_NONE);
 			return;

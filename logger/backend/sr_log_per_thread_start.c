@@ -10,6 +10,7 @@
 #include "sr_log_backend_internal.h"
 #include "sr_log_crash_internal.h"
 #include "sr_log_per_thread_internal.h"
+#include "sr_log_sink_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ sr_log__threads_start(sr_log *log, const sr_log_config *c, const sr_wait_config 
 	sr_sequence_init(&t->flushes_done, 0);
 	t->evict_limit = sr_cache__evict_limit();
 	t->evict = false;  /* no ring yet: set as rings come and go (sr_log_per_thread_consumer.c) */
+	/* The file sinks' writers, for the batches the consumer ends behind (before it can end one). */
+	sr_log__sinks_behind_start(log);
 	/* pairs with the crash handler's load-acquire; before the thread exists */
 	sr_atomic_store_release_i32(&t->running, 1);
 	e = pthread_create(&t->thread, NULL, sr_log__threads_consumer_main, log);
@@ -110,6 +113,7 @@ sr_log__threads_fork(sr_log *log, int phase)
 	}
 	if (!t->started || sr_atomic_load_acquire_i32(&t->stopping))
 		return;
+	sr_log__sinks_behind_start(log);
 	t->started = pthread_create(&t->thread, NULL, sr_log__threads_consumer_main, log) == 0;
 	if (!t->started)
 		sr_atomic_store_release_i32(&t->running, 0);

@@ -83,7 +83,7 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 	char *eq = strchr(opt, '=');
 	if (eq == NULL) {
 		snprintf(why, why_size, "option '%.40s' has no '=' (expected level=, layout=, pattern=, "
-		    "buffer=, timeout=, max_size=, keep=, daily=, mode=, facility=, format=, app=, "
+		    "buffer=, timeout=, max_size=, keep=, daily=, behind=, mode=, facility=, format=, app=, "
 		    "reconnect=)", opt);
 		return false;
 	}
@@ -145,6 +145,12 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 			return false;
 		}
 		s->keep_files = (int)num;
+	} else if (strcmp(key, "behind") == 0 && is_file) {
+		if (!sr_log__env_parse_bool(val, &flag)) {
+			snprintf(why, why_size, "behind '%.32s' is invalid: expected 1 or 0", val);
+			return false;
+		}
+		s->write_behind = flag;
 	} else if (strcmp(key, "daily") == 0 && is_file) {
 		if (!sr_log__env_parse_bool(val, &flag)) {
 			snprintf(why, why_size, "daily '%.32s' is invalid: expected 1 or 0", val);
@@ -164,7 +170,7 @@ parse_option(char *opt, sr_sink_config *s, char *why, size_t why_size)
 		snprintf(why, why_size, "option '%.32s' is not one of a%s sink's (%s)", key,
 		    is_file ? " file" : is_ctf ? " ctf" : s->kind == SR_SINK_NULL ? " null" :
 		    s->kind == SR_SINK_SYSLOG ? " syslog" : is_journald ? " journald" : "n fd",
-		    is_file ? "level, layout, pattern, buffer, timeout, max_size, keep, daily, mode" :
+		    is_file ? "level, layout, pattern, buffer, timeout, max_size, keep, daily, behind, mode" :
 		    is_ctf ? "level, buffer, max_size, keep, mode" :
 		    s->kind == SR_SINK_NULL ? "level, layout, pattern" :
 		    s->kind == SR_SINK_SYSLOG ? "level, layout, pattern, facility, format, app, "

@@ -31,6 +31,7 @@ sr_sink_file(const char *path)
 	c.fd = -1;
 	c.buffer_bytes = FILE_BUFFER_BYTES;
 	c.write_timeout_ms = 100;
+	c.write_behind = true;
 	c.max_file_bytes = 0;
 	c.keep_files = 5;
 	c.rotate_daily = false;

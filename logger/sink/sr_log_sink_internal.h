@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sr_log_sink_internal.h: the sinks' state, shared by sr_log_sinks.c (opening,
- * buffering, closing), sr_log_sink_write.c (writing) and sr_log_sink_rotate.c
- * (rotation), and the
+ * buffering, closing), sr_log_sink_write.c (writing), sr_log_sink_rotate.c
+ * (rotation), sr_log_sink_behind.c (the write-behind), sr_log_sink_raw.c
+ * (the crash handler's writes), and the
  * sink functions the rest of the logger calls (internal).
  */
 #ifndef SR_LOG_SINK_INTERNAL_H
@@ -36,9 +37,15 @@ typedef struct sr_log_sink {
 	sr_atomic_i32 reported;   /* the one stderr report was made */
 	/* Serialises writes: the consumer's flushes against callers' (sync). */
 	pthread_mutex_t lock;
-	/* The consumer's buffer: only the consumer thread touches it. */
+	/*
+	 * The consumer's buffer: only the consumer thread touches it (and the
+	 * crash handler, the consumer parked).  buf_size bytes: cap, and for a
+	 * direct sink room for a line past cap.
+	 */
 	char *buf;
-	size_t len, cap;
+	size_t len, cap, buf_size;
+	/* FILE: the write-behind (sr_log_sink_behind_internal.h), or NULL. */
+	struct sr_log_sink_behind *behind;
 	uint64_t batch_messages;
 	/* FILE with rotation (cfg.max_file_bytes or cfg.rotate_daily); under `lock`. */
 	uint64_t file_bytes;      /* bytes in the current file */
@@ -139,6 +146,19 @@ int sr_log__sink_layout_describe(const sr_log *log, const sr_log_sink *s, char *
  * releases them; the child also empties the buffers (the parent writes them).
  */
 void sr_log__sinks_fork(sr_log *log, int phase);
+/*
+ * The per-thread consumer's backend, before its consumer starts (and again
+ * in a forked child): starts the write-behind of every file sink that may
+ * have one (sr_log_sink_behind_internal.h).  A sink whose writer cannot
+ * start writes as before.
+ */
+void sr_log__sinks_behind_start(sr_log *log);
+/*
+ * The crash handler, the consumer still running: waits until deadline_ns
+ * for every sink's writer to be idle.  True when all are (what was handed
+ * is in the files).  Async-signal-safe.
+ */
+bool sr_log__sinks_behind_wait_raw(sr_log *log, int64_t deadline_ns);
 /* Consumer: appends a line to every qualifying sink's buffer (callbacks: calls them). */
 void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len);
 /*
@@ -269,6 +289,8 @@ void sr_log__ctf_sink_describe(const sr_sink_config *c, char *buf, size_t size);
 void sr_log__sink_add(sr_atomic_i64 *counter, int64_t delta);
 /* Reports the sink's first error on stderr, once. */
 void sr_log__sink_report_once(sr_log_sink *s, const char *what);
+/* Writes bytes to a file or descriptor sink, rotating when due (sr_log_sink_rotate.c); s->lock held. */
+void sr_log__sink_write_locked(sr_log_sink *s, const char *p, size_t n);
 /* Writes bytes as they are; false when the write failed (counted).  s->lock held. */
 bool sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t *written);
 /*

@@ -13,6 +13,7 @@
  * timeout (100 ms with the default wait strategy).
  */
 #include "sr_log_reopen_internal.h"
+#include "sr_log_sink_behind_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
 
@@ -167,6 +168,8 @@ sr_log__sinks_reopen_if_asked(sr_log *log)
 			sr_log__ctf_sink_reopen(s);
 		if (s->cfg.kind != SR_SINK_FILE)
 			continue;
+		/* What its writer was handed goes to the old file, as the buffered lines did. */
+		sr_log__sink_behind_wait(s->behind);
 		pthread_mutex_lock(&s->lock);
 		if (!s->closed) {
 			int old = s->fd;

@@ -6,7 +6,8 @@
  * deleted beyond keep_files.  No line is split, lost or written twice.  If a
  * rename fails the sink keeps appending to the same file (nothing is
  * truncated); if the new file cannot be opened, writes are counted as
- * errors and the open is retried at the next write.
+ * errors and the open is retried at the next write.  sr_log__sink_write_locked,
+ * every writer's way in, chooses between this and a plain write.
  */
 #include "sr_log_sink_internal.h"
 #include "sr_time.h"
@@ -170,4 +171,13 @@ sr_log__sink_rotating_write_locked(sr_log_sink *s, const char *p, size_t n)
 		p += chunk;
 		n -= chunk;
 	}
+}
+
+void
+sr_log__sink_write_locked(sr_log_sink *s, const char *p, size_t n)
+{
+	if (sr_log__sink_rotates(s))
+		sr_log__sink_rotating_write_locked(s, p, n);
+	else
+		sr_log__sink_plain_write_locked(s, p, n, &(size_t){ 0 });
 }

@@ -20,8 +20,7 @@
  * A big write to a file first reserves its range (reserve_range).
  *
  * Each sink reports its first error on stderr, once; all are counted.  The
- * crash handler's raw writes (no lock, no rotation, async-signal-safe) are
- * here too.
+ * crash handler's raw writes are sr_log_sink_raw.c's.
  */
 #include "sr_log_sink_internal.h"
 #include "sr_log_thread_internal.h"
@@ -294,72 +293,4 @@ sr_log__sink_plain_write_locked(sr_log_sink *s, const char *p, size_t n, size_t 
 	    e == EAGAIN ? " (the descriptor stayed full)" : "");
 	sr_log__sink_report_once(s, what);
 	return false;
-}
-
-static void
-write_raw(sr_log_sink *s, const char *p, size_t n)
-{
-	/* Signal context: write and poll only; a full descriptor gets ten 100 ms chances. */
-	int full = 0;
-	if (s->midline && n > 0) {
-		/* As plain_write_locked: end a line a failed write left open. */
-		static const char cut[] = " " SR_FMT_TRUNCATION_MARKER "\n";
-		s->midline = false;
-		write_raw(s, cut, sizeof cut - 1);
-	}
-	bool hooked = s->hook != NULL && n > 0 && s->fd >= 0;
-	if (hooked)
-		s->hook->before(s->hook_ctx, s->fd, n);
-	while (n > 0 && s->fd >= 0) {
-		ssize_t w = write(s->fd, p, n);
-		if (w > 0) {
-			p += w;
-			n -= (size_t)w;
-			continue;
-		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && full++ < 10) {
-			struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
-			poll(&pfd, 1, 100);
-			continue;
-		}
-		break;
-	}
-	if (hooked)
-		s->hook->after(s->hook_ctx);
-}
-
-static bool
-takes_raw(const sr_log_sink *s)
-{
-	return s->cfg.kind == SR_SINK_FILE || s->cfg.kind == SR_SINK_FD;
-}
-
-void
-sr_log__sinks_write_raw_layout(sr_log *log, int layout, int level, const char *line, size_t len)
-{
-	for (int i = 0; i < log->sinks->n; i++) {
-		sr_log_sink *s = &log->sinks->s[i];
-		if (takes_raw(s) && level >= (int)s->cfg.level && (layout < 0 || s->layout == layout))
-			write_raw(s, line, len);
-	}
-}
-
-void
-sr_log__sinks_write_raw(sr_log *log, int level, const char *line, size_t len)
-{
-	sr_log__sinks_write_raw_layout(log, -1, level, line, len);
-}
-
-void
-sr_log__sinks_write_buffers_raw(sr_log *log)
-{
-	for (int i = 0; i < log->sinks->n; i++) {
-		sr_log_sink *s = &log->sinks->s[i];
-		if (takes_raw(s) && s->len > 0 && s->len <= s->cap) {
-			write_raw(s, s->buf, s->len);
-			s->len = 0;
-		}
-	}
 }

@@ -16,6 +16,7 @@
 #include "sr_log_console_internal.h"
 #include "sr_log_journald_internal.h"
 #include "sr_log_reopen_internal.h"
+#include "sr_log_sink_behind_internal.h"
 #include "sr_log_sink_internal.h"
 #include "sr_log_syslog_internal.h"
 #include "sr_log_thread_internal.h"
@@ -31,16 +32,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Writes bytes to a file or descriptor sink; the caller holds s->lock. */
-static void
-sink_write_locked(sr_log_sink *s, const char *p, size_t n)
-{
-	if (sr_log__sink_rotates(s))
-		sr_log__sink_rotating_write_locked(s, p, n);
-	else
-		sr_log__sink_plain_write_locked(s, p, n, &(size_t){ 0 });
-}
 
 static void
 callback_locked(sr_log_sink *s, int level, const char *line, size_t len)
@@ -74,6 +65,8 @@ free_sink_memory(sr_log_sink *s)
 	}
 	/* A logger that ran closed its ctf sinks in sr_log__sinks_close: one still open here never ran. */
 	sr_log__ctf_sink_abandon(s);
+	sr_log__sink_behind_free(s->behind);
+	s->behind = NULL;
 	free(s->buf);
 	free(s->path);
 	free(s->rot_name);
@@ -193,6 +186,7 @@ open_sink(sr_log *log, sr_log_sink *s, const sr_sink_config *c, int i, sr_error 
 		if (fstat(s->fd, &st) == 0)
 			s->may_sigpipe = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 		s->cap = c->buffer_bytes;
+		s->buf_size = s->cap;
 		s->buf = malloc(s->cap);
 		if (s->buf == NULL) {
 			rc = no_memory(err, i);
@@ -242,6 +236,7 @@ choose_direct_sinks(sr_log *log)
 		if (grown == NULL)
 			continue;  /* the lines are copied, as for any sink */
 		s->buf = grown;
+		s->buf_size = s->cap + log->opt.max_line + SR_FMT_LINE_RESERVE;
 		sinks->direct_sink[k] = taker;
 	}
 	for (int l = 0; l < SR_LOG_LEVEL_COUNT; l++) {
@@ -262,6 +257,17 @@ sr_log__sink_line_past_cap(sr_log_sink *s, size_t len)
 	 * the buffer, or at the start of the next batch.
 	 */
 	char *line = s->buf + s->len;
+	if (s->len > 0 && len <= s->cap && sr_log__sink_behind_on(s->behind)) {
+		/*
+		 * The lines before it go to the writer, and the line, past what was
+		 * handed (the writer reads only that), moves to the start of the
+		 * other buffer.
+		 */
+		sr_log__sink_behind_hand(s);
+		memcpy(s->buf, line, len);
+		s->len = len;
+		return;
+	}
 	if (s->len > 0)
 		write_for_batch(s, s->buf, s->len);
 	s->len = 0;
@@ -318,30 +324,50 @@ fail:
 	return err != NULL ? err->code : SR_ESYS;
 }
 
-/* What the write just made under s->lock lost, for the consumer's batch. */
+/* What the writes under s->lock lost (this thread's last, its writer's), for the consumer's batch. */
 static void
 take_lost_locked(sr_log_sink *s)
 {
 	s->batch_lost += s->lost_pending;
 	s->lost_pending = 0;
+	if (s->behind != NULL) {
+		s->batch_lost += s->behind->lost;
+		s->behind->lost = 0;
+	}
 }
 
-/* Consumer: writes p[0..n) now, under the sink's lock; what it lost counts for the batch. */
+/*
+ * Consumer: writes p[0..n) now, under the sink's lock, after what its
+ * writer was handed; what it lost counts for the batch.
+ */
 static void
 write_for_batch(sr_log_sink *s, const char *p, size_t n)
 {
+	sr_log__sink_behind_wait(s->behind);
 	pthread_mutex_lock(&s->lock);
-	sink_write_locked(s, p, n);
+	sr_log__sink_write_locked(s, p, n);
 	take_lost_locked(s);
 	pthread_mutex_unlock(&s->lock);
 }
 
+/*
+ * Consumer: the buffer's lines go out.  leave: they may still be on their
+ * way when this returns (handed to the sink's writer, when it runs);
+ * otherwise they are written, and so is everything handed before.
+ */
 static void
-flush_one(sr_log_sink *s)
+flush_one(sr_log_sink *s, bool leave)
 {
-	if (s->len > 0) {
+	if (s->len > 0 && leave && sr_log__sink_behind_on(s->behind)) {
+		sr_log__sink_behind_hand(s);
+	} else if (s->len > 0) {
 		write_for_batch(s, s->buf, s->len);
 		s->len = 0;
+	} else if (!leave && sr_log__sink_behind_on(s->behind)) {
+		sr_log__sink_behind_wait(s->behind);
+		pthread_mutex_lock(&s->lock);
+		take_lost_locked(s);
+		pthread_mutex_unlock(&s->lock);
 	}
 }
 
@@ -349,9 +375,14 @@ static uint64_t
 flush_sinks(sr_log *log, bool behind)
 {
 	uint64_t lost = 0;
+	/*
+	 * Behind, a file sink's lines may go on their way to its writer; not
+	 * before a reopen, which sends everything so far to the old file.
+	 */
+	bool leave = behind && sr_atomic_load_relaxed_i32(&log->sinks->reopen_asked) == 0;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
-		flush_one(s);
+		flush_one(s, leave);
 		if (s->cfg.kind == SR_SINK_CTF)
 			s->batch_lost += behind ? sr_log__ctf_sink_flush_behind(s) : sr_log__ctf_sink_flush(s);
 		if (s->cfg.kind == SR_SINK_SYSLOG)
@@ -413,7 +444,7 @@ dispatch_buffered(sr_log *log, int layout, const sr_log_event *ev, int level, co
 			break;
 		default:
 			if (s->len + len + (s->color ? SR_LOG_COLOR_EXTRA : 0) > s->cap)
-				flush_one(s);
+				flush_one(s, true);  /* within a batch: its end decides what waits */
 			if (s->color) {
 				size_t n = sr_log__console_color_line(level, line, len, s->buf + s->len, s->cap - s->len);
 				if (n > 0) {
@@ -458,9 +489,9 @@ dispatch_now(sr_log *log, int layout, const sr_log_event *ev, int level, const c
 			char colored[4096];
 			size_t n = s->color ? sr_log__console_color_line(level, line, len, colored, sizeof colored) : 0;
 			if (n > 0)
-				sink_write_locked(s, colored, n);
+				sr_log__sink_write_locked(s, colored, n);
 			else
-				sink_write_locked(s, line, len);
+				sr_log__sink_write_locked(s, line, len);
 		}
 		reached = reached && s->lost_pending == 0;
 		s->lost_pending = 0;
@@ -504,6 +535,8 @@ sr_log__sinks_close(sr_log *log)
 	(void)sr_log__sinks_flush(log);
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
+		/* Idle after the flush: ends before the descriptor does. */
+		sr_log__sink_behind_stop(s->behind);
 		pthread_mutex_lock(&s->lock);
 		if (!s->closed) {
 			s->closed = true;
@@ -532,8 +565,9 @@ sr_log__sinks_fork(sr_log *log, int phase)
 			continue;
 		}
 		if (phase == 2) {
-			/* The child: what the parent's consumer had buffered is the parent's to write. */
+			/* The child: what the parent's consumer had buffered (or handed) is the parent's to write. */
 			s->len = 0;
+			sr_log__sink_behind_after_fork_child(s->behind);
 			s->batch_messages = 0;
 			s->batch_lost = 0;
 			s->lost_pending = 0;
@@ -574,7 +608,9 @@ describe_config(const sr_sink_config *c, char *buf, size_t size)
 			n += snprintf(buf + n, size - (size_t)n, " max_size=%" PRIu64 " keep=%d", c->max_file_bytes,
 			    c->keep_files);
 		if (n > 0 && (size_t)n < size && c->rotate_daily)
-			snprintf(buf + n, size - (size_t)n, " daily%s", c->max_file_bytes > 0 ? "" : " (keep applies)");
+			n += snprintf(buf + n, size - (size_t)n, " daily%s", c->max_file_bytes > 0 ? "" : " (keep applies)");
+		if (n > 0 && (size_t)n < size && !c->write_behind)
+			snprintf(buf + n, size - (size_t)n, " behind=0");
 		break;
 	case SR_SINK_FD:
 		snprintf(buf, size, "fd %d%s level=%s buffer=%zu", c->fd,
@@ -667,6 +703,8 @@ sr_log__sinks_abandon(sr_log *log)
 {
 	if (log->sinks == NULL)
 		return;
-	for (int i = 0; i < log->sinks->n; i++)
+	for (int i = 0; i < log->sinks->n; i++) {
+		sr_log__sink_behind_stop(log->sinks->s[i].behind);
 		close_own_file(&log->sinks->s[i]);
+	}
 }

@@ -124,6 +124,7 @@ typedef struct options {
 	int64_t capacity;       /* messages the ring and queue hold; 0: the logger's defaults */
 	int64_t slot_size;
 	bool sync_immediate;
+	bool no_write_behind;   /* --no-write-behind: the file sink's consumer writes its buffers itself */
 	int producers;          /* --producer: PRODUCER_PER_THREAD, PRODUCER_SHARED or both */
 	const char *ring_dir_parent;  /* --ring-dir: where the WAIT/dir rows' ring directories are made; NULL: no such rows */
 	bool trace;             /* --trace: WAIT/ctf rows */
@@ -167,6 +168,8 @@ usage(FILE *f)
 	    "                        three SR_INFO(cat, \"x=%%d y=%%f s=%%s\", i, i * 0.5, a 16-char s)\n"
 	    "  --ring-dir DIR        each ring row twice, the second (WAIT/dir) with its rings in\n"
 	    "                        files in a ring directory made fresh under DIR, interleaved\n"
+	    "  --no-write-behind     the file sink without its writer thread (sr_sink_config.write_behind\n"
+	    "                        false): the consumer writes its own buffers\n"
 	    "  --sync-flush WHEN     sync mode: buffered (default: lines written when the 64 KiB\n"
 	    "                        buffer fills, as Log4j 2's test with immediateFlush=false)\n"
 	    "                        or immediate (a write(2) per line, the logger's default)\n"
@@ -379,6 +382,7 @@ logger_open(const options *o, const variant *v, int index, int threads, const ch
 	unlink(l->path);
 
 	sr_sink_config sink = sr_sink_file(l->path);
+	sink.write_behind = !o->no_write_behind;
 	if (v->to_trace) {
 		/* A directory of its own, made empty here: a trace is one logger's. */
 		int n = snprintf(l->trace_dir, sizeof l->trace_dir, "%s/seqring-trace-XXXXXX", o->f.sink_dir);
@@ -769,6 +773,7 @@ parse_args(int argc, char **argv, options *o, char *err)
 		{ BENCH_FLAG("--slot-size", BENCH_POWER_OF_TWO, &o->slot_size), .min = 64, .max = 65536 },
 		{ BENCH_FLAG("--ring-dir", BENCH_TEXT, &o->ring_dir_parent) },
 		{ BENCH_FLAG("--trace", BENCH_SWITCH, &o->trace), .switch_to = true },
+		{ BENCH_FLAG("--no-write-behind", BENCH_SWITCH, &o->no_write_behind), .switch_to = true },
 		{ BENCH_FLAG("--call", BENCH_CUSTOM, &o->three_args), .parse = parse_call },
 	};
 	enum bench_parsed parsed = log_bench_parse_args(argc, argv, &o->f, own, (int)(sizeof own / sizeof own[0]),
@@ -966,6 +971,10 @@ print_rows(const options *o, const table *t)
 		printf("- rows WAIT/dir: the same ring row with a ring directory (config.ring_dir): its rings "
 		    "are files, mapped shared, in a directory made fresh under %s for each of its loggers and "
 		    "removed at its close; run right after their twin in every round.\n", o->ring_dir_parent);
+	printf("- file sink: %s.\n", o->no_write_behind ?
+	    "write_behind off (--no-write-behind): the consumer writes its buffers itself" :
+	    "write_behind on, the default (where the logger allows it, a thread of the sink's own writes "
+	    "the consumer's full buffers while the consumer lays out the next)");
 	if (o->f.want[V_SYNC])
 		printf("- sync: %s.\n", o->sync_immediate ?
 		    "immediate_flush (a write(2) per line before the call returns, the logger's default)" :
