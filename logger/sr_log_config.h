@@ -389,7 +389,8 @@ typedef struct sr_sink_config {
 	 * unchanged, and sr_log_flush returns with every line in the file.
 	 * Only with mode ring and producer per_thread (the default), on a
 	 * regular file, without a ring directory, in a process that may run on
-	 * two CPUs or more; otherwise the consumer writes, as when false.
+	 * two CPUs or more (its affinity and its cgroup's CPU quota); otherwise
+	 * the consumer writes, as when false.
 	 * Default true (sr_sink_file).
 	 */
 	bool write_behind;

@@ -234,6 +234,8 @@ static void
 end_batch(sr_log *log, bool behind)
 {
 	uint64_t lost = behind ? sr_log__sinks_flush_behind(log) : sr_log__sinks_flush(log);
+	/* And what the writers' writes of earlier batches lost (their own lines: added). */
+	lost += sr_log__sinks_take_behind_lost(log);
 	publish_batch_counters(log);
 	sr_log__count_lost(log, lost);
 	sr_log__report_drops(log, false);

@@ -100,10 +100,17 @@ writer_main(void *arg)
 {
 	sr_log_sink_behind *b = arg;
 	sr_log_sink *s = b->sink;
-	/* As the consumer's: a write never raises SIGPIPE on this thread. */
+	/*
+	 * Every signal blocked but the faults a thread raises itself: a signal
+	 * sent to the process (the crash handler's SIGABRT among them) goes to
+	 * another thread, never to one in the middle of a write that a crash
+	 * handler would then wait for.  A write never raises SIGPIPE here.
+	 */
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
+	sigfillset(&set);
+	const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS };
+	for (size_t k = 0; k < sizeof faults / sizeof faults[0]; k++)
+		sigdelset(&set, faults[k]);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	pthread_setname_np(pthread_self(), b->name);
 	for (;;) {
@@ -112,8 +119,12 @@ writer_main(void *arg)
 			break;
 		/* pairs with the consumer's exchange to HANDED: buf, len and consumer_cpu are the handed ones */
 		if (st != SR_LOG_BEHIND_HANDED ||
-		    !sr_atomic_cas_i32(&b->state, SR_LOG_BEHIND_HANDED, SR_LOG_BEHIND_WRITING))
-			continue;  /* the crash handler claimed it */
+		    !sr_atomic_cas_i32(&b->state, SR_LOG_BEHIND_HANDED, SR_LOG_BEHIND_WRITING)) {
+			/* The crash handler claimed it: it writes, then releases. */
+			while (state_of(b) == SR_LOG_BEHIND_WRITING)
+				sr_sleep_ns(100 * 1000);
+			continue;
+		}
 		if (sched_getcpu() == b->consumer_cpu) {
 			move_off_cpu(b->consumer_cpu);
 			b->moves++;
@@ -121,7 +132,8 @@ writer_main(void *arg)
 		pthread_mutex_lock(&s->lock);
 		sr_log__sink_write_locked(s, b->buf, b->len);
 		/* A caller's write under the lock takes lost_pending as its own: the writer's go aside. */
-		b->lost += s->lost_pending;
+		if (s->lost_pending > 0)
+			sr_atomic_faa_i64(&b->lost, (int64_t)s->lost_pending);
 		s->lost_pending = 0;
 		pthread_mutex_unlock(&s->lock);
 		sr_log__sink_behind_release(b);
@@ -173,12 +185,16 @@ sr_log__sink_behind_hand(sr_log_sink *s)
 {
 	sr_log_sink_behind *b = s->behind;
 	sr_log__sink_behind_wait(b);
+	/* Under the sink's lock, which fork's prepare takes: a child never sees the swap half made. */
+	pthread_mutex_lock(&s->lock);
 	char *full = s->buf;
 	s->buf = b->buf;
 	b->buf = full;
 	b->len = s->len;
 	s->len = 0;
-	b->handed++;
+	pthread_mutex_unlock(&s->lock);
+	/* Relaxed: the exchange to HANDED below publishes it with the buffer. */
+	sr_atomic_store_relaxed_i64(&b->handed, sr_atomic_load_relaxed_i64(&b->handed) + 1);
 	b->consumer_cpu = sched_getcpu();
 	/* pairs with the claim's CAS (the writer's, or the crash handler's): buf and len are set */
 	sr_atomic_exchange_i32(&b->state, SR_LOG_BEHIND_HANDED);
@@ -188,6 +204,8 @@ sr_log__sink_behind_hand(sr_log_sink *s)
 void
 sr_log__sink_behind_release(sr_log_sink_behind *b)
 {
+	/* pairs with the crash handler's load-acquire in sr_log__sink_behind_caught_up */
+	sr_atomic_store_release_i64(&b->written, sr_atomic_load_relaxed_i64(&b->written) + 1);
 	/* pairs with the consumer's load-acquire in sr_log__sink_behind_wait: buf is the spare again */
 	sr_atomic_exchange_i32(&b->state, SR_LOG_BEHIND_IDLE);
 	wake_if_sleeping(b, &b->consumer_sleeps);
@@ -223,7 +241,9 @@ sr_log__sink_behind_after_fork_child(sr_log_sink_behind *b)
 	if (b == NULL)
 		return;
 	b->running = false;
-	b->lost = 0;
+	sr_atomic_store_relaxed_i64(&b->lost, 0);
+	/* What was handed is the parent's: the child's counts start even. */
+	sr_atomic_store_relaxed_i64(&b->written, sr_atomic_load_relaxed_i64(&b->handed));
 	sr_atomic_store_relaxed_i32(&b->state, SR_LOG_BEHIND_IDLE);
 	sr_atomic_store_relaxed_i32(&b->writer_sleeps, 0);
 	sr_atomic_store_relaxed_i32(&b->consumer_sleeps, 0);
@@ -233,6 +253,25 @@ bool
 sr_log__sink_behind_idle(const sr_log_sink_behind *b)
 {
 	return b == NULL || !b->running || state_of(b) == SR_LOG_BEHIND_IDLE;
+}
+
+bool
+sr_log__sink_behind_caught_up(const sr_log_sink_behind *b, int64_t handed)
+{
+	/* pairs with the store-release in sr_log__sink_behind_release: the buffers up to it are written */
+	return b == NULL || !b->running || sr_atomic_load_acquire_i64(&b->written) >= handed;
+}
+
+uint64_t
+sr_log__sink_behind_take_lost(sr_log_sink_behind *b)
+{
+	if (b == NULL)
+		return 0;
+	/* Only this thread subtracts: what it read stays to subtract. */
+	int64_t lost = sr_atomic_load_relaxed_i64(&b->lost);
+	if (lost > 0)
+		sr_atomic_faa_i64(&b->lost, -lost);
+	return (uint64_t)lost;
 }
 
 bool
@@ -257,14 +296,32 @@ sr_log__sink_behind_claim(sr_log_sink_behind *b, int64_t deadline_ns, const char
 	}
 }
 
-/* CPUs this process may run on (1 when it cannot tell). */
-static int
-usable_cpus(void)
+/*
+ * Whether this process may run on two CPUs at once: its affinity allows
+ * two, and its cgroup's CPU quota (cgroup v2's cpu.max, "QUOTA PERIOD" or
+ * "max PERIOD") gives it at least two CPUs' worth of time.  On less, the
+ * writer and the consumer could only take turns.
+ */
+static bool
+two_cpus_usable(void)
 {
 	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return 1;
-	return CPU_COUNT(&set);
+	if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2)
+		return false;
+	FILE *f = fopen("/sys/fs/cgroup/cpu.max", "re");
+	if (f == NULL)
+		return true;  /* no cgroup v2 limit to read */
+	char text[64];
+	bool read = fgets(text, sizeof text, f) != NULL;
+	fclose(f);
+	if (!read || strncmp(text, "max", 3) == 0)
+		return true;
+	char *end;
+	errno = 0;
+	long long quota = strtoll(text, &end, 10);
+	long long period = errno == 0 && end != text ? strtoll(end, &end, 10) : 0;
+	bool limited = errno == 0 && quota > 0 && period > 0;
+	return !limited || quota >= 2 * period;
 }
 
 /* Whether s may have a write-behind: see sr_log_sink_behind_internal.h. */
@@ -276,10 +333,19 @@ may_write_behind(const sr_log *log, const sr_log_sink *s)
 	    log->ring_dir == NULL && s->fd >= 0 && fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+uint64_t
+sr_log__sinks_take_behind_lost(sr_log *log)
+{
+	uint64_t lost = 0;
+	for (int i = 0; i < log->sinks->n; i++)
+		lost += sr_log__sink_behind_take_lost(log->sinks->s[i].behind);
+	return lost;
+}
+
 void
 sr_log__sinks_behind_start(sr_log *log)
 {
-	if (log->sinks == NULL || usable_cpus() < 2)
+	if (log->sinks == NULL || !two_cpus_usable())
 		return;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
@@ -293,7 +359,9 @@ sr_log__sinks_behind_wait_raw(sr_log *log, int64_t deadline_ns)
 {
 	for (int i = 0; i < log->sinks->n; i++) {
 		const sr_log_sink_behind *b = log->sinks->s[i].behind;
-		while (!sr_log__sink_behind_idle(b)) {
+		/* What was handed by now (the consumer's relaxed count: its lines were handed before they count as handled). */
+		int64_t handed = b != NULL ? sr_atomic_load_relaxed_i64(&b->handed) : 0;
+		while (!sr_log__sink_behind_caught_up(b, handed)) {
 			if (sr_monotonic_ns() >= deadline_ns)
 				return false;
 			sr_sleep_ns(100 * 1000);

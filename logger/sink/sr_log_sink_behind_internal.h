@@ -36,7 +36,7 @@
  *
  * Offered to a file sink on a regular file whose configuration asks for it
  * (sr_sink_config.write_behind), in a process that may run on two CPUs or
- * more, when the logger's rings are not files (a ring directory's record of
+ * more (its affinity, and its cgroup's CPU quota), when the logger's rings are not files (a ring directory's record of
  * what is in the file follows the consumer's own writes).
  */
 #ifndef SR_LOG_SINK_BEHIND_INTERNAL_H
@@ -64,8 +64,15 @@ typedef struct sr_log_sink_behind {
 	sr_atomic_i32 consumer_sleeps; /* the consumer sleeps (or is about to) until IDLE */
 	char *buf;                    /* the writer's: the handed lines, or the spare when IDLE */
 	size_t len;                   /* the handed bytes: written before HANDED */
-	uint64_t lost;                /* lines the writer's writes lost: under the sink's lock, the consumer takes them */
-	uint64_t handed;              /* buffers handed (the consumer's count; tests' evidence) */
+	/* Lines the writer's writes lost: the writer adds, the consumer takes them (sr_log__sinks_take_behind_lost). */
+	sr_atomic_i64 lost;
+	/*
+	 * Buffers handed (the consumer's store, before HANDED) and written (the
+	 * claimer's, before IDLE; release): the crash handler waits for written
+	 * to reach what was handed when it looked (a writer kept busy is never
+	 * seen idle).
+	 */
+	sr_atomic_i64 handed, written;
 	int consumer_cpu;             /* where the consumer handed from (sched_getcpu): set before HANDED */
 	uint64_t moves;               /* the writer's: times it moved off the consumer's CPU */
 	struct sr_log_sink *sink;
@@ -111,5 +118,9 @@ bool sr_log__sink_behind_claim(sr_log_sink_behind *b, int64_t deadline_ns, const
 void sr_log__sink_behind_release(sr_log_sink_behind *b);
 /* Whether the writer is idle (nothing handed unwritten).  Async-signal-safe. */
 bool sr_log__sink_behind_idle(const sr_log_sink_behind *b);
+/* Whether every buffer handed so far is written.  Async-signal-safe. */
+bool sr_log__sink_behind_caught_up(const sr_log_sink_behind *b, int64_t handed);
+/* The consumer: the lines the writer's writes lost since the last call. */
+uint64_t sr_log__sink_behind_take_lost(sr_log_sink_behind *b);
 
 #endif /* SR_LOG_SINK_BEHIND_INTERNAL_H */

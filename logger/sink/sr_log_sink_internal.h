@@ -159,6 +159,11 @@ void sr_log__sinks_behind_start(sr_log *log);
  * is in the files).  Async-signal-safe.
  */
 bool sr_log__sinks_behind_wait_raw(sr_log *log, int64_t deadline_ns);
+/*
+ * Consumer, at the end of each batch: the lines the file sinks' writers
+ * lost since the last call (failed writes: counted as the consumer's own).
+ */
+uint64_t sr_log__sinks_take_behind_lost(sr_log *log);
 /* Consumer: appends a line to every qualifying sink's buffer (callbacks: calls them). */
 void sr_log__dispatch_buffered(sr_log *log, int level, const char *line, size_t len);
 /*

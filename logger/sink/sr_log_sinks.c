@@ -324,16 +324,12 @@ fail:
 	return err != NULL ? err->code : SR_ESYS;
 }
 
-/* What the writes under s->lock lost (this thread's last, its writer's), for the consumer's batch. */
+/* What the write just made under s->lock lost, for the consumer's batch. */
 static void
 take_lost_locked(sr_log_sink *s)
 {
 	s->batch_lost += s->lost_pending;
 	s->lost_pending = 0;
-	if (s->behind != NULL) {
-		s->batch_lost += s->behind->lost;
-		s->behind->lost = 0;
-	}
 }
 
 /*
@@ -363,11 +359,8 @@ flush_one(sr_log_sink *s, bool leave)
 	} else if (s->len > 0) {
 		write_for_batch(s, s->buf, s->len);
 		s->len = 0;
-	} else if (!leave && sr_log__sink_behind_on(s->behind)) {
+	} else if (!leave) {
 		sr_log__sink_behind_wait(s->behind);
-		pthread_mutex_lock(&s->lock);
-		take_lost_locked(s);
-		pthread_mutex_unlock(&s->lock);
 	}
 }
 
@@ -588,6 +581,8 @@ sr_log__sinks_free(sr_log *log)
 		return;
 	for (int i = 0; i < log->sinks->n; i++) {
 		sr_log_sink *s = &log->sinks->s[i];
+		/* The writer, if one still ran, takes the lock: it ends first. */
+		sr_log__sink_behind_stop(s->behind);
 		pthread_mutex_destroy(&s->lock);
 		free_sink_memory(s);
 	}

@@ -21,20 +21,13 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "sr_log_sink_behind_internal.h"
 #include "sr_log_sink_internal.h"
 
 enum { LINES = 20000 };
-
-/* Whether this process may run on two CPUs or more: a sink writes behind only then. */
-static bool
-two_cpus(void)
-{
-	cpu_set_t set;
-	return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2;
-}
 
 typedef struct behind_setup {
 	tl_capture hold;              /* the paused sink that holds the consumer */
@@ -148,10 +141,11 @@ Test(log_sink_behind, a_consumer_behind_hands_its_batches_to_the_writer, .timeou
 	cr_assert_eq(stat(b.path, &fst), 0);
 	cr_expect_eq((uint64_t)fst.st_size, st.sinks[0].bytes, "the bytes counted are the file's");
 	const sr_log_sink_behind *w = log->sinks->s[0].behind;
-	if (two_cpus()) {
+	if (tl_two_cpus()) {
 		cr_assert_not_null(w, "a file sink on two CPUs writes behind");
 		/* LINES lines make LINES / 4,096 batches cut short by their bound, at least. */
-		cr_expect_geq(w->handed, (uint64_t)LINES / 4096, "%" PRIu64 " batches handed", w->handed);
+		int64_t handed = sr_atomic_load_relaxed_i64(&w->handed);
+		cr_expect_geq(handed, LINES / 4096, "%" PRId64 " batches handed", handed);
 		cr_expect(sr_log__sink_behind_idle(w), "nothing handed stays unwritten after a flush");
 	} else {
 		cr_expect_null(w, "one CPU: nothing to overlap, no writer");
@@ -220,8 +214,8 @@ Test(log_sink_behind, rotation_between_handed_batches_splits_no_line, .timeout =
 	burst(&b, log, 0, LINES);
 	cr_assert_eq(sr_log_flush(log), SR_OK);
 	uint64_t rotations = tl_stats(log).sinks[0].rotations;
-	if (two_cpus())
-		cr_expect_gt(log->sinks->s[0].behind->handed, 0);
+	if (tl_two_cpus())
+		cr_expect_gt(sr_atomic_load_relaxed_i64(&log->sinks->s[0].behind->handed), 0);
 	close_behind(&b, &log);
 	cr_assert_gt(rotations, 4, "%" PRIu64 " rotations", rotations);
 	cr_assert_lt(rotations, KEEP);
@@ -245,24 +239,28 @@ Test(log_sink_behind, rotation_between_handed_batches_splits_no_line, .timeout =
 	}
 }
 
-/* A reopen after a burst: every line handed before it is in the old file, the later ones in the new. */
-Test(log_sink_behind, a_reopen_sends_what_was_handed_to_the_old_file, .timeout = 60)
+/*
+ * A reopen asked while the consumer drains a burst (no flush before it):
+ * the lines before the reopen are in the old file, the rest in the new
+ * one, every line once and in order across the two.
+ */
+Test(log_sink_behind, a_reopen_mid_drain_splits_the_lines_between_the_files_in_order, .timeout = 60)
 {
 	behind_setup b;
 	tl_temp_path(b.path, sizeof b.path, "behindreopen");
 	sr_log *log = open_behind(&b, sr_sink_file(b.path));
-	burst(&b, log, 0, LINES);
 	char moved[80];
 	snprintf(moved, sizeof moved, "%s.old", b.path);
-	cr_assert_eq(sr_log_flush(log), SR_OK);
+	burst(&b, log, 0, LINES);
 	cr_assert_eq(rename(b.path, moved), 0);
 	cr_assert_eq(sr_log_reopen(log), SR_OK);
 	burst(&b, log, LINES, LINES);
+	cr_assert_eq(sr_log_flush(log), SR_OK);
+	cr_expect_eq(tl_stats(log).sinks[0].reopens, 1);
 	close_behind(&b, &log);
+	const char *paths[] = { moved, b.path };
 	bool in_order;
-	cr_expect_eq(numbered_lines(moved, 0, &in_order), LINES);
-	cr_expect(in_order, "%s", first_bad);
-	cr_expect_eq(numbered_lines(b.path, LINES, &in_order), LINES);
+	cr_expect_eq(numbered_lines_in_order(paths, 2, 0, &in_order), 2 * LINES);
 	cr_expect(in_order, "%s", first_bad);
 	unlink(moved);
 	unlink(b.path);
@@ -275,7 +273,7 @@ Test(log_sink_behind, a_reopen_sends_what_was_handed_to_the_old_file, .timeout =
  */
 Test(log_sink_behind, the_crash_handler_writes_the_handed_buffer_first)
 {
-	if (!two_cpus())
+	if (!tl_two_cpus())
 		cr_skip_test("one CPU: no writer");
 	behind_setup b;
 	tl_temp_path(b.path, sizeof b.path, "behindcrash");
@@ -317,8 +315,9 @@ Test(log_sink_behind, a_forked_child_writes_behind_too, .timeout = 60)
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		/* The child: its writer runs again (two CPUs), and its lines follow the parent's. */
-		bool runs = log->sinks->s[0].behind == NULL || log->sinks->s[0].behind->running;
+		/* The child: its writer runs again (two CPUs) on a buffer of its own, and its lines follow the parent's. */
+		const sr_log_sink *s = &log->sinks->s[0];
+		bool runs = s->behind == NULL || (s->behind->running && s->behind->buf != s->buf);
 		burst(&b, log, LINES, LINES);
 		int rc = sr_log_flush(log) == SR_OK && runs ? 0 : 1;
 		sr_log_close(&log);
@@ -383,5 +382,71 @@ Test(log_sink_behind, a_crash_while_batches_are_handed_loses_no_line, .timeout =
 	bool in_order;
 	cr_expect_eq(numbered_lines(b.path, 0, &in_order), CRASH_LINES, "every line written before the process died");
 	cr_expect(in_order, "%s", first_bad);
+	unlink(b.path);
+}
+
+/* The numbered lines of a file that end with their newline. */
+static int
+whole_numbered_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	char line[1024];
+	int count = 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		size_t len = strlen(line);
+		count += strstr(line, "seq ") != NULL && len > 0 && line[len - 1] == '\n';
+	}
+	fclose(f);
+	return count;
+}
+
+/*
+ * Writes that fail in the writer (the file may not grow past RLIMIT_FSIZE:
+ * EFBIG) are counted as the consumer's own would be: the lines missing
+ * from the file are the lines counted lost, and written plus failed are
+ * the lines accepted.  In a child, which may lower its own limit.
+ */
+Test(log_sink_behind, lines_the_writer_fails_to_write_are_counted_lost, .timeout = 60)
+{
+	if (!tl_two_cpus())
+		cr_skip_test("one CPU: no writer");
+	enum { LIMIT = 1 << 20 };
+	behind_setup b;
+	tl_temp_path(b.path, sizeof b.path, "behindefbig");
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		alarm(30);
+		signal(SIGXFSZ, SIG_IGN);
+		struct rlimit lim = { LIMIT, LIMIT };
+		if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+			_exit(90);
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 2);  /* the sink's one report of its error */
+		sr_log *log = open_behind(&b, sr_sink_file(b.path));
+		burst(&b, log, 0, LINES);
+		if (sr_log_flush(log) != SR_OK)
+			_exit(91);
+		sr_log_counters st = tl_stats(log);
+		bool handed = log->sinks->s[0].behind != NULL && sr_atomic_load_relaxed_i64(&log->sinks->s[0].behind->handed) > 0;
+		sr_log_close(&log);
+		/* Whole lines only: the write the limit stopped left a line without its end, which counts lost. */
+		int in_file = whole_numbered_lines(b.path);
+		/* The hold line is accepted and written too; the burst's lost lines are all of the failed ones. */
+		uint64_t burst_written = st.written - 1;
+		if (!handed)
+			_exit(92);
+		if (st.write_failed == 0 || in_file >= LINES)
+			_exit(93);  /* the limit failed no write */
+		if (burst_written != (uint64_t)in_file || st.written + st.write_failed != st.accepted)
+			_exit(94);
+		_exit(0);
+	}
+	int status = 0;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "status %#x (92: no batch handed, 93: no write failed, 94: the counts do not match the file)", status);
 	unlink(b.path);
 }

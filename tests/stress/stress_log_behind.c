@@ -3,15 +3,14 @@
  * stress_log_behind.c: a file sink's write-behind under load (the TSan
  * build runs it).  Threads log bursts while the consumer is held in a
  * second sink, so that it falls behind and hands batch after batch to the
- * file sink's writer thread; flushes, a reopen after a rename and callers'
- * own lines come between the bursts.  Every line is in the files exactly
+ * file sink's writer thread; flushes and a reopen after a rename come
+ * between the bursts.  Every line is in the files exactly
  * once, whole, each thread's in order; a flush finds every line so far in
  * the files; the writer took batches (on two CPUs or more).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,9 +159,8 @@ main(void)
 		}
 	}
 	const sr_log_sink_behind *w = log->sinks->s[0].behind;
-	uint64_t handed = w != NULL ? w->handed : 0;
-	cpu_set_t cpus;
-	bool two = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2;
+	uint64_t handed = w != NULL ? (uint64_t)sr_atomic_load_relaxed_i64(&w->handed) : 0;
+	bool two = tl_two_cpus();
 	sr_log_counters st = tl_flush_stats_close(&log);
 	int next[THREADS] = { 0 };
 	int lines = check_file(moved, next) + check_file(path, next);

@@ -2,9 +2,11 @@
 /*
  * log_edges.c: what the tests of a process's edges (exit, fork, signals,
  * close) share: a child process run from this very program with a bound on
- * its time, and the tally of numbered lines in a log file.
+ * its time, the tally of numbered lines in a log file, and whether the
+ * process may run on two CPUs at once.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,4 +87,20 @@ tl_tally_lines(const char *path, const char *tag, int n)
 	free(seen);
 	free(text);
 	return t;
+}
+
+bool
+tl_two_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2)
+		return false;
+	FILE *f = fopen("/sys/fs/cgroup/cpu.max", "r");
+	if (f == NULL)
+		return true;
+	char quota[32] = "max";
+	long long period = 0;
+	int n = fscanf(f, "%31s %lld", quota, &period);
+	fclose(f);
+	return n != 2 || strcmp(quota, "max") == 0 || period <= 0 || atoll(quota) >= 2 * period;
 }

@@ -154,6 +154,13 @@ typedef struct tl_tally {
 } tl_tally;
 tl_tally tl_tally_lines(const char *path, const char *tag, int n);
 
+/*
+ * Whether this process may run on two CPUs at once: its affinity allows two
+ * and its cgroup v2 CPU quota, if any, two CPUs' worth (where a file sink
+ * writes behind the consumer).
+ */
+bool tl_two_cpus(void);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Waking an idle consumer (log_wake.c)                                                     */
 
