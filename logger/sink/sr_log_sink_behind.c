@@ -23,6 +23,8 @@
  * costs neither thread a system call.
  */
 #define SPIN_NS (30 * INT64_C(1000))
+/* How often a wait that is not the handover's (on the crash handler, or for it) looks again. */
+#define POLL_NS (100 * INT64_C(1000))
 
 static int32_t
 state_of(const sr_log_sink_behind *b)
@@ -122,13 +124,11 @@ writer_main(void *arg)
 		    !sr_atomic_cas_i32(&b->state, SR_LOG_BEHIND_HANDED, SR_LOG_BEHIND_WRITING)) {
 			/* The crash handler claimed it: it writes, then releases. */
 			while (state_of(b) == SR_LOG_BEHIND_WRITING)
-				sr_sleep_ns(100 * 1000);
+				sr_sleep_ns(POLL_NS);
 			continue;
 		}
-		if (sched_getcpu() == b->consumer_cpu) {
+		if (sched_getcpu() == b->consumer_cpu)
 			move_off_cpu(b->consumer_cpu);
-			b->moves++;
-		}
 		pthread_mutex_lock(&s->lock);
 		sr_log__sink_write_locked(s, b->buf, b->len);
 		/* A caller's write under the lock takes lost_pending as its own: the writer's go aside. */
@@ -292,7 +292,7 @@ sr_log__sink_behind_claim(sr_log_sink_behind *b, int64_t deadline_ns, const char
 			return false;
 		if (sr_monotonic_ns() >= deadline_ns)
 			return false;
-		sr_sleep_ns(100 * 1000);
+		sr_sleep_ns(POLL_NS);
 	}
 }
 
@@ -364,7 +364,7 @@ sr_log__sinks_behind_wait_raw(sr_log *log, int64_t deadline_ns)
 		while (!sr_log__sink_behind_caught_up(b, handed)) {
 			if (sr_monotonic_ns() >= deadline_ns)
 				return false;
-			sr_sleep_ns(100 * 1000);
+			sr_sleep_ns(POLL_NS);
 		}
 	}
 	return true;

@@ -36,8 +36,9 @@
  *
  * Offered to a file sink on a regular file whose configuration asks for it
  * (sr_sink_config.write_behind), in a process that may run on two CPUs or
- * more (its affinity, and its cgroup's CPU quota), when the logger's rings are not files (a ring directory's record of
- * what is in the file follows the consumer's own writes).
+ * more (its affinity, and its cgroup's CPU quota), when the logger's rings
+ * are not files (a ring directory's record of what is in the file follows
+ * the consumer's own writes).
  */
 #ifndef SR_LOG_SINK_BEHIND_INTERNAL_H
 #define SR_LOG_SINK_BEHIND_INTERNAL_H
@@ -74,7 +75,6 @@ typedef struct sr_log_sink_behind {
 	 */
 	sr_atomic_i64 handed, written;
 	int consumer_cpu;             /* where the consumer handed from (sched_getcpu): set before HANDED */
-	uint64_t moves;               /* the writer's: times it moved off the consumer's CPU */
 	struct sr_log_sink *sink;
 	char name[16];                /* the writer thread's name */
 	pthread_t thread;

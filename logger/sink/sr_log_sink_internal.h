@@ -155,8 +155,9 @@ void sr_log__sinks_fork(sr_log *log, int phase);
 void sr_log__sinks_behind_start(sr_log *log);
 /*
  * The crash handler, the consumer still running: waits until deadline_ns
- * for every sink's writer to be idle.  True when all are (what was handed
- * is in the files).  Async-signal-safe.
+ * for every sink's writer to have written what was handed to it by the
+ * call.  True when all have (those lines are in the files).
+ * Async-signal-safe.
  */
 bool sr_log__sinks_behind_wait_raw(sr_log *log, int64_t deadline_ns);
 /*

@@ -36,9 +36,9 @@ typedef struct behind_setup {
 	char path[64];
 } behind_setup;
 
-/* A file sink (sinks[0], `file` as given) and the holding capture (sinks[1]). */
-static sr_log *
-open_behind(behind_setup *b, sr_sink_config file)
+/* The config of a file sink (sinks[0], `file` as given) and the holding capture (sinks[1]). */
+static void
+behind_config(behind_setup *b, sr_sink_config file)
 {
 	tl_capture_init(&b->hold);
 	b->sinks[0] = file;
@@ -52,6 +52,13 @@ open_behind(behind_setup *b, sr_sink_config file)
 	b->config.full_policy = SR_LOG_FULL_BLOCK;
 	/* A ring that holds the whole burst: 2 slots of 128 B a line, rounded up to a power of two. */
 	b->config.thread_ring_slots = 65536;
+}
+
+/* A logger on behind_config's sinks. */
+static sr_log *
+open_behind(behind_setup *b, sr_sink_config file)
+{
+	behind_config(b, file);
 	return tl_open(&b->config);
 }
 
@@ -356,17 +363,7 @@ Test(log_sink_behind, a_crash_while_batches_are_handed_loses_no_line, .timeout =
 		alarm(30);
 		int devnull = open("/dev/null", O_WRONLY);
 		dup2(devnull, 2);  /* ASan's report of the fault */
-		tl_capture_init(&b.hold);
-		b.sinks[0] = sr_sink_file(b.path);
-		b.sinks[1] = tl_capture_sink(&b.hold);
-		b.sinks[1].level = SR_LOG_WARN;
-		b.sinks[1].layout = SR_LOG_LAYOUT_MESSAGE;
-		sr_log_config_default(&b.config);
-		b.config.ignore_environment = true;
-		b.config.sinks = b.sinks;
-		b.config.sink_count = 2;
-		b.config.full_policy = SR_LOG_FULL_BLOCK;
-		b.config.thread_ring_slots = 65536;
+		behind_config(&b, sr_sink_file(b.path));
 		b.config.crash_handler = true;
 		sr_error err;
 		sr_log *log = sr_log_open(&b.config, &err);
